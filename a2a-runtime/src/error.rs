@@ -1,0 +1,487 @@
+//! [`A2aError`]: every A2A error and every standard JSON-RPC error, each defined once with its
+//! JSON-RPC code, HTTP status, gRPC status and `google.rpc.ErrorInfo` reason (the v1.0.1 table).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+/// The `domain` of every A2A `ErrorInfo`.
+pub const ERROR_DOMAIN: &str = "a2a-protocol.org";
+/// The `@type` of `google.rpc.ErrorInfo`.
+pub const ERROR_INFO_TYPE: &str = "type.googleapis.com/google.rpc.ErrorInfo";
+/// The `@type` of `google.rpc.BadRequest`.
+pub const BAD_REQUEST_TYPE: &str = "type.googleapis.com/google.rpc.BadRequest";
+
+/// One invalid field: its path (e.g. `message.parts[0]`) and what is wrong with it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldViolation {
+    /// The field path, in wire (lowerCamelCase) names.
+    pub field: String,
+    /// What is wrong.
+    pub description: String,
+}
+
+impl FieldViolation {
+    /// A violation of `field`.
+    pub fn new(field: impl Into<String>, description: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            description: description.into(),
+        }
+    }
+}
+
+/// An error of the A2A protocol or of the JSON-RPC layer.
+///
+/// ```
+/// use a2a_runtime::error::A2aError;
+/// let e = A2aError::TaskNotFound { task_id: "t-1".into() };
+/// assert_eq!((e.code(), e.http_status(), e.grpc_status()), (-32001, 404, "NOT_FOUND"));
+/// assert_eq!(e.reason(), Some("TASK_NOT_FOUND"));
+/// ```
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum A2aError {
+    /// The task does not exist or is not visible to the caller.
+    #[error("Task not found: {task_id}")]
+    TaskNotFound {
+        /// The requested task id.
+        task_id: String,
+    },
+    /// The task is in a state that cannot be canceled.
+    #[error("Task {task_id} cannot be canceled in state {state}")]
+    TaskNotCancelable {
+        /// The task id.
+        task_id: String,
+        /// The task's state name.
+        state: String,
+    },
+    /// The agent does not support push notifications.
+    #[error("Push notifications are not supported by this agent")]
+    PushNotificationNotSupported,
+    /// The operation is not supported (capability off, or the task is terminal).
+    #[error("Unsupported operation: {0}")]
+    UnsupportedOperation(String),
+    /// A media type in the request is not supported.
+    #[error("Content type not supported: {0}")]
+    ContentTypeNotSupported(String),
+    /// The agent's response does not conform to the operation (mostly raised by clients).
+    #[error("Invalid agent response: {0}")]
+    InvalidAgentResponse(String),
+    /// The extended card capability is declared but no card is configured.
+    #[error("The extended agent card is not configured")]
+    ExtendedAgentCardNotConfigured,
+    /// A required extension was not requested.
+    #[error("Extension support required: {}", uris.join(", "))]
+    ExtensionSupportRequired {
+        /// The required extensions that were not requested.
+        uris: Vec<String>,
+    },
+    /// The requested protocol version is not served by this interface.
+    #[error("A2A protocol version {requested} is not supported by this interface (supported: {})", supported.join(", "))]
+    VersionNotSupported {
+        /// The version the request asked for (`0.3` when the header was missing).
+        requested: String,
+        /// The versions this interface serves.
+        supported: Vec<String>,
+    },
+    /// The body is not valid JSON (JSON-RPC -32700).
+    #[error("Invalid JSON payload: {0}")]
+    Parse(String),
+    /// The JSON-RPC envelope is invalid (JSON-RPC -32600).
+    #[error("Request payload validation error: {0}")]
+    InvalidRequest(String),
+    /// The JSON-RPC method (or REST route) does not exist (JSON-RPC -32601).
+    #[error("Method not found: {method}")]
+    MethodNotFound {
+        /// The method name.
+        method: String,
+        /// Extra ErrorInfo metadata (e.g. the extension that serves the method).
+        hint: Vec<(String, String)>,
+    },
+    /// The parameters break a rule (JSON-RPC -32602), each violation with its field path.
+    #[error("Invalid parameters: {}", describe(violations))]
+    InvalidParams {
+        /// What is wrong, field by field.
+        violations: Vec<FieldViolation>,
+    },
+    /// An error inside the server (JSON-RPC -32603).
+    #[error("Internal error: {0}")]
+    Internal(String),
+}
+
+fn describe(violations: &[FieldViolation]) -> String {
+    violations
+        .iter()
+        .map(|v| {
+            if v.field.is_empty() {
+                v.description.clone()
+            } else {
+                format!("{}: {}", v.field, v.description)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+impl A2aError {
+    /// An invalid-params error.
+    pub fn invalid_params(violations: Vec<FieldViolation>) -> Self {
+        Self::InvalidParams { violations }
+    }
+
+    /// An invalid-params error for one field.
+    pub fn invalid_field(field: impl Into<String>, description: impl Into<String>) -> Self {
+        Self::InvalidParams {
+            violations: vec![FieldViolation::new(field, description)],
+        }
+    }
+
+    /// The JSON-RPC error code.
+    pub fn code(&self) -> i32 {
+        match self {
+            Self::TaskNotFound { .. } => -32001,
+            Self::TaskNotCancelable { .. } => -32002,
+            Self::PushNotificationNotSupported => -32003,
+            Self::UnsupportedOperation(_) => -32004,
+            Self::ContentTypeNotSupported(_) => -32005,
+            Self::InvalidAgentResponse(_) => -32006,
+            Self::ExtendedAgentCardNotConfigured => -32007,
+            Self::ExtensionSupportRequired { .. } => -32008,
+            Self::VersionNotSupported { .. } => -32009,
+            Self::Parse(_) => -32700,
+            Self::InvalidRequest(_) => -32600,
+            Self::MethodNotFound { .. } => -32601,
+            Self::InvalidParams { .. } => -32602,
+            Self::Internal(_) => -32603,
+        }
+    }
+
+    /// The HTTP status of the HTTP+JSON binding.
+    pub fn http_status(&self) -> u16 {
+        match self {
+            Self::TaskNotFound { .. } | Self::MethodNotFound { .. } => 404,
+            Self::InvalidAgentResponse(_) | Self::Internal(_) => 500,
+            _ => 400,
+        }
+    }
+
+    /// The gRPC status code name.
+    pub fn grpc_status(&self) -> &'static str {
+        match self {
+            Self::TaskNotFound { .. } => "NOT_FOUND",
+            Self::ContentTypeNotSupported(_)
+            | Self::Parse(_)
+            | Self::InvalidRequest(_)
+            | Self::InvalidParams { .. } => "INVALID_ARGUMENT",
+            Self::InvalidAgentResponse(_) | Self::Internal(_) => "INTERNAL",
+            Self::MethodNotFound { .. } => "UNIMPLEMENTED",
+            _ => "FAILED_PRECONDITION",
+        }
+    }
+
+    /// The `ErrorInfo.reason` of an A2A error (`None` for the standard JSON-RPC errors, except
+    /// MethodNotFound, which carries `METHOD_NOT_FOUND` so hints can travel with it).
+    pub fn reason(&self) -> Option<&'static str> {
+        Some(match self {
+            Self::TaskNotFound { .. } => "TASK_NOT_FOUND",
+            Self::TaskNotCancelable { .. } => "TASK_NOT_CANCELABLE",
+            Self::PushNotificationNotSupported => "PUSH_NOTIFICATION_NOT_SUPPORTED",
+            Self::UnsupportedOperation(_) => "UNSUPPORTED_OPERATION",
+            Self::ContentTypeNotSupported(_) => "CONTENT_TYPE_NOT_SUPPORTED",
+            Self::InvalidAgentResponse(_) => "INVALID_AGENT_RESPONSE",
+            Self::ExtendedAgentCardNotConfigured => "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
+            Self::ExtensionSupportRequired { .. } => "EXTENSION_SUPPORT_REQUIRED",
+            Self::VersionNotSupported { .. } => "VERSION_NOT_SUPPORTED",
+            Self::MethodNotFound { .. } => "METHOD_NOT_FOUND",
+            Self::Parse(_)
+            | Self::InvalidRequest(_)
+            | Self::InvalidParams { .. }
+            | Self::Internal(_) => {
+                return None;
+            }
+        })
+    }
+
+    /// The `ErrorInfo.metadata` (string values only, as google.rpc requires).
+    pub fn info_metadata(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        let mut put = |k: &str, v: &str| {
+            m.insert(k.to_owned(), Value::String(v.to_owned()));
+        };
+        match self {
+            Self::TaskNotFound { task_id } => put("taskId", task_id),
+            Self::TaskNotCancelable { task_id, state } => {
+                put("taskId", task_id);
+                put("state", state);
+            }
+            Self::ExtensionSupportRequired { uris } => put("extensions", &uris.join(",")),
+            Self::VersionNotSupported {
+                requested,
+                supported,
+            } => {
+                put("requestedVersion", requested);
+                put("supportedVersions", &supported.join(","));
+            }
+            Self::MethodNotFound { method, hint } => {
+                put("method", method);
+                for (k, v) in hint {
+                    put(k, v);
+                }
+            }
+            _ => {}
+        }
+        m
+    }
+
+    /// The error's `details`: an `ErrorInfo` for A2A errors, a `BadRequest` for invalid params.
+    pub fn details(&self) -> Vec<Value> {
+        let mut out = Vec::with_capacity(1);
+        if let Some(reason) = self.reason() {
+            let mut info = Map::new();
+            info.insert("@type".into(), ERROR_INFO_TYPE.into());
+            info.insert("reason".into(), reason.into());
+            info.insert("domain".into(), ERROR_DOMAIN.into());
+            let meta = self.info_metadata();
+            if !meta.is_empty() {
+                info.insert("metadata".into(), Value::Object(meta));
+            }
+            out.push(Value::Object(info));
+        }
+        if let Self::InvalidParams { violations } = self {
+            out.push(json!({"@type": BAD_REQUEST_TYPE, "fieldViolations": violations}));
+        }
+        out
+    }
+
+    /// The JSON-RPC `error` object: `{"code", "message", "data": [details]}`.
+    pub fn to_jsonrpc_error(&self) -> Value {
+        json!({"code": self.code(), "message": self.to_string(), "data": self.details()})
+    }
+
+    /// The HTTP+JSON error body (`google.rpc.Status` in AIP-193 form).
+    pub fn to_rest_body(&self) -> Value {
+        json!({"error": {
+            "code": self.http_status(),
+            "status": self.grpc_status(),
+            "message": self.to_string(),
+            "details": self.details(),
+        }})
+    }
+
+    /// Rebuilds an error from its wire form: a JSON-RPC code or HTTP status, a message, and the
+    /// details array. The `ErrorInfo.reason` wins over the code when present (v1.0.0 and v1.0.1
+    /// disagree on HTTP statuses, never on reasons).
+    pub fn from_wire(code: i32, message: &str, details: &[Value]) -> Self {
+        let info = details
+            .iter()
+            .find(|d| d.get("@type").and_then(Value::as_str) == Some(ERROR_INFO_TYPE));
+        let meta = |k: &str| {
+            info.and_then(|i| i.get("metadata"))
+                .and_then(|m| m.get(k))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        let reason = info.and_then(|i| i.get("reason")).and_then(Value::as_str);
+        let msg = message.to_owned();
+        match (reason, code) {
+            (Some("TASK_NOT_FOUND"), _) | (None, -32001) => Self::TaskNotFound {
+                task_id: meta("taskId"),
+            },
+            (Some("TASK_NOT_CANCELABLE"), _) | (None, -32002) => Self::TaskNotCancelable {
+                task_id: meta("taskId"),
+                state: meta("state"),
+            },
+            (Some("PUSH_NOTIFICATION_NOT_SUPPORTED"), _) | (None, -32003) => {
+                Self::PushNotificationNotSupported
+            }
+            (Some("UNSUPPORTED_OPERATION"), _) | (None, -32004) => Self::UnsupportedOperation(msg),
+            (Some("CONTENT_TYPE_NOT_SUPPORTED"), _) | (None, -32005) => {
+                Self::ContentTypeNotSupported(msg)
+            }
+            (Some("INVALID_AGENT_RESPONSE"), _) | (None, -32006) => Self::InvalidAgentResponse(msg),
+            (Some("EXTENDED_AGENT_CARD_NOT_CONFIGURED"), _) | (None, -32007) => {
+                Self::ExtendedAgentCardNotConfigured
+            }
+            (Some("EXTENSION_SUPPORT_REQUIRED"), _) | (None, -32008) => {
+                Self::ExtensionSupportRequired {
+                    uris: meta("extensions")
+                        .split(',')
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_owned)
+                        .collect(),
+                }
+            }
+            (Some("VERSION_NOT_SUPPORTED"), _) | (None, -32009) => Self::VersionNotSupported {
+                requested: meta("requestedVersion"),
+                supported: meta("supportedVersions")
+                    .split(',')
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+                    .collect(),
+            },
+            (Some("METHOD_NOT_FOUND"), _) | (None, -32601) => Self::MethodNotFound {
+                method: meta("method"),
+                hint: Vec::new(),
+            },
+            (_, -32700) => Self::Parse(msg),
+            (_, -32600) => Self::InvalidRequest(msg),
+            (_, -32602) | (_, 400) => {
+                let violations = details
+                    .iter()
+                    .filter(|d| d.get("@type").and_then(Value::as_str) == Some(BAD_REQUEST_TYPE))
+                    .flat_map(|d| {
+                        d.get("fieldViolations")
+                            .and_then(Value::as_array)
+                            .cloned()
+                            .unwrap_or_default()
+                    })
+                    .filter_map(|v| serde_json::from_value::<FieldViolation>(v).ok())
+                    .collect::<Vec<_>>();
+                if violations.is_empty() {
+                    Self::invalid_field("", msg)
+                } else {
+                    Self::InvalidParams { violations }
+                }
+            }
+            (_, 404) => Self::TaskNotFound {
+                task_id: meta("taskId"),
+            },
+            _ => Self::Internal(msg),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The v1.0.1 mapping table, row by row.
+    #[test]
+    fn every_a2a_error_maps_per_the_v1_0_1_table() {
+        let rows: Vec<(A2aError, &str, i32, &str, u16)> = vec![
+            (
+                A2aError::TaskNotFound {
+                    task_id: "t".into(),
+                },
+                "TASK_NOT_FOUND",
+                -32001,
+                "NOT_FOUND",
+                404,
+            ),
+            (
+                A2aError::TaskNotCancelable {
+                    task_id: "t".into(),
+                    state: "TASK_STATE_COMPLETED".into(),
+                },
+                "TASK_NOT_CANCELABLE",
+                -32002,
+                "FAILED_PRECONDITION",
+                400,
+            ),
+            (
+                A2aError::PushNotificationNotSupported,
+                "PUSH_NOTIFICATION_NOT_SUPPORTED",
+                -32003,
+                "FAILED_PRECONDITION",
+                400,
+            ),
+            (
+                A2aError::UnsupportedOperation("x".into()),
+                "UNSUPPORTED_OPERATION",
+                -32004,
+                "FAILED_PRECONDITION",
+                400,
+            ),
+            (
+                A2aError::ContentTypeNotSupported("x".into()),
+                "CONTENT_TYPE_NOT_SUPPORTED",
+                -32005,
+                "INVALID_ARGUMENT",
+                400,
+            ),
+            (
+                A2aError::InvalidAgentResponse("x".into()),
+                "INVALID_AGENT_RESPONSE",
+                -32006,
+                "INTERNAL",
+                500,
+            ),
+            (
+                A2aError::ExtendedAgentCardNotConfigured,
+                "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
+                -32007,
+                "FAILED_PRECONDITION",
+                400,
+            ),
+            (
+                A2aError::ExtensionSupportRequired {
+                    uris: vec!["u".into()],
+                },
+                "EXTENSION_SUPPORT_REQUIRED",
+                -32008,
+                "FAILED_PRECONDITION",
+                400,
+            ),
+            (
+                A2aError::VersionNotSupported {
+                    requested: "0.3".into(),
+                    supported: vec!["1.0".into()],
+                },
+                "VERSION_NOT_SUPPORTED",
+                -32009,
+                "FAILED_PRECONDITION",
+                400,
+            ),
+        ];
+        for (err, reason, code, grpc, http) in rows {
+            assert_eq!(err.reason(), Some(reason));
+            assert_eq!(err.code(), code, "{reason}");
+            assert_eq!(err.grpc_status(), grpc, "{reason}");
+            assert_eq!(err.http_status(), http, "{reason}");
+            // Round trip through the wire form keeps the kind.
+            let body = err.to_jsonrpc_error();
+            let details = body["data"].as_array().cloned().unwrap_or_default();
+            let back = A2aError::from_wire(code, &err.to_string(), &details);
+            assert_eq!(back.reason(), Some(reason));
+            let rest = err.to_rest_body();
+            assert_eq!(rest["error"]["details"][0]["domain"], ERROR_DOMAIN);
+        }
+    }
+
+    #[test]
+    fn standard_jsonrpc_codes() {
+        assert_eq!(A2aError::Parse("x".into()).code(), -32700);
+        assert_eq!(A2aError::InvalidRequest("x".into()).code(), -32600);
+        assert_eq!(
+            A2aError::MethodNotFound {
+                method: "x".into(),
+                hint: vec![]
+            }
+            .code(),
+            -32601
+        );
+        assert_eq!(A2aError::invalid_field("a", "b").code(), -32602);
+        assert_eq!(A2aError::Internal("x".into()).code(), -32603);
+    }
+
+    #[test]
+    fn invalid_params_renders_bad_request_with_paths() {
+        let e = A2aError::invalid_field("message.parts", "must contain at least one element");
+        let d = e.details();
+        assert_eq!(d[0]["@type"], BAD_REQUEST_TYPE);
+        assert_eq!(d[0]["fieldViolations"][0]["field"], "message.parts");
+        assert!(e.to_string().contains("message.parts"));
+    }
+
+    #[test]
+    fn version_error_metadata_is_strings() {
+        let e = A2aError::VersionNotSupported {
+            requested: "99.0".into(),
+            supported: vec!["1.0".into()],
+        };
+        let d = e.details();
+        assert_eq!(d[0]["metadata"]["supportedVersions"], "1.0");
+        assert_eq!(d[0]["metadata"]["requestedVersion"], "99.0");
+    }
+}

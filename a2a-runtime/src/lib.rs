@@ -1,0 +1,15 @@
+#![doc = include_str!("../../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+pub mod error;
+pub mod json;
+pub mod types;
+
+#[doc(hidden)]
+pub mod __private;
+
+pub use a2a_macros::a2a_extension;
+pub use error::A2aError;
+
+/// The protocol version this crate speaks (`Major.Minor`).
+pub const PROTOCOL_VERSION: &str = "1.0";

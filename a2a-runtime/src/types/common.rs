@@ -1,0 +1,330 @@
+//! Building blocks shared by the wire types: id newtypes, [`Metadata`], [`Timestamp`], validation.
+
+use std::fmt;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
+use serde_json::{Map, Value};
+
+use crate::error::{A2aError, FieldViolation};
+
+macro_rules! id_newtype {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(pub String);
+
+        impl $name {
+            /// A fresh random (UUID v4) id.
+            pub fn random() -> Self {
+                Self(uuid::Uuid::new_v4().to_string())
+            }
+            /// The id as a string slice.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+            /// True when the id is empty (unset on the wire).
+            pub fn is_empty(&self) -> bool {
+                self.0.is_empty()
+            }
+        }
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Debug::fmt(&self.0, f)
+            }
+        }
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+        impl From<String> for $name {
+            fn from(s: String) -> Self {
+                Self(s)
+            }
+        }
+        impl From<&str> for $name {
+            fn from(s: &str) -> Self {
+                Self(s.to_owned())
+            }
+        }
+        impl AsRef<str> for $name {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+        impl std::borrow::Borrow<str> for $name {
+            fn borrow(&self) -> &str {
+                &self.0
+            }
+        }
+        impl PartialEq<str> for $name {
+            fn eq(&self, other: &str) -> bool {
+                self.0 == other
+            }
+        }
+        impl PartialEq<&str> for $name {
+            fn eq(&self, other: &&str) -> bool {
+                self.0 == *other
+            }
+        }
+    };
+}
+
+id_newtype!(
+    /// The server-generated id of a [`Task`](crate::types::Task).
+    TaskId
+);
+id_newtype!(
+    /// The id grouping related tasks and messages into one conversation.
+    ContextId
+);
+id_newtype!(
+    /// The id of a [`Message`](crate::types::Message), set by whoever creates it.
+    MessageId
+);
+id_newtype!(
+    /// The id of an [`Artifact`](crate::types::Artifact), unique within its task.
+    ArtifactId
+);
+id_newtype!(
+    /// The id of a push notification configuration, unique within its task.
+    PushConfigId
+);
+
+/// An arbitrary JSON object (`google.protobuf.Struct`): every `metadata` member, extension params.
+///
+/// Integers stay exact (they are kept as `i64`/`u64`, never turned into floats), keys are kept
+/// sorted, and extension data lives under the extension's URI.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Metadata(pub Map<String, Value>);
+
+impl Metadata {
+    /// An empty object.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// True when the object has no member (omitted on output).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl std::ops::Deref for Metadata {
+    type Target = Map<String, Value>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Metadata {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
+
+impl From<Map<String, Value>> for Metadata {
+    fn from(m: Map<String, Value>) -> Self {
+        Self(m)
+    }
+}
+
+impl FromIterator<(String, Value)> for Metadata {
+    fn from_iter<I: IntoIterator<Item = (String, Value)>>(iter: I) -> Self {
+        Self(iter.into_iter().collect())
+    }
+}
+
+/// A point in time (`google.protobuf.Timestamp`).
+///
+/// Emitted as RFC 3339 in UTC with a `Z` suffix and millisecond precision
+/// (`2026-03-20T09:12:44.120Z`); accepted with any offset (normalised to UTC) and 0–9 fractional
+/// digits.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp(pub DateTime<Utc>);
+
+impl Timestamp {
+    /// The current time, truncated to milliseconds (what the wire carries).
+    pub fn now() -> Self {
+        let now = Utc::now();
+        let millis = now.timestamp_millis();
+        Self(DateTime::from_timestamp_millis(millis).unwrap_or(now))
+    }
+
+    /// Parses RFC 3339 with any offset and normalises to UTC.
+    pub fn parse(text: &str) -> Result<Self, chrono::ParseError> {
+        DateTime::parse_from_rfc3339(text).map(|t| Self(t.with_timezone(&Utc)))
+    }
+
+    /// Milliseconds since the Unix epoch.
+    pub fn millis(&self) -> i64 {
+        self.0.timestamp_millis()
+    }
+
+    /// The timestamp `millis` milliseconds after the Unix epoch, if representable.
+    pub fn from_millis(millis: i64) -> Option<Self> {
+        DateTime::from_timestamp_millis(millis).map(Self)
+    }
+
+    /// The wire form: RFC 3339, UTC, `Z`, milliseconds.
+    pub fn to_rfc3339(&self) -> String {
+        self.0.to_rfc3339_opts(SecondsFormat::Millis, true)
+    }
+}
+
+impl fmt::Debug for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_rfc3339())
+    }
+}
+
+impl fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_rfc3339())
+    }
+}
+
+impl From<DateTime<Utc>> for Timestamp {
+    fn from(t: DateTime<Utc>) -> Self {
+        Self(t)
+    }
+}
+
+impl Serialize for Timestamp {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&self.0.format("%Y-%m-%dT%H:%M:%S%.3fZ"))
+    }
+}
+
+impl<'de> Deserialize<'de> for Timestamp {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = std::borrow::Cow::<'de, str>::deserialize(d)?;
+        Self::parse(&text)
+            .map_err(|e| de::Error::custom(format!("invalid RFC 3339 timestamp {text:?}: {e}")))
+    }
+}
+
+/// Collects rule violations with their field paths while a value is validated.
+#[derive(Debug, Default)]
+pub struct Violations {
+    path: Vec<PathSegment>,
+    found: Vec<FieldViolation>,
+}
+
+#[derive(Debug)]
+enum PathSegment {
+    Field(&'static str),
+    Index(usize),
+}
+
+impl Violations {
+    /// An empty collector.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Runs `f` with `field` appended to the current path.
+    pub fn field(&mut self, field: &'static str, f: impl FnOnce(&mut Self)) {
+        self.path.push(PathSegment::Field(field));
+        f(self);
+        self.path.pop();
+    }
+
+    /// Runs `f` for each element of a repeated field, with `field[i]` appended to the path.
+    pub fn each<T>(&mut self, field: &'static str, items: &[T], mut f: impl FnMut(&mut Self, &T)) {
+        self.path.push(PathSegment::Field(field));
+        for (i, item) in items.iter().enumerate() {
+            self.path.push(PathSegment::Index(i));
+            f(self, item);
+            self.path.pop();
+        }
+        self.path.pop();
+    }
+
+    /// Records a violation of `field` (relative to the current path).
+    pub fn add(&mut self, field: &str, description: impl Into<String>) {
+        let mut path = self.current_path();
+        if !field.is_empty() {
+            if !path.is_empty() {
+                path.push('.');
+            }
+            path.push_str(field);
+        }
+        self.found.push(FieldViolation::new(path, description));
+    }
+
+    /// Records a violation when a REQUIRED string field is empty or absent.
+    pub fn require_str(&mut self, field: &str, value: &str) {
+        if value.is_empty() {
+            self.add(field, "is required");
+        }
+    }
+
+    /// Records a violation when a REQUIRED repeated field has no element.
+    pub fn require_non_empty<T>(&mut self, field: &str, value: &[T]) {
+        if value.is_empty() {
+            self.add(field, "must contain at least one element");
+        }
+    }
+
+    fn current_path(&self) -> String {
+        let mut out = String::new();
+        for seg in &self.path {
+            match seg {
+                PathSegment::Field(name) => {
+                    if !out.is_empty() {
+                        out.push('.');
+                    }
+                    out.push_str(name);
+                }
+                PathSegment::Index(i) => {
+                    out.push('[');
+                    out.push_str(&i.to_string());
+                    out.push(']');
+                }
+            }
+        }
+        out
+    }
+
+    /// The invalid-params error listing every violation, or `Ok` when there is none.
+    pub fn into_result(self) -> Result<(), A2aError> {
+        if self.found.is_empty() {
+            Ok(())
+        } else {
+            Err(A2aError::invalid_params(self.found))
+        }
+    }
+}
+
+/// The REQUIRED-field and value rules of a wire type, checked after parsing.
+///
+/// ```
+/// use a2a_runtime::types::{Message, Role, Validate};
+/// let msg = Message { role: Role::User, ..Message::default() };
+/// let err = msg.validate().unwrap_err();
+/// assert!(err.to_string().contains("messageId"));
+/// assert!(err.to_string().contains("parts"));
+/// ```
+pub trait Validate {
+    /// Records every violation of this value into `v`, with paths relative to the current path.
+    fn check(&self, v: &mut Violations);
+
+    /// Validates the value as a whole: [`A2aError::InvalidParams`] naming each offending field.
+    fn validate(&self) -> Result<(), A2aError> {
+        let mut v = Violations::new();
+        self.check(&mut v);
+        v.into_result()
+    }
+}
+
+impl<T: Validate> Validate for Option<T> {
+    fn check(&self, v: &mut Violations) {
+        if let Some(inner) = self {
+            inner.check(v);
+        }
+    }
+}

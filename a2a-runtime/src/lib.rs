@@ -1,9 +1,14 @@
 #![doc = include_str!("../../README.md")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+pub mod core;
 pub mod error;
+pub mod extension;
 pub mod json;
+pub mod store;
 pub mod types;
+
+pub use async_trait::async_trait;
 
 #[doc(hidden)]
 pub mod __private;

@@ -1,0 +1,130 @@
+//! [`RequestContext`]: what the core knows about one request, whatever binding carried it.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::extension::Negotiated;
+use crate::store::Scope;
+
+/// The authenticated caller of a request.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Principal {
+    /// A stable identifier; records are owned by it.
+    pub id: String,
+    /// False for the anonymous principal.
+    pub authenticated: bool,
+}
+
+impl Principal {
+    /// The id of the anonymous principal.
+    pub const ANONYMOUS_ID: &'static str = "anonymous";
+
+    /// The principal of unauthenticated requests.
+    pub fn anonymous() -> Self {
+        Self { id: Self::ANONYMOUS_ID.to_owned(), authenticated: false }
+    }
+
+    /// An authenticated principal.
+    pub fn authenticated(id: impl Into<String>) -> Self {
+        Self { id: id.into(), authenticated: true }
+    }
+}
+
+impl Default for Principal {
+    fn default() -> Self {
+        Self::anonymous()
+    }
+}
+
+/// Request headers (service parameters and anything else), independent of the HTTP library.
+///
+/// Names are compared case-insensitively; repeated headers keep every value in order.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct RequestHeaders(Vec<(String, String)>);
+
+impl RequestHeaders {
+    /// No headers.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a header (the name is stored lowercase).
+    pub fn push(&mut self, name: &str, value: impl Into<String>) {
+        self.0.push((name.to_ascii_lowercase(), value.into()));
+    }
+
+    /// The first value of `name`.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    /// Every value of `name`, in order.
+    pub fn get_all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.0.iter().filter(move |(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    /// Every header, names lowercase.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.0.iter().map(|(n, v)| (n.as_str(), v.as_str()))
+    }
+}
+
+impl fmt::Debug for RequestHeaders {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Never print credentials.
+        let mut m = f.debug_map();
+        for (n, v) in &self.0 {
+            let sensitive = matches!(n.as_str(), "authorization" | "cookie" | "proxy-authorization")
+                || n.contains("api-key")
+                || n.contains("token");
+            m.entry(n, if sensitive { &"<redacted>" } else { v });
+        }
+        m.finish()
+    }
+}
+
+impl<K: AsRef<str>, V: Into<String>> FromIterator<(K, V)> for RequestHeaders {
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
+        let mut h = Self::new();
+        for (k, v) in iter {
+            h.push(k.as_ref(), v);
+        }
+        h
+    }
+}
+
+/// Everything the core needs to know about a request besides its payload.
+///
+/// Bindings build one per request; the extension negotiation fills [`RequestContext::extensions`]
+/// before the operation runs, and the agent sees it through its
+/// [`AgentContext`](crate::core::AgentContext).
+#[derive(Clone, Debug, Default)]
+pub struct RequestContext {
+    /// The `A2A-Version` the client sent (`None` when absent or empty, which means 0.3).
+    pub protocol_version: Option<String>,
+    /// The tenant: REST path prefix, or the `tenant` field of the request.
+    pub tenant: String,
+    /// The authenticated caller (anonymous until an authenticator is configured).
+    pub principal: Principal,
+    /// The request's headers.
+    pub headers: RequestHeaders,
+    /// The extensions requested and activated for this request.
+    pub extensions: Arc<Negotiated>,
+}
+
+impl RequestContext {
+    /// A context for protocol version 1.0, anonymous, no tenant.
+    pub fn v1() -> Self {
+        Self { protocol_version: Some(crate::PROTOCOL_VERSION.to_owned()), ..Self::default() }
+    }
+
+    /// The store scope of this request: its tenant and principal.
+    pub fn scope(&self) -> Scope {
+        Scope::new(self.tenant.clone(), self.principal.id.clone())
+    }
+
+    /// True when the extension with `uri` was activated for this request.
+    pub fn is_active_uri(&self, uri: &str) -> bool {
+        self.extensions.is_active_uri(uri)
+    }
+}

@@ -1,0 +1,655 @@
+//! [`RequestHandler`]: one async method per A2A operation, and [`DefaultRequestHandler`], which
+//! implements them over an [`AgentExecutor`], a [`TaskStore`] and a [`PushConfigStore`].
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use futures::{FutureExt as _, StreamExt as _};
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
+
+use super::context::RequestContext;
+use super::events::{BusItem, EventStream, Registry, SeqEvent, TaskRuntime};
+use super::executor::{AgentContext, AgentExecutor, DynExecutor, EventSink};
+use super::lifecycle::HistoryPolicy;
+use super::limits::Limits;
+use crate::error::A2aError;
+use crate::store::{PushConfigStore, TaskQuery, TaskStore};
+use crate::types::{
+    AgentCard, CancelTaskRequest, ContextId, DeleteTaskPushNotificationConfigRequest, Empty,
+    GetExtendedAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest, ListTaskPushNotificationConfigsResponse, ListTasksRequest,
+    ListTasksResponse, Message, PushConfigId, SendMessageRequest, SendMessageResponse, StreamResponse,
+    SubscribeToTaskRequest, Task, TaskId, TaskPushNotificationConfig, TaskState, TaskStatus,
+};
+
+/// The eleven A2A operations, transport-independent.
+///
+/// Bindings (JSON-RPC, HTTP+JSON, and later gRPC) decode a request, call one method, and encode
+/// the result; they never implement protocol rules themselves. Requests arrive validated (see
+/// [`crate::types::Validate`]), with the tenant resolved into the context.
+#[async_trait::async_trait]
+pub trait RequestHandler: Send + Sync + 'static {
+    /// SendMessage: a Task (after it is terminal or interrupted, unless `returnImmediately`) or a
+    /// direct Message.
+    async fn send_message(&self, ctx: RequestContext, req: SendMessageRequest) -> Result<SendMessageResponse, A2aError>;
+    /// SendStreamingMessage: the task's events as they happen.
+    async fn send_streaming_message(&self, ctx: RequestContext, req: SendMessageRequest) -> Result<EventStream, A2aError>;
+    /// GetTask.
+    async fn get_task(&self, ctx: RequestContext, req: GetTaskRequest) -> Result<Task, A2aError>;
+    /// ListTasks.
+    async fn list_tasks(&self, ctx: RequestContext, req: ListTasksRequest) -> Result<ListTasksResponse, A2aError>;
+    /// CancelTask.
+    async fn cancel_task(&self, ctx: RequestContext, req: CancelTaskRequest) -> Result<Task, A2aError>;
+    /// SubscribeToTask: the task as it stands, then its live events until it is terminal.
+    async fn subscribe_to_task(&self, ctx: RequestContext, req: SubscribeToTaskRequest) -> Result<EventStream, A2aError>;
+    /// CreateTaskPushNotificationConfig.
+    async fn create_task_push_notification_config(
+        &self,
+        ctx: RequestContext,
+        req: TaskPushNotificationConfig,
+    ) -> Result<TaskPushNotificationConfig, A2aError>;
+    /// GetTaskPushNotificationConfig.
+    async fn get_task_push_notification_config(
+        &self,
+        ctx: RequestContext,
+        req: GetTaskPushNotificationConfigRequest,
+    ) -> Result<TaskPushNotificationConfig, A2aError>;
+    /// ListTaskPushNotificationConfigs.
+    async fn list_task_push_notification_configs(
+        &self,
+        ctx: RequestContext,
+        req: ListTaskPushNotificationConfigsRequest,
+    ) -> Result<ListTaskPushNotificationConfigsResponse, A2aError>;
+    /// DeleteTaskPushNotificationConfig (idempotent).
+    async fn delete_task_push_notification_config(
+        &self,
+        ctx: RequestContext,
+        req: DeleteTaskPushNotificationConfigRequest,
+    ) -> Result<Empty, A2aError>;
+    /// GetExtendedAgentCard.
+    async fn get_extended_agent_card(
+        &self,
+        ctx: RequestContext,
+        req: GetExtendedAgentCardRequest,
+    ) -> Result<AgentCard, A2aError>;
+}
+
+/// The standard [`RequestHandler`]: runs an [`AgentExecutor`] and keeps tasks in a [`TaskStore`].
+pub struct DefaultRequestHandler {
+    executor: Arc<dyn DynExecutor>,
+    store: Arc<dyn TaskStore>,
+    push_store: Arc<dyn PushConfigStore>,
+    registry: Arc<Registry>,
+    card: Arc<AgentCard>,
+    extended_card: Option<Arc<AgentCard>>,
+    limits: Limits,
+}
+
+impl std::fmt::Debug for DefaultRequestHandler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DefaultRequestHandler")
+            .field("store", &self.store)
+            .field("push_store", &self.push_store)
+            .field("card", &self.card.name)
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}
+
+impl DefaultRequestHandler {
+    /// A handler running `executor`, storing tasks in `store` and push configs in `push_store`,
+    /// with the capabilities declared by `card`.
+    pub fn new(
+        executor: impl AgentExecutor,
+        store: Arc<dyn TaskStore>,
+        push_store: Arc<dyn PushConfigStore>,
+        card: Arc<AgentCard>,
+        limits: Limits,
+    ) -> Self {
+        Self {
+            executor: Arc::new(executor),
+            store,
+            push_store,
+            registry: Arc::new(Registry::new(limits.subscriber_buffer)),
+            card,
+            extended_card: None,
+            limits,
+        }
+    }
+
+    /// Serves `card` as the extended agent card.
+    pub fn with_extended_card(mut self, card: Arc<AgentCard>) -> Self {
+        self.extended_card = Some(card);
+        self
+    }
+
+    /// The number of tasks with live state in memory (running, or with subscribers).
+    pub fn live_tasks(&self) -> usize {
+        self.registry.live_count()
+    }
+
+    fn policy(&self) -> HistoryPolicy {
+        HistoryPolicy { max_messages: self.limits.max_history_messages }
+    }
+
+    fn streaming(&self) -> bool {
+        self.card.capabilities.streaming == Some(true)
+    }
+
+    fn push_supported(&self) -> Result<(), A2aError> {
+        if self.card.capabilities.push_notifications == Some(true) {
+            Ok(())
+        } else {
+            Err(A2aError::PushNotificationNotSupported)
+        }
+    }
+
+    /// Resolves the task of a message, registers the execution, subscribes, and starts the agent.
+    async fn start(&self, ctx: RequestContext, req: SendMessageRequest) -> Result<Started, A2aError> {
+        let scope = ctx.scope();
+        let mut message = req.message;
+        if let Some(push) = req.configuration.as_ref().and_then(|c| c.task_push_notification_config.as_ref()) {
+            self.push_supported()?;
+            check_webhook_url(&push.url, "configuration.taskPushNotificationConfig.url")?;
+        }
+        let execution = self.registry.next_execution_id();
+        let token = CancellationToken::new();
+        let (rt, first, rx, prior) = if message.task_id.is_empty() {
+            let task_id = TaskId::random();
+            if message.context_id.is_empty() {
+                message.context_id = ContextId::random();
+            }
+            message.task_id = task_id.clone();
+            let template = Task {
+                id: task_id,
+                context_id: message.context_id.clone(),
+                status: TaskStatus::new(TaskState::Submitted),
+                history: vec![message.clone()],
+                ..Task::default()
+            };
+            let rt = self.registry.create(&scope, template);
+            let rx = {
+                let mut st = rt.state.lock().await;
+                rt.start_execution(&mut st, execution, token.clone());
+                rt.subscribe()
+            };
+            (rt, None, rx, None)
+        } else {
+            let Some(rt) = self.registry.load(self.store.as_ref(), &scope, &message.task_id).await? else {
+                return Err(A2aError::TaskNotFound { task_id: message.task_id.to_string() });
+            };
+            let prior = rt.snapshot().await;
+            match rt.begin_turn(self.store.as_ref(), self.policy(), &mut message, execution, token.clone()).await {
+                Ok((first, rx)) => (rt, Some(first), rx, prior),
+                Err(e) => {
+                    self.registry.release(&rt);
+                    return Err(e);
+                }
+            }
+        };
+        if let Some(mut push) = req.configuration.as_ref().and_then(|c| c.task_push_notification_config.clone()) {
+            push.task_id = rt.id.clone();
+            push.tenant.clone_from(&ctx.tenant);
+            if push.id.is_empty() {
+                push.id = PushConfigId::random();
+            }
+            self.push_store.put(&scope, &push).await?;
+        }
+        let sink = EventSink {
+            rt: rt.clone(),
+            store: self.store.clone(),
+            policy: self.policy(),
+            task_id: rt.id.clone(),
+            context_id: message.context_id.clone(),
+        };
+        let actx = AgentContext {
+            request: Arc::new(ctx),
+            message,
+            task: prior,
+            configuration: req.configuration,
+            metadata: req.metadata,
+            cancel: token,
+        };
+        self.spawn_execution(rt.clone(), execution, actx, sink);
+        Ok(Started { rt, first, rx, execution })
+    }
+
+    fn spawn_execution(&self, rt: Arc<TaskRuntime>, execution: u64, actx: AgentContext, sink: EventSink) {
+        let executor = self.executor.clone();
+        let registry = self.registry.clone();
+        tokio::spawn(async move {
+            let outcome = AssertUnwindSafe(executor.execute_boxed(actx, sink.clone())).catch_unwind().await;
+            let error = match outcome {
+                Ok(Ok(())) => None,
+                Ok(Err(e)) => Some(e),
+                Err(_) => Some(A2aError::Internal("the agent panicked while handling the message".into())),
+            };
+            let report = match error {
+                Some(e) => fail_or_report(&rt, &sink, e).await,
+                None => None,
+            };
+            rt.finish_execution(execution, report).await;
+            registry.release(&rt);
+        });
+    }
+
+    async fn task_or_not_found(&self, ctx: &RequestContext, id: &TaskId) -> Result<Task, A2aError> {
+        match self.store.get(&ctx.scope(), id).await? {
+            Some(stored) => Ok(stored.task),
+            None => Err(A2aError::TaskNotFound { task_id: id.to_string() }),
+        }
+    }
+}
+
+/// After an agent error: a task that exists (and is not terminal) moves to FAILED with the error
+/// text; an error before any event is reported to the waiting request instead.
+async fn fail_or_report(rt: &TaskRuntime, sink: &EventSink, error: A2aError) -> Option<A2aError> {
+    let state = {
+        let st = rt.state.lock().await;
+        if st.replied {
+            return None;
+        }
+        st.task.as_ref().map(|t| t.status.state)
+    };
+    match state {
+        None => Some(error),
+        Some(s) if s.is_terminal() => None,
+        Some(_) => {
+            tracing::warn!(task_id = %rt.id, %error, "agent failed; marking the task FAILED");
+            let _ = sink.fail(error.to_string()).await;
+            None
+        }
+    }
+}
+
+struct Started {
+    rt: Arc<TaskRuntime>,
+    /// The snapshot that opens the stream of a continued task.
+    first: Option<SeqEvent>,
+    rx: broadcast::Receiver<BusItem>,
+    execution: u64,
+}
+
+/// Does this event end a stream? Terminal states do, and INPUT_REQUIRED (the client must send a
+/// message); AUTH_REQUIRED keeps the stream open while credentials arrive out of band.
+fn ends_stream(event: &StreamResponse) -> bool {
+    match event {
+        StreamResponse::Message(_) => true,
+        StreamResponse::Task(t) => t.status.state.is_terminal() || t.status.state == TaskState::InputRequired,
+        StreamResponse::StatusUpdate(e) => {
+            e.status.state.is_terminal() || e.status.state == TaskState::InputRequired
+        }
+        StreamResponse::ArtifactUpdate(_) => false,
+    }
+}
+
+/// Does this event end a blocking SendMessage wait? Terminal and interrupted states, and messages.
+fn ends_wait(event: &StreamResponse) -> bool {
+    match event {
+        StreamResponse::Message(_) => true,
+        StreamResponse::Task(t) => t.status.state.is_terminal() || t.status.state.is_interrupted(),
+        StreamResponse::StatusUpdate(e) => e.status.state.is_terminal() || e.status.state.is_interrupted(),
+        StreamResponse::ArtifactUpdate(_) => false,
+    }
+}
+
+struct StreamState {
+    rx: broadcast::Receiver<BusItem>,
+    first: Option<SeqEvent>,
+    /// End when this execution ends (streams opened by SendStreamingMessage).
+    execution: Option<u64>,
+    done: bool,
+    guard: ReleaseGuard,
+}
+
+/// Releases the runtime when the stream is dropped (client gone or stream finished).
+struct ReleaseGuard {
+    rt: Arc<TaskRuntime>,
+    registry: Arc<Registry>,
+}
+
+impl Drop for ReleaseGuard {
+    fn drop(&mut self) {
+        self.registry.release(&self.rt);
+    }
+}
+
+fn bus_stream(
+    rt: Arc<TaskRuntime>,
+    registry: Arc<Registry>,
+    rx: broadcast::Receiver<BusItem>,
+    first: Option<SeqEvent>,
+    execution: Option<u64>,
+) -> EventStream {
+    let state = StreamState { rx, first, execution, done: false, guard: ReleaseGuard { rt, registry } };
+    Box::pin(futures::stream::unfold(state, |mut s| async move {
+        if s.done {
+            return None;
+        }
+        if let Some(first) = s.first.take() {
+            s.done = ends_stream(&first.event);
+            return Some((Ok(first), s));
+        }
+        loop {
+            match s.rx.recv().await {
+                Ok(BusItem::Event(ev)) => {
+                    s.done = ends_stream(&ev.event);
+                    return Some((Ok((*ev).clone()), s));
+                }
+                Ok(BusItem::ExecutionEnded { execution, error }) => {
+                    if s.execution == Some(execution) {
+                        s.done = true;
+                        return error.map(|e| (Err(e), s));
+                    }
+                }
+                Err(broadcast::error::RecvError::Lagged(n)) => {
+                    s.done = true;
+                    let msg = format!(
+                        "this subscriber fell {n} events behind task {} and was disconnected; resubscribe to get the task as it stands",
+                        s.guard.rt.id
+                    );
+                    return Some((Err(A2aError::Internal(msg)), s));
+                }
+                Err(broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    }))
+}
+
+fn trim_history(task: &mut Task, history_length: Option<i32>) {
+    if let Some(n) = history_length {
+        task.trim_history(usize::try_from(n).unwrap_or(0));
+    }
+}
+
+/// Checks a webhook URL is an absolute http(s) URL.
+fn check_webhook_url(url: &str, field: &str) -> Result<(), A2aError> {
+    let rest = url.strip_prefix("https://").or_else(|| url.strip_prefix("http://"));
+    match rest {
+        Some(r) if !r.is_empty() && !r.starts_with('/') => Ok(()),
+        _ => Err(A2aError::invalid_field(field, format!("must be an absolute http(s) URL, got {url:?}"))),
+    }
+}
+
+#[async_trait::async_trait]
+impl RequestHandler for DefaultRequestHandler {
+    async fn send_message(&self, ctx: RequestContext, req: SendMessageRequest) -> Result<SendMessageResponse, A2aError> {
+        let history_length = req.configuration.as_ref().and_then(|c| c.history_length);
+        let return_immediately = req.configuration.as_ref().is_some_and(|c| c.return_immediately);
+        let Started { rt, first, mut rx, execution } = self.start(ctx, req).await?;
+        let continued = first.is_some();
+        let outcome = wait(&rt, &mut rx, execution, return_immediately && continued, return_immediately).await;
+        drop(rx);
+        self.registry.release(&rt);
+        match outcome? {
+            Some(message) => Ok(SendMessageResponse::Message(message)),
+            None => {
+                let mut task = rt
+                    .snapshot()
+                    .await
+                    .ok_or_else(|| A2aError::Internal("the agent ended without publishing anything".into()))?;
+                trim_history(&mut task, history_length);
+                Ok(SendMessageResponse::Task(task))
+            }
+        }
+    }
+
+    async fn send_streaming_message(&self, ctx: RequestContext, req: SendMessageRequest) -> Result<EventStream, A2aError> {
+        if !self.streaming() {
+            return Err(A2aError::UnsupportedOperation("this agent does not support streaming".into()));
+        }
+        let Started { rt, first, rx, execution } = self.start(ctx, req).await?;
+        Ok(bus_stream(rt, self.registry.clone(), rx, first, Some(execution)))
+    }
+
+    async fn get_task(&self, ctx: RequestContext, req: GetTaskRequest) -> Result<Task, A2aError> {
+        let mut task = self.task_or_not_found(&ctx, &req.id).await?;
+        trim_history(&mut task, req.history_length);
+        Ok(task)
+    }
+
+    async fn list_tasks(&self, ctx: RequestContext, req: ListTasksRequest) -> Result<ListTasksResponse, A2aError> {
+        let page_size = req.page_size.unwrap_or(50);
+        let query = TaskQuery {
+            context_id: (!req.context_id.is_empty()).then(|| req.context_id.clone()),
+            state: (req.status != TaskState::Unspecified).then_some(req.status),
+            status_timestamp_after: req.status_timestamp_after,
+            page_size: usize::try_from(page_size).unwrap_or(50),
+            page_token: (!req.page_token.is_empty()).then(|| req.page_token.clone()),
+        };
+        let page = self.store.list(&ctx.scope(), &query).await?;
+        let include_artifacts = req.include_artifacts == Some(true);
+        let tasks = page
+            .tasks
+            .into_iter()
+            .map(|mut t| {
+                trim_history(&mut t, req.history_length);
+                if !include_artifacts {
+                    t.artifacts.clear();
+                }
+                t
+            })
+            .collect();
+        Ok(ListTasksResponse {
+            tasks,
+            next_page_token: page.next_page_token,
+            page_size,
+            total_size: i32::try_from(page.total_size).unwrap_or(i32::MAX),
+        })
+    }
+
+    async fn cancel_task(&self, ctx: RequestContext, req: CancelTaskRequest) -> Result<Task, A2aError> {
+        let scope = ctx.scope();
+        let Some(rt) = self.registry.load(self.store.as_ref(), &scope, &req.id).await? else {
+            return Err(A2aError::TaskNotFound { task_id: req.id.to_string() });
+        };
+        let result = self.cancel_on(&rt, ctx, req).await;
+        self.registry.release(&rt);
+        result
+    }
+
+    async fn subscribe_to_task(&self, ctx: RequestContext, req: SubscribeToTaskRequest) -> Result<EventStream, A2aError> {
+        if !self.streaming() {
+            return Err(A2aError::UnsupportedOperation("this agent does not support streaming".into()));
+        }
+        let Some(rt) = self.registry.load(self.store.as_ref(), &ctx.scope(), &req.id).await? else {
+            return Err(A2aError::TaskNotFound { task_id: req.id.to_string() });
+        };
+        let Some((first, state, rx)) = rt.snapshot_and_subscribe().await else {
+            self.registry.release(&rt);
+            return Err(A2aError::TaskNotFound { task_id: req.id.to_string() });
+        };
+        if state.is_terminal() {
+            drop(rx);
+            self.registry.release(&rt);
+            return Err(A2aError::UnsupportedOperation(format!(
+                "task {} is {state} (terminal); there is nothing to subscribe to — use GetTask",
+                req.id
+            )));
+        }
+        // The opening snapshot of an interrupted task does not end the stream: it waits for the
+        // next turn.
+        let rest = bus_stream(rt, self.registry.clone(), rx, None, None);
+        Ok(Box::pin(futures::stream::once(async move { Ok(first) }).chain(rest)))
+    }
+
+    async fn create_task_push_notification_config(
+        &self,
+        ctx: RequestContext,
+        mut req: TaskPushNotificationConfig,
+    ) -> Result<TaskPushNotificationConfig, A2aError> {
+        self.push_supported()?;
+        if req.task_id.is_empty() {
+            return Err(A2aError::invalid_field("taskId", "is required"));
+        }
+        check_webhook_url(&req.url, "url")?;
+        self.task_or_not_found(&ctx, &req.task_id).await?;
+        let scope = ctx.scope();
+        let existing = self.push_store.list(&scope, &req.task_id).await?;
+        if req.id.is_empty() {
+            req.id = PushConfigId::random();
+        }
+        let replaces = existing.iter().any(|c| c.id == req.id);
+        if !replaces && existing.len() >= self.limits.max_push_configs_per_task {
+            return Err(A2aError::invalid_field(
+                "",
+                format!(
+                    "task {} already has {} push notification configs, the most this server keeps; delete one first",
+                    req.task_id, self.limits.max_push_configs_per_task
+                ),
+            ));
+        }
+        req.tenant.clone_from(&ctx.tenant);
+        self.push_store.put(&scope, &req).await?;
+        Ok(req)
+    }
+
+    async fn get_task_push_notification_config(
+        &self,
+        ctx: RequestContext,
+        req: GetTaskPushNotificationConfigRequest,
+    ) -> Result<TaskPushNotificationConfig, A2aError> {
+        self.push_supported()?;
+        self.task_or_not_found(&ctx, &req.task_id).await?;
+        self.push_store
+            .get(&ctx.scope(), &req.task_id, &req.id)
+            .await?
+            .ok_or_else(|| A2aError::TaskNotFound { task_id: req.task_id.to_string() })
+    }
+
+    async fn list_task_push_notification_configs(
+        &self,
+        ctx: RequestContext,
+        req: ListTaskPushNotificationConfigsRequest,
+    ) -> Result<ListTaskPushNotificationConfigsResponse, A2aError> {
+        self.push_supported()?;
+        self.task_or_not_found(&ctx, &req.task_id).await?;
+        let configs = self.push_store.list(&ctx.scope(), &req.task_id).await?;
+        Ok(ListTaskPushNotificationConfigsResponse { configs, next_page_token: String::new() })
+    }
+
+    async fn delete_task_push_notification_config(
+        &self,
+        ctx: RequestContext,
+        req: DeleteTaskPushNotificationConfigRequest,
+    ) -> Result<Empty, A2aError> {
+        self.push_supported()?;
+        self.task_or_not_found(&ctx, &req.task_id).await?;
+        self.push_store.delete(&ctx.scope(), &req.task_id, &req.id).await?;
+        Ok(Empty {})
+    }
+
+    async fn get_extended_agent_card(
+        &self,
+        _ctx: RequestContext,
+        _req: GetExtendedAgentCardRequest,
+    ) -> Result<AgentCard, A2aError> {
+        if self.card.capabilities.extended_agent_card != Some(true) {
+            return Err(A2aError::UnsupportedOperation("this agent does not declare an extended agent card".into()));
+        }
+        self.extended_card.as_deref().cloned().ok_or(A2aError::ExtendedAgentCardNotConfigured)
+    }
+}
+
+impl DefaultRequestHandler {
+    async fn cancel_on(&self, rt: &Arc<TaskRuntime>, ctx: RequestContext, req: CancelTaskRequest) -> Result<Task, A2aError> {
+        let (task, tokens) = {
+            let st = rt.state.lock().await;
+            let Some(task) = st.task.clone() else {
+                return Err(A2aError::TaskNotFound { task_id: req.id.to_string() });
+            };
+            (task, st.running.iter().map(|(_, t)| t.clone()).collect::<Vec<_>>())
+        };
+        match task.status.state {
+            TaskState::Canceled => return Ok(task),
+            s if s.is_terminal() => {
+                return Err(A2aError::TaskNotCancelable { task_id: req.id.to_string(), state: s.to_string() });
+            }
+            _ => {}
+        }
+        let sink = EventSink {
+            rt: rt.clone(),
+            store: self.store.clone(),
+            policy: self.policy(),
+            task_id: task.id.clone(),
+            context_id: task.context_id.clone(),
+        };
+        if !tokens.is_empty() {
+            let token = tokens[0].clone();
+            for t in &tokens {
+                t.cancel();
+            }
+            let message = task.history.iter().rev().find(|m| m.role == crate::types::Role::User).cloned();
+            let actx = AgentContext {
+                request: Arc::new(ctx),
+                message: message.unwrap_or_else(|| Message { task_id: task.id.clone(), context_id: task.context_id.clone(), ..Message::default() }),
+                task: Some(task.clone()),
+                configuration: None,
+                metadata: req.metadata,
+                cancel: token,
+            };
+            let grace = self.limits.cancel_grace;
+            let agent_cancel = AssertUnwindSafe(self.executor.cancel_boxed(actx, sink.clone())).catch_unwind();
+            match tokio::time::timeout(grace, agent_cancel).await {
+                Ok(Ok(Ok(()))) => {}
+                Ok(Ok(Err(e))) => tracing::warn!(task_id = %task.id, error = %e, "agent cancel hook failed"),
+                Ok(Err(_)) => tracing::warn!(task_id = %task.id, "agent cancel hook panicked"),
+                Err(_) => tracing::warn!(task_id = %task.id, ?grace, "agent cancel hook timed out"),
+            }
+        }
+        // Whatever the agent did, the task ends CANCELED unless it reached another terminal
+        // state first.
+        let current = rt.snapshot().await.unwrap_or(task);
+        if !current.status.state.is_terminal() {
+            match sink.status(TaskState::Canceled, None).await {
+                Ok(_) => {}
+                Err(e) => tracing::debug!(task_id = %current.id, error = %e, "cancel raced with the agent"),
+            }
+        }
+        let after = rt.snapshot().await.unwrap_or(current);
+        match after.status.state {
+            TaskState::Canceled => Ok(after),
+            s => Err(A2aError::TaskNotCancelable { task_id: after.id.to_string(), state: s.to_string() }),
+        }
+    }
+}
+
+/// Waits on a task's events for a SendMessage. Returns the direct message, or `None` when the
+/// task should be returned as it stands.
+async fn wait(
+    rt: &TaskRuntime,
+    rx: &mut broadcast::Receiver<BusItem>,
+    execution: u64,
+    at_once: bool,
+    until_created: bool,
+) -> Result<Option<Message>, A2aError> {
+    if at_once {
+        return Ok(None);
+    }
+    loop {
+        match rx.recv().await {
+            Ok(BusItem::Event(ev)) => {
+                if let StreamResponse::Message(m) = &ev.event {
+                    return Ok(Some(m.clone()));
+                }
+                if until_created || ends_wait(&ev.event) {
+                    return Ok(None);
+                }
+            }
+            Ok(BusItem::ExecutionEnded { execution: x, error }) if x == execution => {
+                return match error {
+                    Some(e) => Err(e),
+                    None => Ok(None),
+                };
+            }
+            Ok(BusItem::ExecutionEnded { .. }) => {}
+            Err(broadcast::error::RecvError::Lagged(_)) => {
+                if rt.snapshot().await.is_some_and(|t| t.status.state.is_terminal() || t.status.state.is_interrupted()) {
+                    return Ok(None);
+                }
+            }
+            Err(broadcast::error::RecvError::Closed) => return Ok(None),
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! The operations as data: [`Operation`] names them, [`A2aRequest`] and [`A2aResponse`] carry
+//! their typed payloads. Bindings map their routes and method names onto these; extension hooks
+//! see and may change them.
+
+use std::fmt;
+
+use serde_json::Value;
+
+use super::events::EventStream;
+use crate::error::A2aError;
+use crate::json;
+use crate::types::{
+    AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, Empty, GetExtendedAgentCardRequest,
+    GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, SendMessageRequest,
+    SendMessageResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig, Validate, Violations,
+};
+
+macro_rules! operations {
+    ($($variant:ident => $method:literal, $req:ty;)+) => {
+        /// One of the eleven A2A operations.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Operation {
+            $(
+                #[doc = concat!("`", $method, "`")]
+                $variant,
+            )+
+        }
+
+        impl Operation {
+            /// Every operation.
+            pub const ALL: &'static [Operation] = &[$(Operation::$variant),+];
+
+            /// The JSON-RPC method name (v1.0).
+            pub const fn method(self) -> &'static str {
+                match self { $(Operation::$variant => $method),+ }
+            }
+
+            /// The operation with this JSON-RPC method name.
+            pub fn from_method(method: &str) -> Option<Self> {
+                match method { $($method => Some(Operation::$variant),)+ _ => None }
+            }
+        }
+
+        /// A typed request of one operation.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum A2aRequest {
+            $(
+                #[doc = concat!("`", $method, "`")]
+                $variant($req),
+            )+
+        }
+
+        impl A2aRequest {
+            /// The operation.
+            pub fn operation(&self) -> Operation {
+                match self { $(A2aRequest::$variant(_) => Operation::$variant),+ }
+            }
+
+            /// Decodes the params of `op` from a JSON value (`null` or absent means `{}`).
+            pub fn from_params(op: Operation, params: Value) -> Result<Self, A2aError> {
+                let params = if params.is_null() { Value::Object(Default::default()) } else { params };
+                Ok(match op { $(Operation::$variant => A2aRequest::$variant(json::from_value(params)?)),+ })
+            }
+
+            /// Decodes the params of `op` from raw JSON text (already depth-checked).
+            pub fn from_raw(op: Operation, raw: &str) -> Result<Self, A2aError> {
+                let raw = if raw.trim() == "null" { "{}" } else { raw };
+                Ok(match op { $(Operation::$variant => A2aRequest::$variant(json::from_raw(raw)?)),+ })
+            }
+
+            /// The `tenant` field of the request.
+            pub fn tenant(&self) -> &str {
+                match self { $(A2aRequest::$variant(r) => &r.tenant),+ }
+            }
+
+            /// Sets the `tenant` field (a REST path tenant takes precedence over the body's).
+            pub fn set_tenant(&mut self, tenant: &str) {
+                match self { $(A2aRequest::$variant(r) => { r.tenant.clear(); r.tenant.push_str(tenant) }),+ }
+            }
+        }
+
+        impl Validate for A2aRequest {
+            fn check(&self, v: &mut Violations) {
+                match self { $(A2aRequest::$variant(r) => r.check(v)),+ }
+            }
+        }
+    };
+}
+
+operations! {
+    SendMessage => "SendMessage", SendMessageRequest;
+    SendStreamingMessage => "SendStreamingMessage", SendMessageRequest;
+    GetTask => "GetTask", GetTaskRequest;
+    ListTasks => "ListTasks", ListTasksRequest;
+    CancelTask => "CancelTask", CancelTaskRequest;
+    SubscribeToTask => "SubscribeToTask", SubscribeToTaskRequest;
+    CreateTaskPushNotificationConfig => "CreateTaskPushNotificationConfig", TaskPushNotificationConfig;
+    GetTaskPushNotificationConfig => "GetTaskPushNotificationConfig", GetTaskPushNotificationConfigRequest;
+    ListTaskPushNotificationConfigs => "ListTaskPushNotificationConfigs", ListTaskPushNotificationConfigsRequest;
+    DeleteTaskPushNotificationConfig => "DeleteTaskPushNotificationConfig", DeleteTaskPushNotificationConfigRequest;
+    GetExtendedAgentCard => "GetExtendedAgentCard", GetExtendedAgentCardRequest;
+}
+
+impl Operation {
+    /// True for the operations answered with a stream of events.
+    pub const fn is_streaming(self) -> bool {
+        matches!(self, Operation::SendStreamingMessage | Operation::SubscribeToTask)
+    }
+}
+
+impl fmt::Display for Operation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.method())
+    }
+}
+
+/// The typed result of one operation.
+pub enum A2aResponse {
+    /// SendMessage.
+    SendMessage(SendMessageResponse),
+    /// GetTask, CancelTask.
+    Task(Task),
+    /// ListTasks.
+    ListTasks(ListTasksResponse),
+    /// Create/Get push config.
+    PushConfig(TaskPushNotificationConfig),
+    /// List push configs.
+    PushConfigs(ListTaskPushNotificationConfigsResponse),
+    /// Delete push config.
+    Empty(Empty),
+    /// GetExtendedAgentCard.
+    AgentCard(Box<AgentCard>),
+    /// SendStreamingMessage, SubscribeToTask.
+    Stream(EventStream),
+}
+
+impl fmt::Debug for A2aResponse {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::SendMessage(r) => f.debug_tuple("SendMessage").field(r).finish(),
+            Self::Task(r) => f.debug_tuple("Task").field(r).finish(),
+            Self::ListTasks(r) => f.debug_tuple("ListTasks").field(r).finish(),
+            Self::PushConfig(r) => f.debug_tuple("PushConfig").field(r).finish(),
+            Self::PushConfigs(r) => f.debug_tuple("PushConfigs").field(r).finish(),
+            Self::Empty(r) => f.debug_tuple("Empty").field(r).finish(),
+            Self::AgentCard(r) => f.debug_tuple("AgentCard").field(&r.name).finish(),
+            Self::Stream(_) => f.write_str("Stream(..)"),
+        }
+    }
+}
+
+impl A2aResponse {
+    /// The JSON of a unary result (`None` for streams).
+    pub fn to_json(&self) -> Option<Result<Vec<u8>, serde_json::Error>> {
+        Some(match self {
+            Self::SendMessage(r) => serde_json::to_vec(r),
+            Self::Task(r) => serde_json::to_vec(r),
+            Self::ListTasks(r) => serde_json::to_vec(r),
+            Self::PushConfig(r) => serde_json::to_vec(r),
+            Self::PushConfigs(r) => serde_json::to_vec(r),
+            Self::Empty(r) => serde_json::to_vec(r),
+            Self::AgentCard(r) => serde_json::to_vec(r),
+            Self::Stream(_) => return None,
+        })
+    }
+}

@@ -1,0 +1,5 @@
+//! Extensions: declaration, negotiation per request, typed metadata.
+
+mod negotiated;
+
+pub use negotiated::Negotiated;

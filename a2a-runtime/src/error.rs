@@ -104,6 +104,16 @@ pub enum A2aError {
         /// What is wrong, field by field.
         violations: Vec<FieldViolation>,
     },
+    /// The request body is larger than the server accepts (JSON-RPC -32600, HTTP 413).
+    #[error(
+        "Request payload validation error: the body of {size} bytes exceeds the limit of {limit} bytes"
+    )]
+    PayloadTooLarge {
+        /// The body size seen so far.
+        size: usize,
+        /// The limit.
+        limit: usize,
+    },
     /// An error inside the server (JSON-RPC -32603).
     #[error("Internal error: {0}")]
     Internal(String),
@@ -149,7 +159,7 @@ impl A2aError {
             Self::ExtensionSupportRequired { .. } => -32008,
             Self::VersionNotSupported { .. } => -32009,
             Self::Parse(_) => -32700,
-            Self::InvalidRequest(_) => -32600,
+            Self::InvalidRequest(_) | Self::PayloadTooLarge { .. } => -32600,
             Self::MethodNotFound { .. } => -32601,
             Self::InvalidParams { .. } => -32602,
             Self::Internal(_) => -32603,
@@ -160,6 +170,7 @@ impl A2aError {
     pub fn http_status(&self) -> u16 {
         match self {
             Self::TaskNotFound { .. } | Self::MethodNotFound { .. } => 404,
+            Self::PayloadTooLarge { .. } => 413,
             Self::InvalidAgentResponse(_) | Self::Internal(_) => 500,
             _ => 400,
         }
@@ -175,6 +186,7 @@ impl A2aError {
             | Self::InvalidParams { .. } => "INVALID_ARGUMENT",
             Self::InvalidAgentResponse(_) | Self::Internal(_) => "INTERNAL",
             Self::MethodNotFound { .. } => "UNIMPLEMENTED",
+            Self::PayloadTooLarge { .. } => "RESOURCE_EXHAUSTED",
             _ => "FAILED_PRECONDITION",
         }
     }
@@ -196,6 +208,7 @@ impl A2aError {
             Self::Parse(_)
             | Self::InvalidRequest(_)
             | Self::InvalidParams { .. }
+            | Self::PayloadTooLarge { .. }
             | Self::Internal(_) => {
                 return None;
             }

@@ -5,6 +5,8 @@ pub mod core;
 pub mod error;
 pub mod extension;
 pub mod json;
+#[cfg(feature = "server")]
+pub mod server;
 pub mod store;
 pub mod types;
 

@@ -21,12 +21,18 @@ impl Principal {
 
     /// The principal of unauthenticated requests.
     pub fn anonymous() -> Self {
-        Self { id: Self::ANONYMOUS_ID.to_owned(), authenticated: false }
+        Self {
+            id: Self::ANONYMOUS_ID.to_owned(),
+            authenticated: false,
+        }
     }
 
     /// An authenticated principal.
     pub fn authenticated(id: impl Into<String>) -> Self {
-        Self { id: id.into(), authenticated: true }
+        Self {
+            id: id.into(),
+            authenticated: true,
+        }
     }
 }
 
@@ -55,12 +61,18 @@ impl RequestHeaders {
 
     /// The first value of `name`.
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.0.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+        self.0
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
     }
 
     /// Every value of `name`, in order.
     pub fn get_all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
-        self.0.iter().filter(move |(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+        self.0
+            .iter()
+            .filter(move |(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
     }
 
     /// Every header, names lowercase.
@@ -74,8 +86,10 @@ impl fmt::Debug for RequestHeaders {
         // Never print credentials.
         let mut m = f.debug_map();
         for (n, v) in &self.0 {
-            let sensitive = matches!(n.as_str(), "authorization" | "cookie" | "proxy-authorization")
-                || n.contains("api-key")
+            let sensitive = matches!(
+                n.as_str(),
+                "authorization" | "cookie" | "proxy-authorization"
+            ) || n.contains("api-key")
                 || n.contains("token");
             m.entry(n, if sensitive { &"<redacted>" } else { v });
         }
@@ -115,7 +129,10 @@ pub struct RequestContext {
 impl RequestContext {
     /// A context for protocol version 1.0, anonymous, no tenant.
     pub fn v1() -> Self {
-        Self { protocol_version: Some(crate::PROTOCOL_VERSION.to_owned()), ..Self::default() }
+        Self {
+            protocol_version: Some(crate::PROTOCOL_VERSION.to_owned()),
+            ..Self::default()
+        }
     }
 
     /// The store scope of this request: its tenant and principal.

@@ -42,7 +42,10 @@ pub type EventStream = Pin<Box<dyn Stream<Item = Result<SeqEvent, A2aError>> + S
 pub(crate) enum BusItem {
     Event(Arc<SeqEvent>),
     /// An execution of the agent returned (with its error, if it failed before any event).
-    ExecutionEnded { execution: u64, error: Option<A2aError> },
+    ExecutionEnded {
+        execution: u64,
+        error: Option<A2aError>,
+    },
 }
 
 #[derive(Debug)]
@@ -73,11 +76,22 @@ pub(crate) struct TaskRuntime {
 impl TaskRuntime {
     fn new(scope: Scope, id: TaskId, state: RuntimeState, buffer: usize) -> Self {
         let (tx, _) = broadcast::channel(buffer.max(1));
-        Self { scope, id, state: tokio::sync::Mutex::new(state), tx, executions: Default::default() }
+        Self {
+            scope,
+            id,
+            state: tokio::sync::Mutex::new(state),
+            tx,
+            executions: Default::default(),
+        }
     }
 
     /// Registers a running execution (call with the state locked).
-    pub(crate) fn start_execution(&self, st: &mut RuntimeState, execution: u64, token: CancellationToken) {
+    pub(crate) fn start_execution(
+        &self,
+        st: &mut RuntimeState,
+        execution: u64,
+        token: CancellationToken,
+    ) {
         st.running.push((execution, token));
         self.executions.fetch_add(1, Ordering::SeqCst);
     }
@@ -124,7 +138,10 @@ impl TaskRuntime {
         let version = store.update(&self.scope, &next, st.version).await?;
         st.task = Some(next);
         st.version = version;
-        self.send(BusItem::Event(Arc::new(SeqEvent { seq: version, event })));
+        self.send(BusItem::Event(Arc::new(SeqEvent {
+            seq: version,
+            event,
+        })));
         Ok(version)
     }
 
@@ -170,7 +187,10 @@ impl TaskRuntime {
             st.task = Some(task.clone());
             st.pending = None;
             st.version = version;
-            let seq = SeqEvent { seq: version, event: StreamResponse::Task(task) };
+            let seq = SeqEvent {
+                seq: version,
+                event: StreamResponse::Task(task),
+            };
             self.send(BusItem::Event(Arc::new(seq)));
             return Ok(version);
         }
@@ -181,9 +201,15 @@ impl TaskRuntime {
         st.task = Some(task);
         st.pending = None;
         st.version = version;
-        let snapshot = SeqEvent { seq: version.saturating_sub(1), event: StreamResponse::Task(before) };
+        let snapshot = SeqEvent {
+            seq: version.saturating_sub(1),
+            event: StreamResponse::Task(before),
+        };
         self.send(BusItem::Event(Arc::new(snapshot)));
-        self.send(BusItem::Event(Arc::new(SeqEvent { seq: version, event })));
+        self.send(BusItem::Event(Arc::new(SeqEvent {
+            seq: version,
+            event,
+        })));
         Ok(version)
     }
 
@@ -200,7 +226,9 @@ impl TaskRuntime {
     ) -> Result<(SeqEvent, broadcast::Receiver<BusItem>), A2aError> {
         let mut st = self.state.lock().await;
         let Some(current) = st.task.as_ref() else {
-            return Err(A2aError::TaskNotFound { task_id: self.id.to_string() });
+            return Err(A2aError::TaskNotFound {
+                task_id: self.id.to_string(),
+            });
         };
         if current.status.state.is_terminal() {
             return Err(A2aError::UnsupportedOperation(format!(
@@ -225,23 +253,37 @@ impl TaskRuntime {
         st.version = version;
         self.start_execution(&mut st, execution, token);
         let rx = self.tx.subscribe();
-        Ok((SeqEvent { seq: version, event: StreamResponse::Task(next) }, rx))
+        Ok((
+            SeqEvent {
+                seq: version,
+                event: StreamResponse::Task(next),
+            },
+            rx,
+        ))
     }
 
     /// Subscribes to an existing task: the current snapshot and a receiver for what follows.
-    pub(crate) async fn snapshot_and_subscribe(&self) -> Option<(SeqEvent, TaskState, broadcast::Receiver<BusItem>)> {
+    pub(crate) async fn snapshot_and_subscribe(
+        &self,
+    ) -> Option<(SeqEvent, TaskState, broadcast::Receiver<BusItem>)> {
         let st = self.state.lock().await;
         let task = st.task.as_ref()?;
         let rx = self.tx.subscribe();
         let state = task.status.state;
-        Some((SeqEvent { seq: st.version, event: StreamResponse::Task(task.clone()) }, state, rx))
+        Some((
+            SeqEvent {
+                seq: st.version,
+                event: StreamResponse::Task(task.clone()),
+            },
+            state,
+            rx,
+        ))
     }
 
     /// The task as it stands (`None` before the first event).
     pub(crate) async fn snapshot(&self) -> Option<Task> {
         self.state.lock().await.task.clone()
     }
-
 }
 
 /// The live runtimes, keyed by scope and task id.
@@ -254,7 +296,11 @@ pub(crate) struct Registry {
 
 impl Registry {
     pub(crate) fn new(buffer: usize) -> Self {
-        Self { live: Mutex::default(), next_execution: AtomicU64::new(1), buffer }
+        Self {
+            live: Mutex::default(),
+            next_execution: AtomicU64::new(1),
+            buffer,
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(Scope, TaskId), Arc<TaskRuntime>>> {
@@ -271,7 +317,13 @@ impl Registry {
         let rt = Arc::new(TaskRuntime::new(
             scope.clone(),
             id.clone(),
-            RuntimeState { task: None, version: 0, pending: Some(template), replied: false, running: Vec::new() },
+            RuntimeState {
+                task: None,
+                version: 0,
+                pending: Some(template),
+                replied: false,
+                running: Vec::new(),
+            },
             self.buffer,
         ));
         self.lock().insert((scope.clone(), id), rt.clone());
@@ -290,7 +342,9 @@ impl Registry {
         if let Some(rt) = self.lock().get(&key) {
             return Ok(Some(rt.clone()));
         }
-        let Some(stored) = store.get(scope, id).await? else { return Ok(None) };
+        let Some(stored) = store.get(scope, id).await? else {
+            return Ok(None);
+        };
         let rt = Arc::new(TaskRuntime::new(
             scope.clone(),
             id.clone(),

@@ -73,13 +73,21 @@ pub trait AgentExecutor: Send + Sync + 'static {
     ///
     /// Returning an error before any event answers the request with that error; returning an
     /// error after the task exists moves it to FAILED with the error text as status message.
-    fn execute(&self, ctx: AgentContext, events: EventSink) -> impl Future<Output = Result<(), A2aError>> + Send;
+    fn execute(
+        &self,
+        ctx: AgentContext,
+        events: EventSink,
+    ) -> impl Future<Output = Result<(), A2aError>> + Send;
 
     /// Called when a client cancels the running task, after [`AgentContext::cancelled`] fired.
     ///
     /// The default publishes the CANCELED status. Whatever this does, the runtime moves the
     /// task to CANCELED afterwards if it is not terminal yet.
-    fn cancel(&self, ctx: AgentContext, events: EventSink) -> impl Future<Output = Result<(), A2aError>> + Send {
+    fn cancel(
+        &self,
+        ctx: AgentContext,
+        events: EventSink,
+    ) -> impl Future<Output = Result<(), A2aError>> + Send {
         let _ = ctx;
         async move { events.status(TaskState::Canceled, None).await.map(|_| ()) }
     }
@@ -87,15 +95,31 @@ pub trait AgentExecutor: Send + Sync + 'static {
 
 /// Object-safe form of [`AgentExecutor`], implemented for every executor.
 pub(crate) trait DynExecutor: Send + Sync + 'static {
-    fn execute_boxed(&self, ctx: AgentContext, events: EventSink) -> BoxFuture<'_, Result<(), A2aError>>;
-    fn cancel_boxed(&self, ctx: AgentContext, events: EventSink) -> BoxFuture<'_, Result<(), A2aError>>;
+    fn execute_boxed(
+        &self,
+        ctx: AgentContext,
+        events: EventSink,
+    ) -> BoxFuture<'_, Result<(), A2aError>>;
+    fn cancel_boxed(
+        &self,
+        ctx: AgentContext,
+        events: EventSink,
+    ) -> BoxFuture<'_, Result<(), A2aError>>;
 }
 
 impl<T: AgentExecutor> DynExecutor for T {
-    fn execute_boxed(&self, ctx: AgentContext, events: EventSink) -> BoxFuture<'_, Result<(), A2aError>> {
+    fn execute_boxed(
+        &self,
+        ctx: AgentContext,
+        events: EventSink,
+    ) -> BoxFuture<'_, Result<(), A2aError>> {
         Box::pin(self.execute(ctx, events))
     }
-    fn cancel_boxed(&self, ctx: AgentContext, events: EventSink) -> BoxFuture<'_, Result<(), A2aError>> {
+    fn cancel_boxed(
+        &self,
+        ctx: AgentContext,
+        events: EventSink,
+    ) -> BoxFuture<'_, Result<(), A2aError>> {
         Box::pin(self.cancel(ctx, events))
     }
 }
@@ -165,7 +189,10 @@ pub struct EventSink {
 
 impl std::fmt::Debug for EventSink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EventSink").field("task_id", &self.task_id).field("context_id", &self.context_id).finish()
+        f.debug_struct("EventSink")
+            .field("task_id", &self.task_id)
+            .field("context_id", &self.context_id)
+            .finish()
     }
 }
 
@@ -182,7 +209,9 @@ impl EventSink {
 
     /// Publishes any event; returns its sequence number.
     pub async fn publish(&self, event: StreamResponse) -> Result<u64, A2aError> {
-        self.rt.publish(self.store.as_ref(), self.policy, event).await
+        self.rt
+            .publish(self.store.as_ref(), self.policy, event)
+            .await
     }
 
     /// Replies with a direct message instead of a task (only as the first and only event).
@@ -191,7 +220,9 @@ impl EventSink {
         if message.context_id.is_empty() {
             message.context_id = self.context_id.clone();
         }
-        self.publish(StreamResponse::Message(message)).await.map(|_| ())
+        self.publish(StreamResponse::Message(message))
+            .await
+            .map(|_| ())
     }
 
     /// An agent message with the task's ids, holding one text part.
@@ -203,8 +234,16 @@ impl EventSink {
     }
 
     /// Publishes a status update; the message (if any) is also recorded in the history.
-    pub async fn status(&self, state: TaskState, message: Option<Message>) -> Result<u64, A2aError> {
-        let status = TaskStatus { state, message, timestamp: None };
+    pub async fn status(
+        &self,
+        state: TaskState,
+        message: Option<Message>,
+    ) -> Result<u64, A2aError> {
+        let status = TaskStatus {
+            state,
+            message,
+            timestamp: None,
+        };
         self.publish(StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
             task_id: self.task_id.clone(),
             context_id: self.context_id.clone(),
@@ -251,13 +290,17 @@ impl EventSink {
     /// Asks the client for input (the task waits in INPUT_REQUIRED).
     pub async fn input_required(&self, text: impl Into<String>) -> Result<(), A2aError> {
         let m = self.agent_message(text);
-        self.status(TaskState::InputRequired, Some(m)).await.map(|_| ())
+        self.status(TaskState::InputRequired, Some(m))
+            .await
+            .map(|_| ())
     }
 
     /// Asks the client for authorization (the task waits in AUTH_REQUIRED).
     pub async fn auth_required(&self, text: impl Into<String>) -> Result<(), A2aError> {
         let m = self.agent_message(text);
-        self.status(TaskState::AuthRequired, Some(m)).await.map(|_| ())
+        self.status(TaskState::AuthRequired, Some(m))
+            .await
+            .map(|_| ())
     }
 
     /// Publishes a whole artifact (one update with `lastChunk`).
@@ -283,7 +326,11 @@ impl EventSink {
         append: bool,
         last_chunk: bool,
     ) -> Result<(), A2aError> {
-        let artifact = Artifact { artifact_id: artifact_id.into(), parts: parts.into_iter().collect(), ..Artifact::default() };
+        let artifact = Artifact {
+            artifact_id: artifact_id.into(),
+            parts: parts.into_iter().collect(),
+            ..Artifact::default()
+        };
         self.publish(StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
             task_id: self.task_id.clone(),
             context_id: self.context_id.clone(),

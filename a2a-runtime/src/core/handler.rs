@@ -18,9 +18,10 @@ use crate::store::{PushConfigStore, TaskQuery, TaskStore};
 use crate::types::{
     AgentCard, CancelTaskRequest, ContextId, DeleteTaskPushNotificationConfigRequest, Empty,
     GetExtendedAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest,
-    ListTaskPushNotificationConfigsRequest, ListTaskPushNotificationConfigsResponse, ListTasksRequest,
-    ListTasksResponse, Message, PushConfigId, SendMessageRequest, SendMessageResponse, StreamResponse,
-    SubscribeToTaskRequest, Task, TaskId, TaskPushNotificationConfig, TaskState, TaskStatus,
+    ListTaskPushNotificationConfigsRequest, ListTaskPushNotificationConfigsResponse,
+    ListTasksRequest, ListTasksResponse, Message, PushConfigId, SendMessageRequest,
+    SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task, TaskId,
+    TaskPushNotificationConfig, TaskState, TaskStatus,
 };
 
 /// The eleven A2A operations, transport-independent.
@@ -32,17 +33,37 @@ use crate::types::{
 pub trait RequestHandler: Send + Sync + 'static {
     /// SendMessage: a Task (after it is terminal or interrupted, unless `returnImmediately`) or a
     /// direct Message.
-    async fn send_message(&self, ctx: RequestContext, req: SendMessageRequest) -> Result<SendMessageResponse, A2aError>;
+    async fn send_message(
+        &self,
+        ctx: RequestContext,
+        req: SendMessageRequest,
+    ) -> Result<SendMessageResponse, A2aError>;
     /// SendStreamingMessage: the task's events as they happen.
-    async fn send_streaming_message(&self, ctx: RequestContext, req: SendMessageRequest) -> Result<EventStream, A2aError>;
+    async fn send_streaming_message(
+        &self,
+        ctx: RequestContext,
+        req: SendMessageRequest,
+    ) -> Result<EventStream, A2aError>;
     /// GetTask.
     async fn get_task(&self, ctx: RequestContext, req: GetTaskRequest) -> Result<Task, A2aError>;
     /// ListTasks.
-    async fn list_tasks(&self, ctx: RequestContext, req: ListTasksRequest) -> Result<ListTasksResponse, A2aError>;
+    async fn list_tasks(
+        &self,
+        ctx: RequestContext,
+        req: ListTasksRequest,
+    ) -> Result<ListTasksResponse, A2aError>;
     /// CancelTask.
-    async fn cancel_task(&self, ctx: RequestContext, req: CancelTaskRequest) -> Result<Task, A2aError>;
+    async fn cancel_task(
+        &self,
+        ctx: RequestContext,
+        req: CancelTaskRequest,
+    ) -> Result<Task, A2aError>;
     /// SubscribeToTask: the task as it stands, then its live events until it is terminal.
-    async fn subscribe_to_task(&self, ctx: RequestContext, req: SubscribeToTaskRequest) -> Result<EventStream, A2aError>;
+    async fn subscribe_to_task(
+        &self,
+        ctx: RequestContext,
+        req: SubscribeToTaskRequest,
+    ) -> Result<EventStream, A2aError>;
     /// CreateTaskPushNotificationConfig.
     async fn create_task_push_notification_config(
         &self,
@@ -130,7 +151,9 @@ impl DefaultRequestHandler {
     }
 
     fn policy(&self) -> HistoryPolicy {
-        HistoryPolicy { max_messages: self.limits.max_history_messages }
+        HistoryPolicy {
+            max_messages: self.limits.max_history_messages,
+        }
     }
 
     fn streaming(&self) -> bool {
@@ -146,10 +169,18 @@ impl DefaultRequestHandler {
     }
 
     /// Resolves the task of a message, registers the execution, subscribes, and starts the agent.
-    async fn start(&self, ctx: RequestContext, req: SendMessageRequest) -> Result<Started, A2aError> {
+    async fn start(
+        &self,
+        ctx: RequestContext,
+        req: SendMessageRequest,
+    ) -> Result<Started, A2aError> {
         let scope = ctx.scope();
         let mut message = req.message;
-        if let Some(push) = req.configuration.as_ref().and_then(|c| c.task_push_notification_config.as_ref()) {
+        if let Some(push) = req
+            .configuration
+            .as_ref()
+            .and_then(|c| c.task_push_notification_config.as_ref())
+        {
             self.push_supported()?;
             check_webhook_url(&push.url, "configuration.taskPushNotificationConfig.url")?;
         }
@@ -176,11 +207,26 @@ impl DefaultRequestHandler {
             };
             (rt, None, rx, None)
         } else {
-            let Some(rt) = self.registry.load(self.store.as_ref(), &scope, &message.task_id).await? else {
-                return Err(A2aError::TaskNotFound { task_id: message.task_id.to_string() });
+            let Some(rt) = self
+                .registry
+                .load(self.store.as_ref(), &scope, &message.task_id)
+                .await?
+            else {
+                return Err(A2aError::TaskNotFound {
+                    task_id: message.task_id.to_string(),
+                });
             };
             let prior = rt.snapshot().await;
-            match rt.begin_turn(self.store.as_ref(), self.policy(), &mut message, execution, token.clone()).await {
+            match rt
+                .begin_turn(
+                    self.store.as_ref(),
+                    self.policy(),
+                    &mut message,
+                    execution,
+                    token.clone(),
+                )
+                .await
+            {
                 Ok((first, rx)) => (rt, Some(first), rx, prior),
                 Err(e) => {
                     self.registry.release(&rt);
@@ -188,7 +234,11 @@ impl DefaultRequestHandler {
                 }
             }
         };
-        if let Some(mut push) = req.configuration.as_ref().and_then(|c| c.task_push_notification_config.clone()) {
+        if let Some(mut push) = req
+            .configuration
+            .as_ref()
+            .and_then(|c| c.task_push_notification_config.clone())
+        {
             push.task_id = rt.id.clone();
             push.tenant.clone_from(&ctx.tenant);
             if push.id.is_empty() {
@@ -212,18 +262,33 @@ impl DefaultRequestHandler {
             cancel: token,
         };
         self.spawn_execution(rt.clone(), execution, actx, sink);
-        Ok(Started { rt, first, rx, execution })
+        Ok(Started {
+            rt,
+            first,
+            rx,
+            execution,
+        })
     }
 
-    fn spawn_execution(&self, rt: Arc<TaskRuntime>, execution: u64, actx: AgentContext, sink: EventSink) {
+    fn spawn_execution(
+        &self,
+        rt: Arc<TaskRuntime>,
+        execution: u64,
+        actx: AgentContext,
+        sink: EventSink,
+    ) {
         let executor = self.executor.clone();
         let registry = self.registry.clone();
         tokio::spawn(async move {
-            let outcome = AssertUnwindSafe(executor.execute_boxed(actx, sink.clone())).catch_unwind().await;
+            let outcome = AssertUnwindSafe(executor.execute_boxed(actx, sink.clone()))
+                .catch_unwind()
+                .await;
             let error = match outcome {
                 Ok(Ok(())) => None,
                 Ok(Err(e)) => Some(e),
-                Err(_) => Some(A2aError::Internal("the agent panicked while handling the message".into())),
+                Err(_) => Some(A2aError::Internal(
+                    "the agent panicked while handling the message".into(),
+                )),
             };
             let report = match error {
                 Some(e) => fail_or_report(&rt, &sink, e).await,
@@ -237,7 +302,9 @@ impl DefaultRequestHandler {
     async fn task_or_not_found(&self, ctx: &RequestContext, id: &TaskId) -> Result<Task, A2aError> {
         match self.store.get(&ctx.scope(), id).await? {
             Some(stored) => Ok(stored.task),
-            None => Err(A2aError::TaskNotFound { task_id: id.to_string() }),
+            None => Err(A2aError::TaskNotFound {
+                task_id: id.to_string(),
+            }),
         }
     }
 }
@@ -276,7 +343,9 @@ struct Started {
 fn ends_stream(event: &StreamResponse) -> bool {
     match event {
         StreamResponse::Message(_) => true,
-        StreamResponse::Task(t) => t.status.state.is_terminal() || t.status.state == TaskState::InputRequired,
+        StreamResponse::Task(t) => {
+            t.status.state.is_terminal() || t.status.state == TaskState::InputRequired
+        }
         StreamResponse::StatusUpdate(e) => {
             e.status.state.is_terminal() || e.status.state == TaskState::InputRequired
         }
@@ -289,7 +358,9 @@ fn ends_wait(event: &StreamResponse) -> bool {
     match event {
         StreamResponse::Message(_) => true,
         StreamResponse::Task(t) => t.status.state.is_terminal() || t.status.state.is_interrupted(),
-        StreamResponse::StatusUpdate(e) => e.status.state.is_terminal() || e.status.state.is_interrupted(),
+        StreamResponse::StatusUpdate(e) => {
+            e.status.state.is_terminal() || e.status.state.is_interrupted()
+        }
         StreamResponse::ArtifactUpdate(_) => false,
     }
 }
@@ -322,7 +393,13 @@ fn bus_stream(
     first: Option<SeqEvent>,
     execution: Option<u64>,
 ) -> EventStream {
-    let state = StreamState { rx, first, execution, done: false, guard: ReleaseGuard { rt, registry } };
+    let state = StreamState {
+        rx,
+        first,
+        execution,
+        done: false,
+        guard: ReleaseGuard { rt, registry },
+    };
     Box::pin(futures::stream::unfold(state, |mut s| async move {
         if s.done {
             return None;
@@ -365,42 +442,82 @@ fn trim_history(task: &mut Task, history_length: Option<i32>) {
 
 /// Checks a webhook URL is an absolute http(s) URL.
 fn check_webhook_url(url: &str, field: &str) -> Result<(), A2aError> {
-    let rest = url.strip_prefix("https://").or_else(|| url.strip_prefix("http://"));
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"));
     match rest {
         Some(r) if !r.is_empty() && !r.starts_with('/') => Ok(()),
-        _ => Err(A2aError::invalid_field(field, format!("must be an absolute http(s) URL, got {url:?}"))),
+        _ => Err(A2aError::invalid_field(
+            field,
+            format!("must be an absolute http(s) URL, got {url:?}"),
+        )),
     }
 }
 
 #[async_trait::async_trait]
 impl RequestHandler for DefaultRequestHandler {
-    async fn send_message(&self, ctx: RequestContext, req: SendMessageRequest) -> Result<SendMessageResponse, A2aError> {
+    async fn send_message(
+        &self,
+        ctx: RequestContext,
+        req: SendMessageRequest,
+    ) -> Result<SendMessageResponse, A2aError> {
         let history_length = req.configuration.as_ref().and_then(|c| c.history_length);
-        let return_immediately = req.configuration.as_ref().is_some_and(|c| c.return_immediately);
-        let Started { rt, first, mut rx, execution } = self.start(ctx, req).await?;
+        let return_immediately = req
+            .configuration
+            .as_ref()
+            .is_some_and(|c| c.return_immediately);
+        let Started {
+            rt,
+            first,
+            mut rx,
+            execution,
+        } = self.start(ctx, req).await?;
         let continued = first.is_some();
-        let outcome = wait(&rt, &mut rx, execution, return_immediately && continued, return_immediately).await;
+        let outcome = wait(
+            &rt,
+            &mut rx,
+            execution,
+            return_immediately && continued,
+            return_immediately,
+        )
+        .await;
         drop(rx);
         self.registry.release(&rt);
         match outcome? {
             Some(message) => Ok(SendMessageResponse::Message(message)),
             None => {
-                let mut task = rt
-                    .snapshot()
-                    .await
-                    .ok_or_else(|| A2aError::Internal("the agent ended without publishing anything".into()))?;
+                let mut task = rt.snapshot().await.ok_or_else(|| {
+                    A2aError::Internal("the agent ended without publishing anything".into())
+                })?;
                 trim_history(&mut task, history_length);
                 Ok(SendMessageResponse::Task(task))
             }
         }
     }
 
-    async fn send_streaming_message(&self, ctx: RequestContext, req: SendMessageRequest) -> Result<EventStream, A2aError> {
+    async fn send_streaming_message(
+        &self,
+        ctx: RequestContext,
+        req: SendMessageRequest,
+    ) -> Result<EventStream, A2aError> {
         if !self.streaming() {
-            return Err(A2aError::UnsupportedOperation("this agent does not support streaming".into()));
+            return Err(A2aError::UnsupportedOperation(
+                "this agent does not support streaming".into(),
+            ));
         }
-        let Started { rt, first, rx, execution } = self.start(ctx, req).await?;
-        Ok(bus_stream(rt, self.registry.clone(), rx, first, Some(execution)))
+        let Started {
+            rt,
+            first,
+            rx,
+            execution,
+        } = self.start(ctx, req).await?;
+        Ok(bus_stream(
+            rt,
+            self.registry.clone(),
+            rx,
+            first,
+            Some(execution),
+        ))
     }
 
     async fn get_task(&self, ctx: RequestContext, req: GetTaskRequest) -> Result<Task, A2aError> {
@@ -409,7 +526,11 @@ impl RequestHandler for DefaultRequestHandler {
         Ok(task)
     }
 
-    async fn list_tasks(&self, ctx: RequestContext, req: ListTasksRequest) -> Result<ListTasksResponse, A2aError> {
+    async fn list_tasks(
+        &self,
+        ctx: RequestContext,
+        req: ListTasksRequest,
+    ) -> Result<ListTasksResponse, A2aError> {
         let page_size = req.page_size.unwrap_or(50);
         let query = TaskQuery {
             context_id: (!req.context_id.is_empty()).then(|| req.context_id.clone()),
@@ -439,26 +560,50 @@ impl RequestHandler for DefaultRequestHandler {
         })
     }
 
-    async fn cancel_task(&self, ctx: RequestContext, req: CancelTaskRequest) -> Result<Task, A2aError> {
+    async fn cancel_task(
+        &self,
+        ctx: RequestContext,
+        req: CancelTaskRequest,
+    ) -> Result<Task, A2aError> {
         let scope = ctx.scope();
-        let Some(rt) = self.registry.load(self.store.as_ref(), &scope, &req.id).await? else {
-            return Err(A2aError::TaskNotFound { task_id: req.id.to_string() });
+        let Some(rt) = self
+            .registry
+            .load(self.store.as_ref(), &scope, &req.id)
+            .await?
+        else {
+            return Err(A2aError::TaskNotFound {
+                task_id: req.id.to_string(),
+            });
         };
         let result = self.cancel_on(&rt, ctx, req).await;
         self.registry.release(&rt);
         result
     }
 
-    async fn subscribe_to_task(&self, ctx: RequestContext, req: SubscribeToTaskRequest) -> Result<EventStream, A2aError> {
+    async fn subscribe_to_task(
+        &self,
+        ctx: RequestContext,
+        req: SubscribeToTaskRequest,
+    ) -> Result<EventStream, A2aError> {
         if !self.streaming() {
-            return Err(A2aError::UnsupportedOperation("this agent does not support streaming".into()));
+            return Err(A2aError::UnsupportedOperation(
+                "this agent does not support streaming".into(),
+            ));
         }
-        let Some(rt) = self.registry.load(self.store.as_ref(), &ctx.scope(), &req.id).await? else {
-            return Err(A2aError::TaskNotFound { task_id: req.id.to_string() });
+        let Some(rt) = self
+            .registry
+            .load(self.store.as_ref(), &ctx.scope(), &req.id)
+            .await?
+        else {
+            return Err(A2aError::TaskNotFound {
+                task_id: req.id.to_string(),
+            });
         };
         let Some((first, state, rx)) = rt.snapshot_and_subscribe().await else {
             self.registry.release(&rt);
-            return Err(A2aError::TaskNotFound { task_id: req.id.to_string() });
+            return Err(A2aError::TaskNotFound {
+                task_id: req.id.to_string(),
+            });
         };
         if state.is_terminal() {
             drop(rx);
@@ -471,7 +616,9 @@ impl RequestHandler for DefaultRequestHandler {
         // The opening snapshot of an interrupted task does not end the stream: it waits for the
         // next turn.
         let rest = bus_stream(rt, self.registry.clone(), rx, None, None);
-        Ok(Box::pin(futures::stream::once(async move { Ok(first) }).chain(rest)))
+        Ok(Box::pin(
+            futures::stream::once(async move { Ok(first) }).chain(rest),
+        ))
     }
 
     async fn create_task_push_notification_config(
@@ -515,7 +662,9 @@ impl RequestHandler for DefaultRequestHandler {
         self.push_store
             .get(&ctx.scope(), &req.task_id, &req.id)
             .await?
-            .ok_or_else(|| A2aError::TaskNotFound { task_id: req.task_id.to_string() })
+            .ok_or_else(|| A2aError::TaskNotFound {
+                task_id: req.task_id.to_string(),
+            })
     }
 
     async fn list_task_push_notification_configs(
@@ -526,7 +675,10 @@ impl RequestHandler for DefaultRequestHandler {
         self.push_supported()?;
         self.task_or_not_found(&ctx, &req.task_id).await?;
         let configs = self.push_store.list(&ctx.scope(), &req.task_id).await?;
-        Ok(ListTaskPushNotificationConfigsResponse { configs, next_page_token: String::new() })
+        Ok(ListTaskPushNotificationConfigsResponse {
+            configs,
+            next_page_token: String::new(),
+        })
     }
 
     async fn delete_task_push_notification_config(
@@ -536,7 +688,9 @@ impl RequestHandler for DefaultRequestHandler {
     ) -> Result<Empty, A2aError> {
         self.push_supported()?;
         self.task_or_not_found(&ctx, &req.task_id).await?;
-        self.push_store.delete(&ctx.scope(), &req.task_id, &req.id).await?;
+        self.push_store
+            .delete(&ctx.scope(), &req.task_id, &req.id)
+            .await?;
         Ok(Empty {})
     }
 
@@ -546,25 +700,46 @@ impl RequestHandler for DefaultRequestHandler {
         _req: GetExtendedAgentCardRequest,
     ) -> Result<AgentCard, A2aError> {
         if self.card.capabilities.extended_agent_card != Some(true) {
-            return Err(A2aError::UnsupportedOperation("this agent does not declare an extended agent card".into()));
+            return Err(A2aError::UnsupportedOperation(
+                "this agent does not declare an extended agent card".into(),
+            ));
         }
-        self.extended_card.as_deref().cloned().ok_or(A2aError::ExtendedAgentCardNotConfigured)
+        self.extended_card
+            .as_deref()
+            .cloned()
+            .ok_or(A2aError::ExtendedAgentCardNotConfigured)
     }
 }
 
 impl DefaultRequestHandler {
-    async fn cancel_on(&self, rt: &Arc<TaskRuntime>, ctx: RequestContext, req: CancelTaskRequest) -> Result<Task, A2aError> {
+    async fn cancel_on(
+        &self,
+        rt: &Arc<TaskRuntime>,
+        ctx: RequestContext,
+        req: CancelTaskRequest,
+    ) -> Result<Task, A2aError> {
         let (task, tokens) = {
             let st = rt.state.lock().await;
             let Some(task) = st.task.clone() else {
-                return Err(A2aError::TaskNotFound { task_id: req.id.to_string() });
+                return Err(A2aError::TaskNotFound {
+                    task_id: req.id.to_string(),
+                });
             };
-            (task, st.running.iter().map(|(_, t)| t.clone()).collect::<Vec<_>>())
+            (
+                task,
+                st.running
+                    .iter()
+                    .map(|(_, t)| t.clone())
+                    .collect::<Vec<_>>(),
+            )
         };
         match task.status.state {
             TaskState::Canceled => return Ok(task),
             s if s.is_terminal() => {
-                return Err(A2aError::TaskNotCancelable { task_id: req.id.to_string(), state: s.to_string() });
+                return Err(A2aError::TaskNotCancelable {
+                    task_id: req.id.to_string(),
+                    state: s.to_string(),
+                });
             }
             _ => {}
         }
@@ -580,20 +755,32 @@ impl DefaultRequestHandler {
             for t in &tokens {
                 t.cancel();
             }
-            let message = task.history.iter().rev().find(|m| m.role == crate::types::Role::User).cloned();
+            let message = task
+                .history
+                .iter()
+                .rev()
+                .find(|m| m.role == crate::types::Role::User)
+                .cloned();
             let actx = AgentContext {
                 request: Arc::new(ctx),
-                message: message.unwrap_or_else(|| Message { task_id: task.id.clone(), context_id: task.context_id.clone(), ..Message::default() }),
+                message: message.unwrap_or_else(|| Message {
+                    task_id: task.id.clone(),
+                    context_id: task.context_id.clone(),
+                    ..Message::default()
+                }),
                 task: Some(task.clone()),
                 configuration: None,
                 metadata: req.metadata,
                 cancel: token,
             };
             let grace = self.limits.cancel_grace;
-            let agent_cancel = AssertUnwindSafe(self.executor.cancel_boxed(actx, sink.clone())).catch_unwind();
+            let agent_cancel =
+                AssertUnwindSafe(self.executor.cancel_boxed(actx, sink.clone())).catch_unwind();
             match tokio::time::timeout(grace, agent_cancel).await {
                 Ok(Ok(Ok(()))) => {}
-                Ok(Ok(Err(e))) => tracing::warn!(task_id = %task.id, error = %e, "agent cancel hook failed"),
+                Ok(Ok(Err(e))) => {
+                    tracing::warn!(task_id = %task.id, error = %e, "agent cancel hook failed")
+                }
                 Ok(Err(_)) => tracing::warn!(task_id = %task.id, "agent cancel hook panicked"),
                 Err(_) => tracing::warn!(task_id = %task.id, ?grace, "agent cancel hook timed out"),
             }
@@ -604,13 +791,18 @@ impl DefaultRequestHandler {
         if !current.status.state.is_terminal() {
             match sink.status(TaskState::Canceled, None).await {
                 Ok(_) => {}
-                Err(e) => tracing::debug!(task_id = %current.id, error = %e, "cancel raced with the agent"),
+                Err(e) => {
+                    tracing::debug!(task_id = %current.id, error = %e, "cancel raced with the agent")
+                }
             }
         }
         let after = rt.snapshot().await.unwrap_or(current);
         match after.status.state {
             TaskState::Canceled => Ok(after),
-            s => Err(A2aError::TaskNotCancelable { task_id: after.id.to_string(), state: s.to_string() }),
+            s => Err(A2aError::TaskNotCancelable {
+                task_id: after.id.to_string(),
+                state: s.to_string(),
+            }),
         }
     }
 }
@@ -637,7 +829,10 @@ async fn wait(
                     return Ok(None);
                 }
             }
-            Ok(BusItem::ExecutionEnded { execution: x, error }) if x == execution => {
+            Ok(BusItem::ExecutionEnded {
+                execution: x,
+                error,
+            }) if x == execution => {
                 return match error {
                     Some(e) => Err(e),
                     None => Ok(None),
@@ -645,7 +840,9 @@ async fn wait(
             }
             Ok(BusItem::ExecutionEnded { .. }) => {}
             Err(broadcast::error::RecvError::Lagged(_)) => {
-                if rt.snapshot().await.is_some_and(|t| t.status.state.is_terminal() || t.status.state.is_interrupted()) {
+                if rt.snapshot().await.is_some_and(|t| {
+                    t.status.state.is_terminal() || t.status.state.is_interrupted()
+                }) {
                     return Ok(None);
                 }
             }

@@ -3,7 +3,9 @@
 //! Pure functions over the wire types, so the rules can be read and tested in one place.
 
 use crate::error::A2aError;
-use crate::types::{Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState, TaskStatus, Timestamp};
+use crate::types::{
+    Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState, TaskStatus, Timestamp,
+};
 
 /// Why an agent's event was refused. The task is left unchanged.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -33,7 +35,9 @@ pub enum LifecycleError {
         event_context: String,
     },
     /// A direct message cannot be published once a task exists.
-    #[error("a direct Message reply is only allowed as the first and only event, before any task exists")]
+    #[error(
+        "a direct Message reply is only allowed as the first and only event, before any task exists"
+    )]
     MessageAfterTask,
     /// The event is malformed.
     #[error("invalid event: {0}")]
@@ -60,7 +64,11 @@ pub fn check_transition(from: TaskState, to: TaskState) -> Result<(), LifecycleE
         TaskState::Submitted => from == TaskState::Submitted,
         _ => true,
     };
-    if legal { Ok(()) } else { Err(LifecycleError::IllegalTransition { from, to }) }
+    if legal {
+        Ok(())
+    } else {
+        Err(LifecycleError::IllegalTransition { from, to })
+    }
 }
 
 /// How much history a task keeps.
@@ -72,7 +80,13 @@ pub struct HistoryPolicy {
 
 /// Appends a message to the history (once per message id), trimming the oldest beyond the limit.
 pub fn push_history(task: &mut Task, message: Message, policy: HistoryPolicy) {
-    if task.history.iter().rev().take(8).any(|m| m.message_id == message.message_id) {
+    if task
+        .history
+        .iter()
+        .rev()
+        .take(8)
+        .any(|m| m.message_id == message.message_id)
+    {
         return;
     }
     task.history.push(message);
@@ -88,7 +102,11 @@ pub fn push_history(task: &mut Task, message: Message, policy: HistoryPolicy) {
 /// not, and record the status message in the history. Artifact updates add, replace, or (with
 /// `append`) extend the artifact with the same id. A `Task` event replaces status, artifacts and
 /// metadata wholesale (keeping the runtime's history). On error the task is unchanged.
-pub fn apply_event(task: &mut Task, event: &mut StreamResponse, policy: HistoryPolicy) -> Result<(), LifecycleError> {
+pub fn apply_event(
+    task: &mut Task,
+    event: &mut StreamResponse,
+    policy: HistoryPolicy,
+) -> Result<(), LifecycleError> {
     match event {
         StreamResponse::Message(_) => Err(LifecycleError::MessageAfterTask),
         StreamResponse::Task(t) => {
@@ -120,7 +138,9 @@ pub fn apply_event(task: &mut Task, event: &mut StreamResponse, policy: HistoryP
                 return Err(LifecycleError::Terminal(task.status.state));
             }
             if e.artifact.artifact_id.is_empty() {
-                return Err(LifecycleError::Invalid("artifact without artifactId".into()));
+                return Err(LifecycleError::Invalid(
+                    "artifact without artifactId".into(),
+                ));
             }
             merge_artifact(task, e);
             Ok(())
@@ -160,7 +180,11 @@ fn same_task(task: &Task, id: &str, context: &str) -> Result<(), LifecycleError>
 /// (and merges metadata and extensions) of the artifact with the same id; otherwise it replaces it.
 pub fn merge_artifact(task: &mut Task, update: &TaskArtifactUpdateEvent) {
     let incoming = &update.artifact;
-    match task.artifacts.iter_mut().find(|a| a.artifact_id == incoming.artifact_id) {
+    match task
+        .artifacts
+        .iter_mut()
+        .find(|a| a.artifact_id == incoming.artifact_id)
+    {
         Some(existing) if update.append => {
             existing.parts.extend(incoming.parts.iter().cloned());
             for (k, v) in incoming.metadata.iter() {
@@ -202,8 +226,16 @@ mod tests {
 
     #[test]
     fn terminal_states_are_final_and_submitted_cannot_return() {
-        for s in [TaskState::Completed, TaskState::Failed, TaskState::Canceled, TaskState::Rejected] {
-            assert_eq!(check_transition(s, TaskState::Working), Err(LifecycleError::Terminal(s)));
+        for s in [
+            TaskState::Completed,
+            TaskState::Failed,
+            TaskState::Canceled,
+            TaskState::Rejected,
+        ] {
+            assert_eq!(
+                check_transition(s, TaskState::Working),
+                Err(LifecycleError::Terminal(s))
+            );
         }
         assert!(check_transition(TaskState::Working, TaskState::Submitted).is_err());
         assert!(check_transition(TaskState::Working, TaskState::Unspecified).is_err());
@@ -219,7 +251,11 @@ mod tests {
             let mut ev = StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
                 task_id: "t".into(),
                 context_id: "c".into(),
-                status: TaskStatus { state: TaskState::Working, message: Some(Message::agent_text(format!("m{i}"))), timestamp: None },
+                status: TaskStatus {
+                    state: TaskState::Working,
+                    message: Some(Message::agent_text(format!("m{i}"))),
+                    timestamp: None,
+                },
                 ..Default::default()
             });
             apply_event(&mut t, &mut ev, POLICY).unwrap();
@@ -259,7 +295,10 @@ mod tests {
             status: TaskStatus::new(TaskState::Working),
             ..Default::default()
         });
-        assert!(matches!(apply_event(&mut t, &mut ev, POLICY), Err(LifecycleError::WrongTask { .. })));
+        assert!(matches!(
+            apply_event(&mut t, &mut ev, POLICY),
+            Err(LifecycleError::WrongTask { .. })
+        ));
         assert_eq!(t, before);
     }
 }

@@ -10,10 +10,11 @@ use super::events::EventStream;
 use crate::error::A2aError;
 use crate::json;
 use crate::types::{
-    AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, Empty, GetExtendedAgentCardRequest,
-    GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
-    ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, SendMessageRequest,
-    SendMessageResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig, Validate, Violations,
+    AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, Empty,
+    GetExtendedAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest, ListTaskPushNotificationConfigsResponse,
+    ListTasksRequest, ListTasksResponse, SendMessageRequest, SendMessageResponse,
+    SubscribeToTaskRequest, Task, TaskPushNotificationConfig, Validate, Violations,
 };
 
 macro_rules! operations {
@@ -105,7 +106,10 @@ operations! {
 impl Operation {
     /// True for the operations answered with a stream of events.
     pub const fn is_streaming(self) -> bool {
-        matches!(self, Operation::SendStreamingMessage | Operation::SubscribeToTask)
+        matches!(
+            self,
+            Operation::SendStreamingMessage | Operation::SubscribeToTask
+        )
     }
 }
 

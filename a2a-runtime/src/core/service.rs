@@ -26,7 +26,9 @@ pub struct A2aService {
 
 impl std::fmt::Debug for A2aService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("A2aService").field("limits", &self.limits).finish_non_exhaustive()
+        f.debug_struct("A2aService")
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
     }
 }
 
@@ -50,7 +52,11 @@ impl A2aService {
     }
 
     /// Validates `req`, resolves the tenant, applies the limits, and runs the operation.
-    pub async fn call(&self, mut ctx: RequestContext, mut req: A2aRequest) -> Result<A2aResponse, A2aError> {
+    pub async fn call(
+        &self,
+        mut ctx: RequestContext,
+        mut req: A2aRequest,
+    ) -> Result<A2aResponse, A2aError> {
         req.validate()?;
         if ctx.tenant.is_empty() {
             ctx.tenant = req.tenant().to_owned();
@@ -80,9 +86,15 @@ impl A2aService {
 
 /// Checks an `A2A-Version` value against [`SUPPORTED_VERSIONS`].
 pub fn check_version(header: Option<&str>) -> Result<(), A2aError> {
-    let requested = header.map(str::trim).filter(|v| !v.is_empty()).unwrap_or("0.3");
+    let requested = header
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .unwrap_or("0.3");
     let major_minor = major_minor(requested);
-    if SUPPORTED_VERSIONS.iter().any(|v| Some(*v) == major_minor.as_deref()) {
+    if SUPPORTED_VERSIONS
+        .iter()
+        .any(|v| Some(*v) == major_minor.as_deref())
+    {
         Ok(())
     } else {
         Err(A2aError::VersionNotSupported {
@@ -97,20 +109,31 @@ fn major_minor(v: &str) -> Option<String> {
     let mut parts = v.split('.');
     let major = parts.next()?;
     let minor = parts.next()?;
-    let patch_ok = parts.next().is_none_or(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    let patch_ok = parts
+        .next()
+        .is_none_or(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    (digits(major) && digits(minor) && patch_ok && parts.next().is_none()).then(|| format!("{major}.{minor}"))
+    (digits(major) && digits(minor) && patch_ok && parts.next().is_none())
+        .then(|| format!("{major}.{minor}"))
 }
 
 /// Runs one request on a handler.
-pub async fn dispatch(handler: &dyn RequestHandler, ctx: RequestContext, req: A2aRequest) -> Result<A2aResponse, A2aError> {
+pub async fn dispatch(
+    handler: &dyn RequestHandler,
+    ctx: RequestContext,
+    req: A2aRequest,
+) -> Result<A2aResponse, A2aError> {
     Ok(match req {
         A2aRequest::SendMessage(r) => A2aResponse::SendMessage(handler.send_message(ctx, r).await?),
-        A2aRequest::SendStreamingMessage(r) => A2aResponse::Stream(handler.send_streaming_message(ctx, r).await?),
+        A2aRequest::SendStreamingMessage(r) => {
+            A2aResponse::Stream(handler.send_streaming_message(ctx, r).await?)
+        }
         A2aRequest::GetTask(r) => A2aResponse::Task(handler.get_task(ctx, r).await?),
         A2aRequest::ListTasks(r) => A2aResponse::ListTasks(handler.list_tasks(ctx, r).await?),
         A2aRequest::CancelTask(r) => A2aResponse::Task(handler.cancel_task(ctx, r).await?),
-        A2aRequest::SubscribeToTask(r) => A2aResponse::Stream(handler.subscribe_to_task(ctx, r).await?),
+        A2aRequest::SubscribeToTask(r) => {
+            A2aResponse::Stream(handler.subscribe_to_task(ctx, r).await?)
+        }
         A2aRequest::CreateTaskPushNotificationConfig(r) => {
             A2aResponse::PushConfig(handler.create_task_push_notification_config(ctx, r).await?)
         }
@@ -138,12 +161,26 @@ mod tests {
         assert!(check_version(Some("1.0")).is_ok());
         assert!(check_version(Some(" 1.0 ")).is_ok());
         assert!(check_version(Some("1.0.7")).is_ok());
-        for bad in [None, Some(""), Some("0.3"), Some("99.0"), Some("1"), Some("1.0.x"), Some("v1.0")] {
+        for bad in [
+            None,
+            Some(""),
+            Some("0.3"),
+            Some("99.0"),
+            Some("1"),
+            Some("1.0.x"),
+            Some("v1.0"),
+        ] {
             let err = check_version(bad).err();
-            assert!(matches!(err, Some(A2aError::VersionNotSupported { .. })), "{bad:?}");
+            assert!(
+                matches!(err, Some(A2aError::VersionNotSupported { .. })),
+                "{bad:?}"
+            );
         }
         match check_version(None) {
-            Err(A2aError::VersionNotSupported { requested, supported }) => {
+            Err(A2aError::VersionNotSupported {
+                requested,
+                supported,
+            }) => {
                 assert_eq!(requested, "0.3");
                 assert_eq!(supported, vec!["1.0".to_owned()]);
             }

@@ -15,7 +15,9 @@ pub struct Activation {
 
 impl fmt::Debug for Activation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Activation").field("uri", &self.uri).finish_non_exhaustive()
+        f.debug_struct("Activation")
+            .field("uri", &self.uri)
+            .finish_non_exhaustive()
     }
 }
 

@@ -4,7 +4,9 @@ use std::cmp::Reverse;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Mutex, MutexGuard};
 
-use super::{ListCursor, PushConfigStore, Scope, StoreError, StoredTask, TaskPage, TaskQuery, TaskStore};
+use super::{
+    ListCursor, PushConfigStore, Scope, StoreError, StoredTask, TaskPage, TaskQuery, TaskStore,
+};
 use crate::types::{PushConfigId, Task, TaskId, TaskPushNotificationConfig};
 
 #[derive(Debug, Default)]
@@ -29,7 +31,9 @@ impl InMemoryTaskStore {
     fn lock(&self) -> MutexGuard<'_, HashMap<Scope, ScopeTasks>> {
         // A poisoned lock only means another thread panicked mid-operation; every operation here
         // leaves the maps consistent before it can panic, so the data is still usable.
-        self.scopes.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.scopes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The number of tasks held, over all scopes.
@@ -46,7 +50,11 @@ impl InMemoryTaskStore {
 #[async_trait::async_trait]
 impl TaskStore for InMemoryTaskStore {
     async fn get(&self, scope: &Scope, id: &TaskId) -> Result<Option<StoredTask>, StoreError> {
-        Ok(self.lock().get(scope).and_then(|s| s.by_id.get(id)).cloned())
+        Ok(self
+            .lock()
+            .get(scope)
+            .and_then(|s| s.by_id.get(id))
+            .cloned())
     }
 
     async fn create(&self, scope: &Scope, task: &Task) -> Result<u64, StoreError> {
@@ -56,11 +64,22 @@ impl TaskStore for InMemoryTaskStore {
             return Err(StoreError::Exists(task.id.clone(), "already exists"));
         }
         s.order.insert(Reverse(ListCursor::of(task)));
-        s.by_id.insert(task.id.clone(), StoredTask { task: task.clone(), version: 1 });
+        s.by_id.insert(
+            task.id.clone(),
+            StoredTask {
+                task: task.clone(),
+                version: 1,
+            },
+        );
         Ok(1)
     }
 
-    async fn update(&self, scope: &Scope, task: &Task, expected_version: u64) -> Result<u64, StoreError> {
+    async fn update(
+        &self,
+        scope: &Scope,
+        task: &Task,
+        expected_version: u64,
+    ) -> Result<u64, StoreError> {
         let mut scopes = self.lock();
         let s = scopes
             .get_mut(scope)
@@ -89,7 +108,11 @@ impl TaskStore for InMemoryTaskStore {
     }
 
     async fn list(&self, scope: &Scope, query: &TaskQuery) -> Result<TaskPage, StoreError> {
-        let after = query.page_token.as_deref().map(ListCursor::decode).transpose()?;
+        let after = query
+            .page_token
+            .as_deref()
+            .map(ListCursor::decode)
+            .transpose()?;
         let scopes = self.lock();
         let Some(s) = scopes.get(scope) else {
             return Ok(TaskPage::default());
@@ -105,7 +128,9 @@ impl TaskStore for InMemoryTaskStore {
         let mut tasks = Vec::with_capacity(query.page_size.min(100));
         let mut more = false;
         for Reverse(cursor) in &s.order {
-            let Some(stored) = s.by_id.get(&cursor.id) else { continue };
+            let Some(stored) = s.by_id.get(&cursor.id) else {
+                continue;
+            };
             if !matches(&stored.task) {
                 continue;
             }
@@ -123,12 +148,18 @@ impl TaskStore for InMemoryTaskStore {
             Some(last) if more => ListCursor::of(last).encode(),
             _ => String::new(),
         };
-        Ok(TaskPage { tasks, total_size: total, next_page_token })
+        Ok(TaskPage {
+            tasks,
+            total_size: total,
+            next_page_token,
+        })
     }
 
     async fn delete(&self, scope: &Scope, id: &TaskId) -> Result<bool, StoreError> {
         let mut scopes = self.lock();
-        let Some(s) = scopes.get_mut(scope) else { return Ok(false) };
+        let Some(s) = scopes.get_mut(scope) else {
+            return Ok(false);
+        };
         match s.by_id.remove(id) {
             Some(stored) => {
                 s.order.remove(&Reverse(ListCursor::of(&stored.task)));
@@ -152,15 +183,23 @@ impl InMemoryPushConfigStore {
     }
 
     fn lock(&self) -> MutexGuard<'_, HashMap<(Scope, TaskId), Vec<TaskPushNotificationConfig>>> {
-        self.configs.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.configs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
 #[async_trait::async_trait]
 impl PushConfigStore for InMemoryPushConfigStore {
-    async fn put(&self, scope: &Scope, config: &TaskPushNotificationConfig) -> Result<(), StoreError> {
+    async fn put(
+        &self,
+        scope: &Scope,
+        config: &TaskPushNotificationConfig,
+    ) -> Result<(), StoreError> {
         let mut map = self.lock();
-        let list = map.entry((scope.clone(), config.task_id.clone())).or_default();
+        let list = map
+            .entry((scope.clone(), config.task_id.clone()))
+            .or_default();
         match list.iter_mut().find(|c| c.id == config.id) {
             Some(existing) => *existing = config.clone(),
             None => list.push(config.clone()),
@@ -180,13 +219,28 @@ impl PushConfigStore for InMemoryPushConfigStore {
             .and_then(|l| l.iter().find(|c| &c.id == id).cloned()))
     }
 
-    async fn list(&self, scope: &Scope, task_id: &TaskId) -> Result<Vec<TaskPushNotificationConfig>, StoreError> {
-        Ok(self.lock().get(&(scope.clone(), task_id.clone())).cloned().unwrap_or_default())
+    async fn list(
+        &self,
+        scope: &Scope,
+        task_id: &TaskId,
+    ) -> Result<Vec<TaskPushNotificationConfig>, StoreError> {
+        Ok(self
+            .lock()
+            .get(&(scope.clone(), task_id.clone()))
+            .cloned()
+            .unwrap_or_default())
     }
 
-    async fn delete(&self, scope: &Scope, task_id: &TaskId, id: &PushConfigId) -> Result<bool, StoreError> {
+    async fn delete(
+        &self,
+        scope: &Scope,
+        task_id: &TaskId,
+        id: &PushConfigId,
+    ) -> Result<bool, StoreError> {
         let mut map = self.lock();
-        let Some(list) = map.get_mut(&(scope.clone(), task_id.clone())) else { return Ok(false) };
+        let Some(list) = map.get_mut(&(scope.clone(), task_id.clone())) else {
+            return Ok(false);
+        };
         let before = list.len();
         list.retain(|c| &c.id != id);
         Ok(list.len() != before)

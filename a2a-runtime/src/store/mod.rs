@@ -30,7 +30,10 @@ pub struct Scope {
 impl Scope {
     /// A scope for `tenant` and `owner`.
     pub fn new(tenant: impl Into<String>, owner: impl Into<String>) -> Self {
-        Self { tenant: tenant.into(), owner: owner.into() }
+        Self {
+            tenant: tenant.into(),
+            owner: owner.into(),
+        }
     }
 }
 
@@ -117,25 +120,33 @@ pub struct ListCursor {
 impl ListCursor {
     /// The cursor of `task`.
     pub fn of(task: &Task) -> Self {
-        Self { millis: task.status.timestamp.map_or(0, |t| t.millis()), id: task.id.clone() }
+        Self {
+            millis: task.status.timestamp.map_or(0, |t| t.millis()),
+            id: task.id.clone(),
+        }
     }
 
     /// The opaque token form.
     pub fn encode(&self) -> String {
         use base64::Engine as _;
-        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{}:{}", self.millis, self.id))
+        base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .encode(format!("{}:{}", self.millis, self.id))
     }
 
     /// Parses a token made by [`ListCursor::encode`].
     pub fn decode(token: &str) -> Result<Self, StoreError> {
-        let bytes = crate::json::Base64Bytes::decode(token).map_err(|_| StoreError::InvalidPageToken)?;
+        let bytes =
+            crate::json::Base64Bytes::decode(token).map_err(|_| StoreError::InvalidPageToken)?;
         let text = String::from_utf8(bytes.0).map_err(|_| StoreError::InvalidPageToken)?;
         let (millis, id) = text.split_once(':').ok_or(StoreError::InvalidPageToken)?;
         let millis = millis.parse().map_err(|_| StoreError::InvalidPageToken)?;
         if id.is_empty() {
             return Err(StoreError::InvalidPageToken);
         }
-        Ok(Self { millis, id: TaskId::from(id) })
+        Ok(Self {
+            millis,
+            id: TaskId::from(id),
+        })
     }
 }
 
@@ -157,7 +168,12 @@ pub trait TaskStore: Send + Sync + fmt::Debug + 'static {
     async fn create(&self, scope: &Scope, task: &Task) -> Result<u64, StoreError>;
 
     /// Replaces a task whose stored version is `expected_version`; returns the new version.
-    async fn update(&self, scope: &Scope, task: &Task, expected_version: u64) -> Result<u64, StoreError>;
+    async fn update(
+        &self,
+        scope: &Scope,
+        task: &Task,
+        expected_version: u64,
+    ) -> Result<u64, StoreError>;
 
     /// One page of the tasks of `scope` matching `query`, newest status timestamp first.
     async fn list(&self, scope: &Scope, query: &TaskQuery) -> Result<TaskPage, StoreError>;
@@ -170,7 +186,11 @@ pub trait TaskStore: Send + Sync + fmt::Debug + 'static {
 #[async_trait::async_trait]
 pub trait PushConfigStore: Send + Sync + fmt::Debug + 'static {
     /// Inserts or replaces the config (its `task_id` and `id` must be set).
-    async fn put(&self, scope: &Scope, config: &TaskPushNotificationConfig) -> Result<(), StoreError>;
+    async fn put(
+        &self,
+        scope: &Scope,
+        config: &TaskPushNotificationConfig,
+    ) -> Result<(), StoreError>;
 
     /// The config `id` of `task_id`.
     async fn get(
@@ -181,10 +201,19 @@ pub trait PushConfigStore: Send + Sync + fmt::Debug + 'static {
     ) -> Result<Option<TaskPushNotificationConfig>, StoreError>;
 
     /// All configs of `task_id`, oldest first.
-    async fn list(&self, scope: &Scope, task_id: &TaskId) -> Result<Vec<TaskPushNotificationConfig>, StoreError>;
+    async fn list(
+        &self,
+        scope: &Scope,
+        task_id: &TaskId,
+    ) -> Result<Vec<TaskPushNotificationConfig>, StoreError>;
 
     /// Removes a config; returns whether it existed.
-    async fn delete(&self, scope: &Scope, task_id: &TaskId, id: &PushConfigId) -> Result<bool, StoreError>;
+    async fn delete(
+        &self,
+        scope: &Scope,
+        task_id: &TaskId,
+        id: &PushConfigId,
+    ) -> Result<bool, StoreError>;
 
     /// Removes every config of `task_id` (the task was deleted).
     async fn delete_all(&self, scope: &Scope, task_id: &TaskId) -> Result<(), StoreError>;

@@ -1,0 +1,240 @@
+//! What both HTTP bindings share: the typed A2A headers, the request context, body reading, and
+//! content-type checks.
+
+use actix_web::HttpRequest;
+use actix_web::http::header::{
+    self, HeaderName, HeaderValue, InvalidHeaderValue, TryIntoHeaderValue,
+};
+use actix_web::web::{self, BytesMut};
+use futures::StreamExt as _;
+
+use crate::core::{Principal, RequestContext, RequestHeaders};
+use crate::error::A2aError;
+
+/// The `A2A-Version` header name.
+pub const A2A_VERSION: &str = "a2a-version";
+/// The `A2A-Extensions` header name.
+pub const A2A_EXTENSIONS: &str = "a2a-extensions";
+/// The v0.3 name of the extensions header, accepted as an alias.
+pub const X_A2A_EXTENSIONS: &str = "x-a2a-extensions";
+/// The REST media type.
+pub const A2A_JSON: &str = "application/a2a+json";
+
+/// The `A2A-Version` header: the protocol version (`Major.Minor`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct A2aVersion(pub String);
+
+impl TryIntoHeaderValue for A2aVersion {
+    type Error = InvalidHeaderValue;
+    fn try_into_value(self) -> Result<HeaderValue, Self::Error> {
+        HeaderValue::from_str(&self.0)
+    }
+}
+
+impl header::Header for A2aVersion {
+    fn name() -> HeaderName {
+        HeaderName::from_static(A2A_VERSION)
+    }
+    fn parse<M: actix_web::HttpMessage>(msg: &M) -> Result<Self, actix_web::error::ParseError> {
+        let value = msg
+            .headers()
+            .get(Self::name())
+            .ok_or(actix_web::error::ParseError::Header)?;
+        let text = value
+            .to_str()
+            .map_err(|_| actix_web::error::ParseError::Header)?;
+        Ok(Self(text.trim().to_owned()))
+    }
+}
+
+/// The `A2A-Extensions` header: a comma-separated list of extension URIs.
+///
+/// Parsing merges repeated headers (and the legacy `X-A2A-Extensions`), trims whitespace and
+/// drops empty items and duplicates, keeping the first occurrence's order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct A2aExtensions(pub Vec<String>);
+
+impl A2aExtensions {
+    /// Parses every `A2A-Extensions` / `X-A2A-Extensions` value of a header set.
+    pub fn from_values<'a>(values: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut uris: Vec<String> = Vec::new();
+        for value in values {
+            for item in value.split(',') {
+                let item = item.trim();
+                if !item.is_empty() && !uris.iter().any(|u| u == item) {
+                    uris.push(item.to_owned());
+                }
+            }
+        }
+        Self(uris)
+    }
+}
+
+impl TryIntoHeaderValue for A2aExtensions {
+    type Error = InvalidHeaderValue;
+    fn try_into_value(self) -> Result<HeaderValue, Self::Error> {
+        HeaderValue::from_str(&self.0.join(", "))
+    }
+}
+
+impl header::Header for A2aExtensions {
+    fn name() -> HeaderName {
+        HeaderName::from_static(A2A_EXTENSIONS)
+    }
+    fn parse<M: actix_web::HttpMessage>(msg: &M) -> Result<Self, actix_web::error::ParseError> {
+        let headers = msg.headers();
+        let values = headers
+            .get_all(A2A_EXTENSIONS)
+            .chain(headers.get_all(X_A2A_EXTENSIONS))
+            .filter_map(|v| v.to_str().ok());
+        Ok(Self::from_values(values))
+    }
+}
+
+/// Builds the core's request context from an HTTP request.
+///
+/// The protocol version comes from the `A2A-Version` header, or the `A2A-Version` query
+/// parameter when the header is absent.
+pub(crate) fn request_context(req: &HttpRequest, tenant: Option<&str>) -> RequestContext {
+    let mut headers = RequestHeaders::new();
+    for (name, value) in req.headers() {
+        if let Ok(v) = value.to_str() {
+            headers.push(name.as_str(), v);
+        }
+    }
+    let protocol_version = headers
+        .get(A2A_VERSION)
+        .map(|v| v.trim().to_owned())
+        .filter(|v| !v.is_empty())
+        .or_else(|| query_param(req.query_string(), "A2A-Version"));
+    RequestContext {
+        protocol_version,
+        tenant: tenant.unwrap_or_default().to_owned(),
+        principal: Principal::anonymous(),
+        headers,
+        extensions: Default::default(),
+    }
+}
+
+/// The first value of `name` in a query string (percent-decoded).
+pub(crate) fn query_param(query: &str, name: &str) -> Option<String> {
+    url_pairs(query).find(|(k, _)| k == name).map(|(_, v)| v)
+}
+
+/// Decoded `key=value` pairs of a query string.
+pub(crate) fn url_pairs(query: &str) -> impl Iterator<Item = (String, String)> + '_ {
+    query.split('&').filter(|p| !p.is_empty()).map(|pair| {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        (percent_decode(k), percent_decode(v))
+    })
+}
+
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => {
+                let hex = |b: u8| (b as char).to_digit(16);
+                match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                    (Some(h), Some(l)) => {
+                        out.push(u8::try_from(h * 16 + l).unwrap_or(b'?'));
+                        i += 3;
+                        continue;
+                    }
+                    _ => out.push(b'%'),
+                }
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The media type of a request, lowercase, without parameters.
+pub(crate) fn media_type(req: &HttpRequest) -> Option<String> {
+    let value = req.headers().get(header::CONTENT_TYPE)?.to_str().ok()?;
+    Some(
+        value
+            .split(';')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_ascii_lowercase(),
+    )
+}
+
+/// Checks the request's content type is JSON (`application/json` or `application/a2a+json`).
+pub(crate) fn check_json_content_type(req: &HttpRequest) -> Result<(), A2aError> {
+    match media_type(req).as_deref() {
+        Some("application/json" | A2A_JSON) => Ok(()),
+        Some(other) => Err(A2aError::ContentTypeNotSupported(format!(
+            "request Content-Type {other:?} is not supported; send application/json or {A2A_JSON}"
+        ))),
+        None => Err(A2aError::ContentTypeNotSupported(format!(
+            "request has no Content-Type; send application/json or {A2A_JSON}"
+        ))),
+    }
+}
+
+/// Reads the request body, refusing more than `limit` bytes without buffering them.
+pub(crate) async fn read_body(
+    req: &HttpRequest,
+    mut payload: web::Payload,
+    limit: usize,
+) -> Result<BytesMut, A2aError> {
+    let too_large = |n: usize| A2aError::PayloadTooLarge { size: n, limit };
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if let Some(n) = declared
+        && n > limit
+    {
+        return Err(too_large(n));
+    }
+    let mut body = BytesMut::with_capacity(declared.unwrap_or(1024).min(limit));
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(|e| {
+            A2aError::InvalidRequest(format!("could not read the request body: {e}"))
+        })?;
+        if body.len() + chunk.len() > limit {
+            return Err(too_large(body.len() + chunk.len()));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extensions_header_merges_trims_and_dedups() {
+        let h = A2aExtensions::from_values([
+            " https://a/v1 ,https://b/v1",
+            "https://a/v1",
+            "",
+            " , https://c/v1",
+        ]);
+        assert_eq!(h.0, vec!["https://a/v1", "https://b/v1", "https://c/v1"]);
+    }
+
+    #[test]
+    fn query_decoding() {
+        assert_eq!(
+            query_param("a=1&A2A-Version=1.0", "A2A-Version").as_deref(),
+            Some("1.0")
+        );
+        assert_eq!(
+            query_param("t=2026-03-01T00%3A00%3A00Z", "t").as_deref(),
+            Some("2026-03-01T00:00:00Z")
+        );
+        assert_eq!(query_param("x=%zz%", "x").as_deref(), Some("%zz%"));
+    }
+}

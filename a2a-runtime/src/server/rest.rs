@@ -1,0 +1,195 @@
+//! The HTTP+JSON (REST) binding: every route of the spec, plain and under a `/{tenant}` prefix.
+//!
+//! POST bodies are the request message (fields bound in the path win); GET and DELETE take their
+//! fields from the query string (camelCase names, decoded with the same ProtoJSON leniency as
+//! bodies). Errors are `google.rpc.Status` in AIP-193 form with the table's HTTP status.
+
+use actix_web::http::{StatusCode, header};
+use actix_web::{HttpRequest, HttpResponse, web};
+use serde_json::{Map, Value};
+
+use super::http::{A2A_JSON, check_json_content_type, read_body, request_context, url_pairs};
+use super::sse::{self, Framing};
+use super::{Inner, ResponseExt as _};
+use crate::core::{A2aRequest, A2aResponse, Operation, SeqEvent};
+use crate::error::A2aError;
+use crate::json;
+
+/// Where an operation takes its input from.
+#[derive(Clone, Copy, Debug)]
+enum Input {
+    Body,
+    Query,
+}
+
+/// The REST routes: method, path below the binding's base, operation, input.
+pub(crate) const ROUTES: &[(&str, &str, Operation)] = &[
+    ("POST", "/message:send", Operation::SendMessage),
+    ("POST", "/message:stream", Operation::SendStreamingMessage),
+    ("GET", "/tasks", Operation::ListTasks),
+    ("GET", "/tasks/{id}:subscribe", Operation::SubscribeToTask),
+    ("POST", "/tasks/{id}:subscribe", Operation::SubscribeToTask),
+    ("POST", "/tasks/{id}:cancel", Operation::CancelTask),
+    ("GET", "/tasks/{id}", Operation::GetTask),
+    (
+        "POST",
+        "/tasks/{taskId}/pushNotificationConfigs",
+        Operation::CreateTaskPushNotificationConfig,
+    ),
+    (
+        "GET",
+        "/tasks/{taskId}/pushNotificationConfigs",
+        Operation::ListTaskPushNotificationConfigs,
+    ),
+    (
+        "GET",
+        "/tasks/{taskId}/pushNotificationConfigs/{id}",
+        Operation::GetTaskPushNotificationConfig,
+    ),
+    (
+        "DELETE",
+        "/tasks/{taskId}/pushNotificationConfigs/{id}",
+        Operation::DeleteTaskPushNotificationConfig,
+    ),
+    ("GET", "/extendedAgentCard", Operation::GetExtendedAgentCard),
+];
+
+/// Serves one REST request for `op`.
+pub(crate) async fn handle(
+    inner: web::Data<Inner>,
+    req: HttpRequest,
+    payload: web::Payload,
+    op: Operation,
+) -> HttpResponse {
+    match process(&inner, &req, payload, op).await {
+        Err(e) => error_response(&e),
+        Ok((A2aResponse::Stream(events), activated)) => {
+            let builder = HttpResponse::Ok().a2a_headers_builder(&inner, &activated);
+            sse::response(events, RestFraming, inner.keep_alive, builder)
+        }
+        Ok((unary, activated)) => match unary.to_json() {
+            Some(Ok(body)) => HttpResponse::Ok()
+                .a2a_headers(&inner, &activated)
+                .insert_header((header::CONTENT_TYPE, A2A_JSON))
+                .body(body),
+            _ => error_response(&A2aError::Internal("could not encode the result".into())),
+        },
+    }
+}
+
+async fn process(
+    inner: &Inner,
+    req: &HttpRequest,
+    payload: web::Payload,
+    op: Operation,
+) -> Result<(A2aResponse, Vec<String>), A2aError> {
+    let info = req.match_info();
+    let tenant = info.get("tenant").map(str::to_owned);
+    let ctx = request_context(req, tenant.as_deref());
+    inner.service.begin(&ctx)?;
+    let input = if req.method() == actix_web::http::Method::POST {
+        Input::Body
+    } else {
+        Input::Query
+    };
+    let mut object = match input {
+        Input::Body => {
+            let limits = inner.service.limits();
+            let declared_empty = req
+                .headers()
+                .get(header::CONTENT_LENGTH)
+                .is_some_and(|v| v.as_bytes() == b"0");
+            if !declared_empty && req.headers().contains_key(header::CONTENT_TYPE) {
+                check_json_content_type(req)?;
+            }
+            let body = read_body(req, payload, limits.max_body_bytes).await?;
+            if body.iter().all(u8::is_ascii_whitespace) {
+                Map::new()
+            } else {
+                if !req.headers().contains_key(header::CONTENT_TYPE) {
+                    check_json_content_type(req)?;
+                }
+                match json::decode::<Value>(&body, limits.max_json_depth)? {
+                    Value::Object(m) => m,
+                    Value::Null => Map::new(),
+                    _ => {
+                        return Err(A2aError::invalid_field(
+                            "",
+                            "the request body must be a JSON object",
+                        ));
+                    }
+                }
+            }
+        }
+        Input::Query => query_object(req.query_string()),
+    };
+    // Fields bound in the path take precedence over the body's or the query's.
+    if let Some(id) = info.get("id") {
+        object.insert("id".to_owned(), Value::String(id.to_owned()));
+    }
+    if let Some(task_id) = info.get("taskId") {
+        object.remove("task_id");
+        object.insert("taskId".to_owned(), Value::String(task_id.to_owned()));
+    }
+    if let Some(t) = &tenant {
+        object.insert("tenant".to_owned(), Value::String(t.clone()));
+    }
+    let request = A2aRequest::from_params(op, Value::Object(object))?;
+    let response = inner.service.call(ctx, request).await?;
+    Ok((response, Vec::new()))
+}
+
+/// The query string as a JSON object of strings (enum numbers become numbers).
+fn query_object(query: &str) -> Map<String, Value> {
+    let mut m = Map::new();
+    for (k, v) in url_pairs(query) {
+        if k.eq_ignore_ascii_case("a2a-version") {
+            continue;
+        }
+        let value = if k == "status" && !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
+            v.parse::<i64>()
+                .map(Value::from)
+                .unwrap_or(Value::String(v))
+        } else {
+            Value::String(v)
+        };
+        m.insert(k, value);
+    }
+    m
+}
+
+/// A REST error response: `{"error": {code, status, message, details}}`.
+pub(crate) fn error_response(error: &A2aError) -> HttpResponse {
+    let status =
+        StatusCode::from_u16(error.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let body = serde_json::to_vec(&error.to_rest_body()).unwrap_or_default();
+    HttpResponse::build(status)
+        .insert_header((header::CONTENT_TYPE, "application/json"))
+        .insert_header((super::http::A2A_VERSION, crate::PROTOCOL_VERSION))
+        .body(body)
+}
+
+struct RestFraming;
+
+impl Framing for RestFraming {
+    fn event(&self, event: &SeqEvent, out: &mut Vec<u8>) {
+        let _ = serde_json::to_writer(&mut *out, &event.event);
+    }
+
+    fn error(&self, error: &A2aError, out: &mut Vec<u8>) {
+        let _ = serde_json::to_writer(&mut *out, &error.to_rest_body());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_becomes_a_lenient_object() {
+        let m = query_object("pageSize=5&status=2&includeArtifacts=true&A2A-Version=1.0");
+        assert_eq!(m.get("pageSize"), Some(&Value::String("5".into())));
+        assert_eq!(m.get("status"), Some(&Value::from(2)));
+        assert!(!m.contains_key("A2A-Version"));
+    }
+}

@@ -4,3 +4,8 @@
 pub use inventory;
 pub use serde;
 pub use serde_json;
+
+pub use crate::extension::{
+    DynExtension, Extension, ExtensionRegistration, Probe, ViaData, ViaDefault, ViaHooks,
+    ViaNoDefault,
+};

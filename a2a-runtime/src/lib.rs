@@ -1,6 +1,9 @@
 #![doc = include_str!("../../README.md")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+// Lets the attribute's output (`::a2a_runtime::…`) resolve inside this crate too.
+extern crate self as a2a_runtime;
+
 pub mod core;
 pub mod error;
 pub mod extension;

@@ -135,3 +135,84 @@ pub fn demo_card() -> AgentCard {
         ..AgentCard::default()
     }
 }
+
+/// A profile extension: clients state the reply language in message metadata; the agent
+/// validates it against the languages it publishes in its card and tags its results with it.
+///
+/// Validates incoming message metadata and adds data to responses.
+#[a2a_runtime::a2a_extension(uri = "https://example.com/ext/locale/v1", metadata = String)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Locale {
+    /// The languages the agent answers in (BCP 47 tags).
+    pub supported: Vec<String>,
+}
+
+impl Default for Locale {
+    fn default() -> Self {
+        Self {
+            supported: vec!["en".into(), "fr".into(), "nb".into()],
+        }
+    }
+}
+
+impl a2a_runtime::extension::ExtensionHooks for Locale {
+    /// The locale of this request, once read from the message.
+    type Activation = Option<String>;
+
+    fn handle_request(
+        &self,
+        request: &mut a2a_runtime::core::A2aRequest,
+        locale: &mut Option<String>,
+        _ctx: &a2a_runtime::core::RequestContext,
+    ) -> Result<(), A2aError> {
+        use a2a_runtime::extension::MetadataExt as _;
+        let Some(message) = request.message() else {
+            return Ok(());
+        };
+        let key = format!(
+            "message.metadata[{}]",
+            <Self as a2a_runtime::extension::Extension>::METADATA_KEY
+        );
+        match message.metadata_of::<Self>() {
+            Err(e) => Err(A2aError::invalid_field(key, e.to_string())),
+            Ok(None) => Ok(()),
+            Ok(Some(tag)) if self.supported.contains(&tag) => {
+                *locale = Some(tag);
+                Ok(())
+            }
+            Ok(Some(tag)) => Err(A2aError::invalid_field(
+                key,
+                format!(
+                    "locale {tag:?} is not supported; use one of {}",
+                    self.supported.join(", ")
+                ),
+            )),
+        }
+    }
+
+    fn handle_response(
+        &self,
+        reply: &mut a2a_runtime::extension::Reply<'_>,
+        locale: &mut Option<String>,
+    ) -> Result<(), A2aError> {
+        use a2a_runtime::extension::{MetadataExt as _, Reply};
+        use a2a_runtime::types::{SendMessageResponse, StreamResponse};
+        let Some(tag) = locale.as_ref() else {
+            return Ok(());
+        };
+        match reply {
+            Reply::SendMessage(SendMessageResponse::Task(t))
+            | Reply::Event(StreamResponse::Task(t)) => {
+                t.set_metadata_of::<Self>(tag);
+            }
+            Reply::Task(t) => t.set_metadata_of::<Self>(tag),
+            Reply::SendMessage(SendMessageResponse::Message(m))
+            | Reply::Event(StreamResponse::Message(m)) => {
+                m.set_metadata_of::<Self>(tag);
+            }
+            Reply::Event(StreamResponse::StatusUpdate(e)) => e.set_metadata_of::<Self>(tag),
+            _ => {}
+        }
+        Ok(())
+    }
+}

@@ -144,4 +144,14 @@ impl RequestContext {
     pub fn is_active_uri(&self, uri: &str) -> bool {
         self.extensions.is_active_uri(uri)
     }
+
+    /// True when `E` was activated for this request.
+    pub fn is_active<E: crate::extension::Extension>(&self) -> bool {
+        self.extensions.is_active::<E>()
+    }
+
+    /// `E`'s activation value, when `E` was activated for this request.
+    pub fn extension<E: crate::extension::ExtensionHooks>(&self) -> Option<E::Activation> {
+        self.extensions.extension::<E>()
+    }
 }

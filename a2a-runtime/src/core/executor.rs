@@ -156,6 +156,16 @@ impl AgentContext {
         self.message.text()
     }
 
+    /// True when extension `E` was activated for this request.
+    pub fn is_active<E: crate::extension::Extension>(&self) -> bool {
+        self.request.is_active::<E>()
+    }
+
+    /// `E`'s activation value, when `E` was activated for this request.
+    pub fn extension<E: crate::extension::ExtensionHooks>(&self) -> Option<E::Activation> {
+        self.request.extension::<E>()
+    }
+
     /// True once the task has been canceled.
     pub fn is_cancelled(&self) -> bool {
         self.cancel.is_cancelled()
@@ -185,6 +195,7 @@ pub struct EventSink {
     pub(crate) policy: HistoryPolicy,
     pub(crate) task_id: TaskId,
     pub(crate) context_id: ContextId,
+    pub(crate) extensions: Arc<crate::extension::Negotiated>,
 }
 
 impl std::fmt::Debug for EventSink {
@@ -208,7 +219,10 @@ impl EventSink {
     }
 
     /// Publishes any event; returns its sequence number.
-    pub async fn publish(&self, event: StreamResponse) -> Result<u64, A2aError> {
+    pub async fn publish(&self, mut event: StreamResponse) -> Result<u64, A2aError> {
+        if !self.extensions.activated.is_empty() {
+            self.extensions.handle_event(&mut event)?;
+        }
         self.rt
             .publish(self.store.as_ref(), self.policy, event)
             .await

@@ -252,6 +252,7 @@ impl DefaultRequestHandler {
             policy: self.policy(),
             task_id: rt.id.clone(),
             context_id: message.context_id.clone(),
+            extensions: ctx.extensions.clone(),
         };
         let actx = AgentContext {
             request: Arc::new(ctx),
@@ -749,6 +750,7 @@ impl DefaultRequestHandler {
             policy: self.policy(),
             task_id: task.id.clone(),
             context_id: task.context_id.clone(),
+            extensions: ctx.extensions.clone(),
         };
         if !tokens.is_empty() {
             let token = tokens[0].clone();

@@ -18,4 +18,4 @@ pub use executor::{AgentContext, AgentExecutor, EventSink};
 pub use handler::{DefaultRequestHandler, RequestHandler};
 pub use limits::Limits;
 pub use operation::{A2aRequest, A2aResponse, Operation};
-pub use service::{A2aService, SUPPORTED_VERSIONS, check_version, dispatch};
+pub use service::{A2aService, SUPPORTED_VERSIONS, Served, check_version, dispatch};

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::events::EventStream;
 use crate::error::A2aError;
+use crate::extension::Reply;
 use crate::json;
 use crate::types::{
     AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, Empty,
@@ -56,6 +57,14 @@ macro_rules! operations {
             /// The operation.
             pub fn operation(&self) -> Operation {
                 match self { $(A2aRequest::$variant(_) => Operation::$variant),+ }
+            }
+
+            /// The message of a SendMessage / SendStreamingMessage request.
+            pub fn message(&mut self) -> Option<&mut crate::types::Message> {
+                match self {
+                    A2aRequest::SendMessage(r) | A2aRequest::SendStreamingMessage(r) => Some(&mut r.message),
+                    _ => None,
+                }
             }
 
             /// Decodes the params of `op` from a JSON value (`null` or absent means `{}`).
@@ -155,6 +164,20 @@ impl fmt::Debug for A2aResponse {
 }
 
 impl A2aResponse {
+    /// A mutable view of a unary result for extension hooks (`None` for streams).
+    pub fn reply(&mut self) -> Option<Reply<'_>> {
+        Some(match self {
+            Self::SendMessage(r) => Reply::SendMessage(r),
+            Self::Task(r) => Reply::Task(r),
+            Self::ListTasks(r) => Reply::ListTasks(r),
+            Self::PushConfig(r) => Reply::PushConfig(r),
+            Self::PushConfigs(r) => Reply::PushConfigs(r),
+            Self::Empty(r) => Reply::Empty(r),
+            Self::AgentCard(r) => Reply::AgentCard(r),
+            Self::Stream(_) => return None,
+        })
+    }
+
     /// The JSON of a unary result (`None` for streams).
     pub fn to_json(&self) -> Option<Result<Vec<u8>, serde_json::Error>> {
         Some(match self {

@@ -8,7 +8,9 @@ use super::handler::RequestHandler;
 use super::limits::Limits;
 use super::operation::{A2aRequest, A2aResponse};
 use crate::error::A2aError;
+use crate::extension::{ExtensionSet, Negotiated, Reply, parse_extensions_header};
 use crate::types::Validate;
+use futures::StreamExt as _;
 
 /// The protocol versions this runtime serves.
 pub const SUPPORTED_VERSIONS: &[&str] = &[crate::PROTOCOL_VERSION];
@@ -22,6 +24,18 @@ pub const SUPPORTED_VERSIONS: &[&str] = &[crate::PROTOCOL_VERSION];
 pub struct A2aService {
     handler: Arc<dyn RequestHandler>,
     limits: Limits,
+    extensions: ExtensionSet,
+}
+
+/// The result of [`A2aService::call`]: the response, and the extensions activated for it (to
+/// echo in the `A2A-Extensions` response header).
+#[derive(Debug)]
+pub struct Served {
+    /// The operation's result (already through every `handle_response` hook; streamed events
+    /// pass through them as they are produced).
+    pub response: A2aResponse,
+    /// The activated extension URIs, in declaration order.
+    pub activated: Vec<&'static str>,
 }
 
 impl std::fmt::Debug for A2aService {
@@ -35,7 +49,22 @@ impl std::fmt::Debug for A2aService {
 impl A2aService {
     /// A service dispatching to `handler`.
     pub fn new(handler: Arc<dyn RequestHandler>, limits: Limits) -> Self {
-        Self { handler, limits }
+        Self {
+            handler,
+            limits,
+            extensions: ExtensionSet::default(),
+        }
+    }
+
+    /// Negotiates `extensions` on every request.
+    pub fn with_extensions(mut self, extensions: ExtensionSet) -> Self {
+        self.extensions = extensions;
+        self
+    }
+
+    /// The configured extensions.
+    pub fn extensions(&self) -> &ExtensionSet {
+        &self.extensions
     }
 
     /// The limits in force.
@@ -43,20 +72,38 @@ impl A2aService {
         &self.limits
     }
 
-    /// Checks that need no payload: the protocol version.
+    /// Checks that need no payload: the protocol version, then the required extensions.
     ///
     /// A missing or empty `A2A-Version` means 0.3, which this runtime does not serve; only
-    /// `Major.Minor` counts (a patch number is ignored).
-    pub fn begin(&self, ctx: &RequestContext) -> Result<(), A2aError> {
-        check_version(ctx.protocol_version.as_deref())
+    /// `Major.Minor` counts (a patch number is ignored). The requested extensions are read from
+    /// `A2A-Extensions` (and the legacy `X-A2A-Extensions`) into `ctx.extensions.requested`; a
+    /// required extension that is not among them is ExtensionSupportRequired, before anything
+    /// is activated.
+    pub fn begin(&self, ctx: &mut RequestContext) -> Result<(), A2aError> {
+        check_version(ctx.protocol_version.as_deref())?;
+        if self.extensions.is_empty() {
+            return Ok(());
+        }
+        let requested = parse_extensions_header(
+            ctx.headers
+                .get_all("a2a-extensions")
+                .chain(ctx.headers.get_all("x-a2a-extensions")),
+        );
+        self.extensions.check_required(&requested)?;
+        ctx.extensions = Arc::new(Negotiated {
+            requested,
+            activated: Vec::new(),
+        });
+        Ok(())
     }
 
-    /// Validates `req`, resolves the tenant, applies the limits, and runs the operation.
+    /// Validates `req`, resolves the tenant, applies the limits, activates the requested
+    /// extensions and runs their hooks around the operation.
     pub async fn call(
         &self,
         mut ctx: RequestContext,
         mut req: A2aRequest,
-    ) -> Result<A2aResponse, A2aError> {
+    ) -> Result<Served, A2aError> {
         req.validate()?;
         if ctx.tenant.is_empty() {
             ctx.tenant = req.tenant().to_owned();
@@ -64,7 +111,45 @@ impl A2aService {
             req.set_tenant(&ctx.tenant);
         }
         self.check_limits(&req)?;
-        dispatch(self.handler.as_ref(), ctx, req).await
+        if self.extensions.is_empty() || ctx.extensions.requested.is_empty() {
+            let response = dispatch(self.handler.as_ref(), ctx, req).await?;
+            return Ok(Served {
+                response,
+                activated: Vec::new(),
+            });
+        }
+        let requested = std::mem::take(&mut Arc::make_mut(&mut ctx.extensions).requested);
+        let negotiated = Arc::new(self.extensions.activate(requested, &ctx)?);
+        ctx.extensions = negotiated.clone();
+        negotiated.handle_request(&mut req, &ctx)?;
+        let mut response = dispatch(self.handler.as_ref(), ctx, req).await?;
+        let activated: Vec<&'static str> = negotiated.activated_uris().collect();
+        if negotiated.activated.is_empty() {
+            return Ok(Served {
+                response,
+                activated,
+            });
+        }
+        response = match response {
+            A2aResponse::Stream(events) => {
+                let n = negotiated.clone();
+                A2aResponse::Stream(Box::pin(events.map(move |item| {
+                    let mut ev = item?;
+                    n.handle_response(&mut Reply::Event(&mut ev.event))?;
+                    Ok(ev)
+                })))
+            }
+            mut unary => {
+                if let Some(mut reply) = unary.reply() {
+                    negotiated.handle_response(&mut reply)?;
+                }
+                unary
+            }
+        };
+        Ok(Served {
+            response,
+            activated,
+        })
     }
 
     fn check_limits(&self, req: &A2aRequest) -> Result<(), A2aError> {

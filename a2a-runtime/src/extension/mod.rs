@@ -1,5 +1,57 @@
-//! Extensions: declaration, negotiation per request, typed metadata.
+//! Extensions: declared with `#[a2a_extension]`, negotiated per request, typed end to end.
+//!
+//! An extension is a struct annotated with [`a2a_extension`](crate::a2a_extension). Its fields
+//! are its params (published in the card's `capabilities.extensions[].params`), and the
+//! attribute implements [`Extension`] (the URI, `required`, the description, the metadata type
+//! and key) and registers the type so the server finds it. That is a complete data-only
+//! extension:
+//!
+//! ```
+//! use a2a_runtime::a2a_extension;
+//! use serde::{Deserialize, Serialize};
+//!
+//! /// Adds the caller's location to messages.
+//! #[a2a_extension(uri = "https://example.com/ext/geo/v1", metadata = GeoPoint)]
+//! #[derive(Clone, Debug, Default, Serialize, Deserialize)]
+//! struct Geo {
+//!     precision_m: u32,
+//! }
+//!
+//! #[derive(Serialize, Deserialize)]
+//! struct GeoPoint {
+//!     lat: f64,
+//!     lon: f64,
+//! }
+//! ```
+//!
+//! Behaviour is an ordinary `impl` of [`ExtensionHooks`]: `activate` decides per request,
+//! `handle_request` / `handle_response` see and may change what goes in and out of every
+//! operation (streamed events included), and `handle_event` sees the agent's events before they
+//! are stored.
+//!
+//! Negotiation, on every operation of every binding: the client names extensions in
+//! `A2A-Extensions` (comma-separated, repeated headers merged, `X-A2A-Extensions` accepted);
+//! exact URI match, unknown URIs ignored, no fallback to another version; a `required` extension
+//! the request did not name is ExtensionSupportRequired (-32008) before anything is activated;
+//! the requested, configured extensions are activated in declaration order; the activated URIs
+//! are echoed in the response's `A2A-Extensions` header (streams too).
 
+mod builtin;
+mod hooks;
+mod metadata;
 mod negotiated;
+pub(crate) mod registry;
 
-pub use negotiated::Negotiated;
+pub use builtin::Timestamp;
+pub use hooks::{Activate, Extension, ExtensionHooks, Reply};
+pub use metadata::{HasMetadata, MetadataError, MetadataExt};
+pub use negotiated::{Activation, Negotiated};
+pub use registry::{
+    ExtensionRegistration, ExtensionRegistry, ExtensionSet, RegistryError, parse_extensions_header,
+};
+
+#[doc(hidden)]
+pub use hooks::{
+    ActivationValue, DataOnly, DynExtension, Probe, ViaData, ViaDefault, ViaHooks, ViaNoDefault,
+    WithHooks,
+};

@@ -1,27 +1,32 @@
 //! The outcome of extension negotiation for one request.
 
-use std::any::Any;
-use std::fmt;
 use std::sync::Arc;
 
-/// One activated extension: its URI and the activation value its `activate` returned.
+use super::hooks::{ActivationValue, DynExtension, Extension, ExtensionHooks};
+
+/// One activated extension: its URI and its activation value.
 #[derive(Clone)]
 pub struct Activation {
-    /// The extension's URI.
-    pub uri: String,
-    /// The activation value (read it typed through the context).
-    pub value: Arc<dyn Any + Send + Sync>,
+    pub(crate) ext: Arc<dyn DynExtension>,
+    pub(crate) value: ActivationValue,
 }
 
-impl fmt::Debug for Activation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Activation {
+    /// The extension's URI.
+    pub fn uri(&self) -> &'static str {
+        self.ext.uri()
+    }
+}
+
+impl std::fmt::Debug for Activation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Activation")
-            .field("uri", &self.uri)
+            .field("uri", &self.ext.uri())
             .finish_non_exhaustive()
     }
 }
 
-/// The extensions requested by the client and those activated for a request, in declaration order.
+/// The extensions requested by the client and those activated for a request.
 #[derive(Clone, Debug, Default)]
 pub struct Negotiated {
     /// The URIs the client requested (`A2A-Extensions`), deduplicated, in request order.
@@ -31,13 +36,28 @@ pub struct Negotiated {
 }
 
 impl Negotiated {
-    /// True when `uri` was activated.
+    /// True when the extension with `uri` was activated.
     pub fn is_active_uri(&self, uri: &str) -> bool {
-        self.activated.iter().any(|a| a.uri == uri)
+        self.activated.iter().any(|a| a.ext.uri() == uri)
+    }
+
+    /// True when `E` was activated.
+    pub fn is_active<E: Extension>(&self) -> bool {
+        self.is_active_uri(E::URI)
+    }
+
+    /// `E`'s activation value, when `E` was activated.
+    pub fn extension<E: ExtensionHooks>(&self) -> Option<E::Activation> {
+        let a = self.activated.iter().find(|a| a.ext.uri() == E::URI)?;
+        let guard = a
+            .value
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        guard.downcast_ref::<E::Activation>().cloned()
     }
 
     /// The activated URIs, in declaration order.
-    pub fn activated_uris(&self) -> impl Iterator<Item = &str> {
-        self.activated.iter().map(|a| a.uri.as_str())
+    pub fn activated_uris(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.activated.iter().map(|a| a.ext.uri())
     }
 }

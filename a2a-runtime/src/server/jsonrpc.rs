@@ -88,7 +88,7 @@ pub(crate) async fn handle(
 
 enum Outcome {
     Notification,
-    Done(A2aResponse, Vec<String>),
+    Done(A2aResponse, Vec<&'static str>),
 }
 
 type Failure = (Option<String>, A2aError);
@@ -156,8 +156,8 @@ async fn process(
             .map_err(|_| fail(A2aError::InvalidRequest("method must be a string".into())))?,
         None => return Err(fail(A2aError::InvalidRequest("method is required".into()))),
     };
-    let ctx = request_context(req, None);
-    inner.service.begin(&ctx).map_err(fail)?;
+    let mut ctx = request_context(req, None);
+    inner.service.begin(&mut ctx).map_err(fail)?;
     let Some(op) = Operation::from_method(&method) else {
         return Err(fail(A2aError::MethodNotFound {
             method,
@@ -177,7 +177,10 @@ async fn process(
     let result = inner.service.call(ctx, request).await;
     let outcome = match result {
         Ok(_) if notification => Ok(Outcome::Notification),
-        Ok(resp) => Ok(Outcome::Done(resp, Vec::new())),
+        Ok(served) => Ok(Outcome::Done(
+            served.response,
+            inner.echo(&served.activated),
+        )),
         Err(_) if notification => Ok(Outcome::Notification),
         Err(e) => Err(e),
     };

@@ -49,6 +49,8 @@ pub use http::{
 use crate::core::{
     A2aService, AgentExecutor, DefaultRequestHandler, Limits, Operation, RequestHandler,
 };
+use crate::extension::registry::ExtensionConfig;
+use crate::extension::{Extension, RegistryError};
 use crate::store::{InMemoryPushConfigStore, InMemoryTaskStore, PushConfigStore, TaskStore};
 use crate::types::{AgentCard, AgentInterface, ProtocolBinding, Validate};
 use card::CardDoc;
@@ -63,6 +65,9 @@ pub enum BuildError {
     /// The card is invalid.
     #[error("the agent card is invalid: {0}")]
     InvalidCard(String),
+    /// The extensions cannot be used together.
+    #[error(transparent)]
+    Extensions(#[from] RegistryError),
 }
 
 /// The shared state of a running server's routes.
@@ -72,9 +77,19 @@ pub(crate) struct Inner {
     keep_alive: Duration,
     jsonrpc_path: String,
     rest_path: String,
+    echo_extensions: bool,
 }
 
 impl Inner {
+    /// The URIs to echo in `A2A-Extensions` (none when echo is switched off).
+    fn echo(&self, activated: &[&'static str]) -> Vec<&'static str> {
+        if self.echo_extensions {
+            activated.to_vec()
+        } else {
+            Vec::new()
+        }
+    }
+
     fn card(&self) -> Arc<CardDoc> {
         self.card
             .read()
@@ -124,6 +139,8 @@ pub struct A2aServerBuilder {
     keep_alive: Duration,
     card_max_age: Duration,
     workers: Option<usize>,
+    extensions: ExtensionConfig,
+    echo_extensions: bool,
 }
 
 impl std::fmt::Debug for A2aServerBuilder {
@@ -151,6 +168,8 @@ impl A2aServer {
             keep_alive: Duration::from_secs(15),
             card_max_age: Duration::from_secs(300),
             workers: None,
+            extensions: ExtensionConfig::new(),
+            echo_extensions: true,
         }
     }
 
@@ -420,9 +439,62 @@ impl A2aServerBuilder {
         self
     }
 
+    /// Enables an extension with this value (its fields are the params published in the card).
+    /// Extensions are negotiated in the order they are added; linked `#[a2a_extension]` types
+    /// not added explicitly come after, sorted by URI.
+    ///
+    /// ```
+    /// use a2a_runtime::extension::Timestamp;
+    /// # use a2a_runtime::server::A2aServer;
+    /// # use a2a_runtime::types::AgentCard;
+    /// # struct Echo;
+    /// # impl a2a_runtime::core::AgentExecutor for Echo {
+    /// #     async fn execute(&self, _: a2a_runtime::core::AgentContext, e: a2a_runtime::core::EventSink) -> Result<(), a2a_runtime::A2aError> { e.complete().await }
+    /// # }
+    /// let card = AgentCard { name: "n".into(), description: "d".into(), version: "1".into(), ..Default::default() };
+    /// let server = A2aServer::builder().card(card).executor(Echo).extension(Timestamp::default()).build().unwrap();
+    /// assert_eq!(server.card().capabilities.extensions[0].uri, "https://github.com/a2aproject/a2a-samples/extensions/timestamp/v1");
+    /// ```
+    pub fn extension<E: Extension>(mut self, value: E) -> Self {
+        self.extensions.add(value);
+        self
+    }
+
+    /// Keeps only the extensions with these URIs.
+    pub fn only<I: IntoIterator<Item = S>, S: Into<String>>(mut self, uris: I) -> Self {
+        self.extensions.only = Some(uris.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Leaves out the extensions with these URIs.
+    pub fn exclude<I: IntoIterator<Item = S>, S: Into<String>>(mut self, uris: I) -> Self {
+        self.extensions
+            .exclude
+            .extend(uris.into_iter().map(Into::into));
+        self
+    }
+
+    /// Whether `#[a2a_extension]` types linked into the binary are enabled without being added
+    /// explicitly (default: true; extensions shipped inside a2a-runtime never are).
+    pub fn linked_extensions(mut self, enabled: bool) -> Self {
+        self.extensions.linked = enabled;
+        self
+    }
+
+    /// Whether responses echo the activated extensions in `A2A-Extensions` (default: true).
+    pub fn echo_extensions(mut self, enabled: bool) -> Self {
+        self.echo_extensions = enabled;
+        self
+    }
+
     /// Builds the server.
     pub fn build(self) -> Result<A2aServer, BuildError> {
+        let extensions = self.extensions.resolve()?;
         let mut card = self.card;
+        for decl in extensions.declarations() {
+            card.capabilities.extensions.retain(|e| e.uri != decl.uri);
+            card.capabilities.extensions.push(decl);
+        }
         if card.capabilities.streaming.is_none() {
             card.capabilities.streaming = Some(true);
         }
@@ -461,11 +533,12 @@ impl A2aServerBuilder {
             (None, None) => return Err(BuildError::NoAgent),
         };
         let inner = Inner {
-            service: A2aService::new(handler, self.limits),
+            service: A2aService::new(handler, self.limits).with_extensions(extensions),
             card: RwLock::new(Arc::new(CardDoc::new(card, self.card_max_age))),
             keep_alive: self.keep_alive,
             jsonrpc_path: self.jsonrpc_path,
             rest_path: self.rest_path,
+            echo_extensions: self.echo_extensions,
         };
         Ok(A2aServer {
             inner: web::Data::new(inner),
@@ -477,12 +550,12 @@ impl A2aServerBuilder {
 
 /// Adds the A2A response headers: `A2A-Version`, and `A2A-Extensions` with the activated URIs.
 pub(crate) trait ResponseExt {
-    fn a2a_headers(&mut self, inner: &Inner, activated: &[String]) -> &mut Self;
-    fn a2a_headers_builder(self, inner: &Inner, activated: &[String]) -> Self;
+    fn a2a_headers(&mut self, inner: &Inner, activated: &[&'static str]) -> &mut Self;
+    fn a2a_headers_builder(self, inner: &Inner, activated: &[&'static str]) -> Self;
 }
 
 impl ResponseExt for HttpResponseBuilder {
-    fn a2a_headers(&mut self, _inner: &Inner, activated: &[String]) -> &mut Self {
+    fn a2a_headers(&mut self, _inner: &Inner, activated: &[&'static str]) -> &mut Self {
         self.insert_header((
             A2A_VERSION,
             HeaderValue::from_static(crate::PROTOCOL_VERSION),
@@ -495,7 +568,7 @@ impl ResponseExt for HttpResponseBuilder {
         self
     }
 
-    fn a2a_headers_builder(mut self, inner: &Inner, activated: &[String]) -> Self {
+    fn a2a_headers_builder(mut self, inner: &Inner, activated: &[&'static str]) -> Self {
         self.a2a_headers(inner, activated);
         self
     }

@@ -82,11 +82,11 @@ async fn process(
     req: &HttpRequest,
     payload: web::Payload,
     op: Operation,
-) -> Result<(A2aResponse, Vec<String>), A2aError> {
+) -> Result<(A2aResponse, Vec<&'static str>), A2aError> {
     let info = req.match_info();
     let tenant = info.get("tenant").map(str::to_owned);
-    let ctx = request_context(req, tenant.as_deref());
-    inner.service.begin(&ctx)?;
+    let mut ctx = request_context(req, tenant.as_deref());
+    inner.service.begin(&mut ctx)?;
     let input = if req.method() == actix_web::http::Method::POST {
         Input::Body
     } else {
@@ -135,8 +135,8 @@ async fn process(
         object.insert("tenant".to_owned(), Value::String(t.clone()));
     }
     let request = A2aRequest::from_params(op, Value::Object(object))?;
-    let response = inner.service.call(ctx, request).await?;
-    Ok((response, Vec::new()))
+    let served = inner.service.call(ctx, request).await?;
+    Ok((served.response, inner.echo(&served.activated)))
 }
 
 /// The query string as a JSON object of strings (enum numbers become numbers).

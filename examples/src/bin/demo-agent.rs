@@ -1,7 +1,8 @@
 //! The README's run command: the demo agent (echo + streaming + multi-turn) with an in-memory
 //! store on http://127.0.0.1:8080 (`--addr HOST:PORT` or `A2A_ADDR` to change it).
 
-use a2a_examples::{DemoAgent, demo_card};
+use a2a_examples::{DemoAgent, Locale, demo_card};
+use a2a_runtime::extension::Timestamp;
 use a2a_runtime::server::A2aServer;
 
 #[actix_web::main]
@@ -21,6 +22,8 @@ async fn main() -> std::io::Result<()> {
     let server = A2aServer::builder()
         .card(demo_card())
         .executor(DemoAgent)
+        .extension(Timestamp::default())
+        .extension(Locale::default())
         .build()
         .map_err(std::io::Error::other)?;
     let running = server.start(addr.as_str()).await?;
@@ -34,6 +37,12 @@ async fn main() -> std::io::Result<()> {
     println!("Stream a reply (HTTP+JSON, server-sent events):");
     println!(
         r#"  curl -sN {url}/message:stream -H 'Content-Type: application/a2a+json' -H 'A2A-Version: 1.0' -d '{{"message":{{"messageId":"m2","role":"ROLE_USER","parts":[{{"text":"stream one two three"}}]}}}}'"#
+    );
+    println!(
+        "Activate the Timestamp and Locale extensions (see the A2A-Extensions response header):"
+    );
+    println!(
+        r#"  curl -si {url}/message:send -H 'Content-Type: application/a2a+json' -H 'A2A-Version: 1.0' -H 'A2A-Extensions: https://github.com/a2aproject/a2a-samples/extensions/timestamp/v1, https://example.com/ext/locale/v1' -d '{{"message":{{"messageId":"m3","role":"ROLE_USER","parts":[{{"text":"hello"}}],"metadata":{{"https://example.com/ext/locale/v1":"fr"}}}}}}'"#
     );
     println!("Press Ctrl-C to stop.");
     running.wait().await

@@ -1,0 +1,387 @@
+//! The [`Extension`] (data, implemented by the attribute) and [`ExtensionHooks`] (behaviour,
+//! implemented by hand) traits, and their object-safe form.
+
+use std::any::Any;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::core::{A2aRequest, RequestContext};
+use crate::error::A2aError;
+use crate::types::{
+    AgentCard, AgentExtension, Empty, ListTaskPushNotificationConfigsResponse, ListTasksResponse,
+    Metadata, SendMessageResponse, StreamResponse, Task, TaskPushNotificationConfig,
+};
+
+/// An A2A extension's declaration. Implemented by `#[a2a_extension]`; do not implement it by
+/// hand.
+///
+/// The implementing struct's fields are the extension's params: they are serialized into the
+/// card's `AgentExtension.params` and read back typed by clients.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an A2A extension",
+    note = "annotate the struct with `#[a2a_extension(uri = \"https://…/v1\")]` and derive `Serialize` and `Deserialize`"
+)]
+pub trait Extension: Serialize + DeserializeOwned + Send + Sync + 'static {
+    /// The extension's URI (its identity; carries a version).
+    const URI: &'static str;
+    /// Clients must activate it.
+    const REQUIRED: bool;
+    /// How this agent uses the extension (the struct's doc comment unless given).
+    const DESCRIPTION: &'static str;
+    /// The metadata key its data lives under (the URI unless given).
+    const METADATA_KEY: &'static str;
+    /// The type of its data in `metadata`.
+    type Metadata: Serialize + DeserializeOwned;
+
+    /// Boxes the extension with its hooks, if it has any. Implemented by the attribute.
+    #[doc(hidden)]
+    fn __into_dyn(self) -> Box<dyn DynExtension>;
+
+    /// The declaration for the card: URI, description, required, and these params.
+    fn declaration(&self) -> AgentExtension {
+        let params = match serde_json::to_value(self) {
+            Ok(serde_json::Value::Object(m)) => Metadata(m),
+            _ => Metadata::default(),
+        };
+        AgentExtension {
+            uri: Self::URI.to_owned(),
+            description: Self::DESCRIPTION.to_owned(),
+            required: Self::REQUIRED,
+            params,
+        }
+    }
+}
+
+/// The outcome of [`ExtensionHooks::activate`] for one request.
+#[derive(Debug)]
+pub enum Activate<A> {
+    /// Active for this request, with a value the hooks and the agent can read.
+    Activated(A),
+    /// Not active for this request (not echoed).
+    Skip,
+    /// Abort the request with this error.
+    Refuse(A2aError),
+}
+
+/// One result or streamed event, as seen by [`ExtensionHooks::handle_response`].
+#[derive(Debug)]
+pub enum Reply<'a> {
+    /// SendMessage.
+    SendMessage(&'a mut SendMessageResponse),
+    /// GetTask, CancelTask.
+    Task(&'a mut Task),
+    /// ListTasks.
+    ListTasks(&'a mut ListTasksResponse),
+    /// Create/Get push config.
+    PushConfig(&'a mut TaskPushNotificationConfig),
+    /// List push configs.
+    PushConfigs(&'a mut ListTaskPushNotificationConfigsResponse),
+    /// Delete push config.
+    Empty(&'a mut Empty),
+    /// GetExtendedAgentCard.
+    AgentCard(&'a mut AgentCard),
+    /// One event of SendStreamingMessage or SubscribeToTask.
+    Event(&'a mut StreamResponse),
+}
+
+/// Behaviour of an extension. Every method has a default: implement only what you need.
+///
+/// ```
+/// use a2a_runtime::a2a_extension;
+/// use a2a_runtime::core::{A2aRequest, RequestContext};
+/// use a2a_runtime::extension::{Activate, ExtensionHooks, MetadataExt, Reply};
+/// use a2a_runtime::A2aError;
+/// use serde::{Deserialize, Serialize};
+///
+/// /// Requires a `locale` in the message metadata and echoes it on results.
+/// #[a2a_extension(uri = "https://example.com/ext/locale/v1", metadata = String)]
+/// #[derive(Default, Serialize, Deserialize)]
+/// struct Locale {}
+///
+/// impl ExtensionHooks for Locale {
+///     type Activation = Option<String>;
+///
+///     fn handle_request(&self, req: &mut A2aRequest, locale: &mut Option<String>, _: &RequestContext) -> Result<(), A2aError> {
+///         if let Some(message) = req.message() {
+///             let value = message.metadata_of::<Locale>().map_err(|e| A2aError::invalid_field("message.metadata", e.to_string()))?;
+///             *locale = Some(value.ok_or_else(|| A2aError::invalid_field("message.metadata", "locale is required"))?);
+///         }
+///         Ok(())
+///     }
+/// }
+/// ```
+pub trait ExtensionHooks: Extension {
+    /// The per-request activation value (read by the hooks, and by the agent with
+    /// `ctx.extension::<E>()`).
+    type Activation: Clone + Default + Send + Sync + 'static;
+
+    /// Called once when the server (or client) is built.
+    fn init(&mut self) -> Result<(), A2aError> {
+        Ok(())
+    }
+
+    /// Decides whether the extension is active for a request that asked for it. Default:
+    /// activated with the default activation value.
+    fn activate(&self, requested: &[String], ctx: &RequestContext) -> Activate<Self::Activation> {
+        let _ = (requested, ctx);
+        Activate::Activated(Self::Activation::default())
+    }
+
+    /// Runs before the operation, in declaration order; may change the request.
+    fn handle_request(
+        &self,
+        request: &mut A2aRequest,
+        activation: &mut Self::Activation,
+        ctx: &RequestContext,
+    ) -> Result<(), A2aError> {
+        let _ = (request, activation, ctx);
+        Ok(())
+    }
+
+    /// Runs on every result and every streamed event, in declaration order, before encoding.
+    fn handle_response(
+        &self,
+        reply: &mut Reply<'_>,
+        activation: &mut Self::Activation,
+    ) -> Result<(), A2aError> {
+        let _ = (reply, activation);
+        Ok(())
+    }
+
+    /// Runs on every event the agent publishes while the extension is active, before the
+    /// event is applied to the task and stored. An error refuses the event.
+    fn handle_event(
+        &self,
+        event: &mut StreamResponse,
+        activation: &mut Self::Activation,
+    ) -> Result<(), A2aError> {
+        let _ = (event, activation);
+        Ok(())
+    }
+}
+
+/// The type-erased activation value (not a public API).
+#[doc(hidden)]
+pub type ActivationValue = Arc<std::sync::Mutex<Box<dyn Any + Send + Sync>>>;
+
+/// Object-safe form of an extension (not a public API).
+#[doc(hidden)]
+pub trait DynExtension: Send + Sync + 'static {
+    fn uri(&self) -> &'static str;
+    fn required(&self) -> bool;
+    fn type_name(&self) -> &'static str;
+    fn declaration(&self) -> AgentExtension;
+    fn init(&mut self) -> Result<(), A2aError>;
+    fn activate(
+        &self,
+        requested: &[String],
+        ctx: &RequestContext,
+    ) -> Result<Option<ActivationValue>, A2aError>;
+    fn handle_request(
+        &self,
+        req: &mut A2aRequest,
+        act: &ActivationValue,
+        ctx: &RequestContext,
+    ) -> Result<(), A2aError>;
+    fn handle_response(&self, reply: &mut Reply<'_>, act: &ActivationValue)
+    -> Result<(), A2aError>;
+    fn handle_event(
+        &self,
+        event: &mut StreamResponse,
+        act: &ActivationValue,
+    ) -> Result<(), A2aError>;
+    fn has_hooks(&self) -> bool;
+}
+
+/// A data-only extension (no [`ExtensionHooks`] impl).
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct DataOnly<E>(pub E);
+
+/// An extension with [`ExtensionHooks`].
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct WithHooks<E>(pub E);
+
+fn unit_activation() -> ActivationValue {
+    Arc::new(std::sync::Mutex::new(Box::new(())))
+}
+
+impl<E: Extension> DynExtension for DataOnly<E> {
+    fn uri(&self) -> &'static str {
+        E::URI
+    }
+    fn required(&self) -> bool {
+        E::REQUIRED
+    }
+    fn type_name(&self) -> &'static str {
+        std::any::type_name::<E>()
+    }
+    fn declaration(&self) -> AgentExtension {
+        self.0.declaration()
+    }
+    fn init(&mut self) -> Result<(), A2aError> {
+        Ok(())
+    }
+    fn activate(
+        &self,
+        _: &[String],
+        _: &RequestContext,
+    ) -> Result<Option<ActivationValue>, A2aError> {
+        Ok(Some(unit_activation()))
+    }
+    fn handle_request(
+        &self,
+        _: &mut A2aRequest,
+        _: &ActivationValue,
+        _: &RequestContext,
+    ) -> Result<(), A2aError> {
+        Ok(())
+    }
+    fn handle_response(&self, _: &mut Reply<'_>, _: &ActivationValue) -> Result<(), A2aError> {
+        Ok(())
+    }
+    fn handle_event(&self, _: &mut StreamResponse, _: &ActivationValue) -> Result<(), A2aError> {
+        Ok(())
+    }
+    fn has_hooks(&self) -> bool {
+        false
+    }
+}
+
+fn with_activation<A: 'static, R>(act: &ActivationValue, f: impl FnOnce(&mut A) -> R) -> Option<R> {
+    let mut guard = act
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    guard.downcast_mut::<A>().map(f)
+}
+
+impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
+    fn uri(&self) -> &'static str {
+        E::URI
+    }
+    fn required(&self) -> bool {
+        E::REQUIRED
+    }
+    fn type_name(&self) -> &'static str {
+        std::any::type_name::<E>()
+    }
+    fn declaration(&self) -> AgentExtension {
+        self.0.declaration()
+    }
+    fn init(&mut self) -> Result<(), A2aError> {
+        self.0.init()
+    }
+    fn activate(
+        &self,
+        requested: &[String],
+        ctx: &RequestContext,
+    ) -> Result<Option<ActivationValue>, A2aError> {
+        match self.0.activate(requested, ctx) {
+            Activate::Activated(a) => Ok(Some(Arc::new(std::sync::Mutex::new(Box::new(a))))),
+            Activate::Skip => Ok(None),
+            Activate::Refuse(e) => Err(e),
+        }
+    }
+    fn handle_request(
+        &self,
+        req: &mut A2aRequest,
+        act: &ActivationValue,
+        ctx: &RequestContext,
+    ) -> Result<(), A2aError> {
+        with_activation::<E::Activation, _>(act, |a| self.0.handle_request(req, a, ctx))
+            .unwrap_or(Ok(()))
+    }
+    fn handle_response(
+        &self,
+        reply: &mut Reply<'_>,
+        act: &ActivationValue,
+    ) -> Result<(), A2aError> {
+        with_activation::<E::Activation, _>(act, |a| self.0.handle_response(reply, a))
+            .unwrap_or(Ok(()))
+    }
+    fn handle_event(
+        &self,
+        event: &mut StreamResponse,
+        act: &ActivationValue,
+    ) -> Result<(), A2aError> {
+        with_activation::<E::Activation, _>(act, |a| self.0.handle_event(event, a))
+            .unwrap_or(Ok(()))
+    }
+    fn has_hooks(&self) -> bool {
+        true
+    }
+}
+
+/// Picks [`WithHooks`] when the extension implements [`ExtensionHooks`], [`DataOnly`]
+/// otherwise (autoref specialization, resolved where the macro expands for a concrete type).
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Probe<E>(pub std::marker::PhantomData<E>);
+
+impl<E> Probe<E> {
+    /// A probe for `E`.
+    pub const fn new() -> Self {
+        Self(std::marker::PhantomData)
+    }
+}
+
+impl<E> Default for Probe<E> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Chosen when `E: ExtensionHooks`.
+#[doc(hidden)]
+pub trait ViaHooks<E> {
+    /// Boxes `value` with its hooks.
+    fn wrap(&self, value: E) -> Box<dyn DynExtension>;
+}
+
+/// Chosen otherwise.
+#[doc(hidden)]
+pub trait ViaData<E> {
+    /// Boxes `value` as data only.
+    fn wrap(&self, value: E) -> Box<dyn DynExtension>;
+}
+
+impl<E: ExtensionHooks> ViaHooks<E> for &Probe<E> {
+    fn wrap(&self, value: E) -> Box<dyn DynExtension> {
+        Box::new(WithHooks(value))
+    }
+}
+
+impl<E: Extension> ViaData<E> for Probe<E> {
+    fn wrap(&self, value: E) -> Box<dyn DynExtension> {
+        Box::new(DataOnly(value))
+    }
+}
+
+/// Makes the linked default of an extension when it implements `Default`.
+#[doc(hidden)]
+pub trait ViaDefault<E> {
+    /// `Some(E::default())`.
+    fn linked_default(&self) -> Option<E>;
+}
+
+/// Chosen when the extension has no `Default`: it is only used when given explicitly.
+#[doc(hidden)]
+pub trait ViaNoDefault<E> {
+    /// `None`.
+    fn linked_default(&self) -> Option<E>;
+}
+
+impl<E: Default> ViaDefault<E> for &Probe<E> {
+    fn linked_default(&self) -> Option<E> {
+        Some(E::default())
+    }
+}
+
+impl<E> ViaNoDefault<E> for Probe<E> {
+    fn linked_default(&self) -> Option<E> {
+        None
+    }
+}

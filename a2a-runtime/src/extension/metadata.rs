@@ -1,0 +1,101 @@
+//! Typed access to extension data in `metadata`: [`MetadataExt::metadata_of`] and
+//! [`MetadataExt::set_metadata_of`] on every object that carries metadata.
+
+use super::hooks::Extension;
+use crate::types::{
+    Artifact, CancelTaskRequest, Message, Metadata, Part, SendMessageRequest, Task,
+    TaskArtifactUpdateEvent, TaskStatusUpdateEvent,
+};
+
+/// An object with a `metadata` map (and, for Message and Artifact, an `extensions` list).
+pub trait HasMetadata {
+    /// The metadata.
+    fn metadata(&self) -> &Metadata;
+    /// The metadata, mutably.
+    fn metadata_mut(&mut self) -> &mut Metadata;
+    /// The `extensions` list, where the object has one.
+    fn extensions_mut(&mut self) -> Option<&mut Vec<String>> {
+        None
+    }
+}
+
+macro_rules! has_metadata {
+    ($($ty:ty),* ; with_extensions: $($ext:ty),*) => {
+        $(impl HasMetadata for $ty {
+            fn metadata(&self) -> &Metadata { &self.metadata }
+            fn metadata_mut(&mut self) -> &mut Metadata { &mut self.metadata }
+        })*
+        $(impl HasMetadata for $ext {
+            fn metadata(&self) -> &Metadata { &self.metadata }
+            fn metadata_mut(&mut self) -> &mut Metadata { &mut self.metadata }
+            fn extensions_mut(&mut self) -> Option<&mut Vec<String>> { Some(&mut self.extensions) }
+        })*
+    };
+}
+
+has_metadata!(Task, Part, TaskStatusUpdateEvent, TaskArtifactUpdateEvent, SendMessageRequest, CancelTaskRequest; with_extensions: Message, Artifact);
+
+/// Extension data that is present but does not have the extension's metadata type.
+#[derive(Debug, thiserror::Error)]
+#[error("metadata[{key:?}] does not match the data of extension {uri}: {source}")]
+pub struct MetadataError {
+    /// The extension's URI.
+    pub uri: &'static str,
+    /// The metadata key.
+    pub key: &'static str,
+    /// The decoding error.
+    #[source]
+    pub source: serde_json::Error,
+}
+
+/// Typed reading and writing of an extension's data, keyed as the extension says.
+///
+/// ```
+/// use a2a_runtime::a2a_extension;
+/// use a2a_runtime::extension::MetadataExt;
+/// use a2a_runtime::types::Message;
+/// use serde::{Deserialize, Serialize};
+///
+/// #[a2a_extension(uri = "https://example.com/ext/priority/v1", metadata = u8)]
+/// #[derive(Default, Serialize, Deserialize)]
+/// struct Priority {}
+///
+/// let mut msg = Message::user_text("hi");
+/// msg.set_metadata_of::<Priority>(&3);
+/// assert_eq!(msg.metadata_of::<Priority>().unwrap(), Some(3));
+/// assert_eq!(msg.extensions, ["https://example.com/ext/priority/v1"]);
+/// ```
+pub trait MetadataExt: HasMetadata {
+    /// `E`'s data: `Ok(None)` when absent, an error when present with the wrong shape.
+    fn metadata_of<E: Extension>(&self) -> Result<Option<E::Metadata>, MetadataError> {
+        match self.metadata().get(E::METADATA_KEY) {
+            None => Ok(None),
+            Some(v) => serde_json::from_value(v.clone())
+                .map(Some)
+                .map_err(|source| MetadataError {
+                    uri: E::URI,
+                    key: E::METADATA_KEY,
+                    source,
+                }),
+        }
+    }
+
+    /// Writes `E`'s data, and lists `E`'s URI in the object's `extensions` where it has one.
+    fn set_metadata_of<E: Extension>(&mut self, value: &E::Metadata) {
+        if let Ok(v) = serde_json::to_value(value) {
+            self.metadata_mut().insert(E::METADATA_KEY.to_owned(), v);
+        }
+        if let Some(list) = self.extensions_mut()
+            && !list.iter().any(|u| u == E::URI)
+        {
+            list.push(E::URI.to_owned());
+        }
+    }
+
+    /// True when `E`'s data is present.
+    fn has_metadata_of<E: Extension>(&self) -> bool {
+        self.metadata().contains_key(E::METADATA_KEY)
+    }
+}
+
+impl<T: HasMetadata + ?Sized> MetadataExt for T {}

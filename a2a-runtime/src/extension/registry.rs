@@ -1,0 +1,308 @@
+//! Collecting extensions: compile-time registration (`inventory`), explicit ones from the
+//! builder, and the resolved, ordered [`ExtensionSet`] that negotiates every request.
+
+use std::sync::Arc;
+
+use super::hooks::{DynExtension, Extension, Reply};
+use super::negotiated::{Activation, Negotiated};
+use crate::core::{A2aRequest, RequestContext};
+use crate::error::A2aError;
+use crate::types::{AgentExtension, StreamResponse};
+
+/// One `#[a2a_extension]` type linked into the binary. Emitted by the attribute.
+#[derive(Debug)]
+pub struct ExtensionRegistration {
+    /// The URI.
+    pub uri: &'static str,
+    /// The type's path.
+    pub type_name: &'static str,
+    /// The module it was declared in.
+    pub module_path: &'static str,
+    /// Its default value, when it implements `Default` (linked extensions need one).
+    pub linked: fn() -> Option<Box<dyn DynExtension>>,
+}
+
+inventory::collect!(ExtensionRegistration);
+
+/// Parses `A2A-Extensions` values (repeated headers allowed): comma-separated, whitespace
+/// trimmed, empty items and duplicates dropped, first-seen order kept.
+///
+/// ```
+/// let uris = a2a_runtime::extension::parse_extensions_header(["https://a/v1, https://b/v1", "https://a/v1"]);
+/// assert_eq!(uris, ["https://a/v1", "https://b/v1"]);
+/// ```
+pub fn parse_extensions_header<'a>(values: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut uris: Vec<String> = Vec::new();
+    for value in values {
+        for item in value.split(',') {
+            let item = item.trim();
+            if !item.is_empty() && !uris.iter().any(|u| u == item) {
+                uris.push(item.to_owned());
+            }
+        }
+    }
+    uris
+}
+
+/// Why the configured extensions cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegistryError {
+    /// Two different types declare one URI.
+    #[error(
+        "two extensions declare the URI {uri}: {first} and {second}; keep one (or .exclude one of them)"
+    )]
+    DuplicateUri {
+        /// The URI.
+        uri: String,
+        /// The first type.
+        first: String,
+        /// The second type.
+        second: String,
+    },
+    /// An extension's `init` failed.
+    #[error("extension {uri} failed to initialize: {error}")]
+    Init {
+        /// The URI.
+        uri: String,
+        /// The error.
+        error: A2aError,
+    },
+}
+
+/// The extensions linked into this binary with `#[a2a_extension]` (excluding those that ship
+/// inside a2a-runtime, which are only ever enabled explicitly).
+#[derive(Debug)]
+pub struct ExtensionRegistry {
+    entries: Vec<&'static ExtensionRegistration>,
+}
+
+impl ExtensionRegistry {
+    /// Every linked registration, sorted by URI.
+    pub fn linked() -> Self {
+        let mut entries: Vec<&'static ExtensionRegistration> =
+            inventory::iter::<ExtensionRegistration>
+                .into_iter()
+                .filter(|r| !is_builtin(r.module_path))
+                .collect();
+        entries.sort_by(|a, b| a.uri.cmp(b.uri).then(a.type_name.cmp(b.type_name)));
+        Self { entries }
+    }
+
+    /// The registrations.
+    pub fn iter(&self) -> impl Iterator<Item = &'static ExtensionRegistration> + '_ {
+        self.entries.iter().copied()
+    }
+}
+
+fn is_builtin(module_path: &str) -> bool {
+    module_path == "a2a_runtime" || module_path.starts_with("a2a_runtime::")
+}
+
+/// How a builder chooses its extensions.
+#[derive(Default)]
+pub(crate) struct ExtensionConfig {
+    pub(crate) explicit: Vec<Box<dyn DynExtension>>,
+    pub(crate) only: Option<Vec<String>>,
+    pub(crate) exclude: Vec<String>,
+    pub(crate) linked: bool,
+}
+
+impl ExtensionConfig {
+    pub(crate) fn new() -> Self {
+        Self {
+            linked: true,
+            ..Self::default()
+        }
+    }
+
+    pub(crate) fn add<E: Extension>(&mut self, value: E) {
+        self.explicit.push(value.__into_dyn());
+    }
+
+    /// Resolves the final, ordered set: explicit extensions in the order given, then linked
+    /// ones (sorted by URI) not given explicitly; narrowed by `only`/`exclude`; initialized.
+    pub(crate) fn resolve(self) -> Result<ExtensionSet, RegistryError> {
+        let mut chosen: Vec<Box<dyn DynExtension>> = Vec::new();
+        let push = |ext: Box<dyn DynExtension>,
+                    chosen: &mut Vec<Box<dyn DynExtension>>|
+         -> Result<(), RegistryError> {
+            if let Some(existing) = chosen.iter().find(|e| e.uri() == ext.uri()) {
+                if existing.type_name() == ext.type_name() {
+                    return Ok(());
+                }
+                return Err(RegistryError::DuplicateUri {
+                    uri: ext.uri().to_owned(),
+                    first: existing.type_name().to_owned(),
+                    second: ext.type_name().to_owned(),
+                });
+            }
+            chosen.push(ext);
+            Ok(())
+        };
+        for ext in self.explicit {
+            push(ext, &mut chosen)?;
+        }
+        if self.linked {
+            let registry = ExtensionRegistry::linked();
+            // Duplicate URIs among linked types are an error even when neither is explicit.
+            for reg in registry.iter() {
+                if let Some(other) = registry
+                    .iter()
+                    .find(|o| o.uri == reg.uri && o.type_name != reg.type_name)
+                {
+                    let explicit = chosen.iter().any(|c| c.uri() == reg.uri);
+                    let excluded = self.exclude.iter().any(|u| u == reg.uri);
+                    if !explicit && !excluded {
+                        let (a, b) = if reg.type_name < other.type_name {
+                            (reg, other)
+                        } else {
+                            (other, reg)
+                        };
+                        return Err(RegistryError::DuplicateUri {
+                            uri: reg.uri.to_owned(),
+                            first: a.type_name.to_owned(),
+                            second: b.type_name.to_owned(),
+                        });
+                    }
+                }
+                if let Some(ext) = (reg.linked)()
+                    && !chosen
+                        .iter()
+                        .any(|c| c.type_name() == ext.type_name() || c.uri() == ext.uri())
+                {
+                    push(ext, &mut chosen)?;
+                }
+            }
+        }
+        chosen.retain(|e| {
+            self.only
+                .as_ref()
+                .is_none_or(|only| only.iter().any(|u| u == e.uri()))
+                && !self.exclude.iter().any(|u| u == e.uri())
+        });
+        let mut exts = Vec::with_capacity(chosen.len());
+        for mut ext in chosen {
+            ext.init().map_err(|error| RegistryError::Init {
+                uri: ext.uri().to_owned(),
+                error,
+            })?;
+            exts.push(Arc::from(ext));
+        }
+        let set = ExtensionSet { exts };
+        if set.is_empty() {
+            tracing::info!("a2a extensions: none");
+        } else {
+            for e in &set.exts {
+                tracing::info!(
+                    uri = e.uri(),
+                    r#type = e.type_name(),
+                    required = e.required(),
+                    hooks = e.has_hooks(),
+                    "a2a extension enabled"
+                );
+            }
+        }
+        Ok(set)
+    }
+}
+
+/// The configured extensions of a server (or client), in declaration order.
+#[derive(Clone, Default)]
+pub struct ExtensionSet {
+    exts: Vec<Arc<dyn DynExtension>>,
+}
+
+impl std::fmt::Debug for ExtensionSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.exts.iter().map(|e| e.uri()))
+            .finish()
+    }
+}
+
+impl ExtensionSet {
+    /// True when no extension is configured.
+    pub fn is_empty(&self) -> bool {
+        self.exts.is_empty()
+    }
+
+    /// The URIs, in declaration order.
+    pub fn uris(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.exts.iter().map(|e| e.uri())
+    }
+
+    /// The card declarations, in declaration order.
+    pub fn declarations(&self) -> Vec<AgentExtension> {
+        self.exts.iter().map(|e| e.declaration()).collect()
+    }
+
+    /// The required extensions missing from `requested`: ExtensionSupportRequired naming all.
+    pub fn check_required(&self, requested: &[String]) -> Result<(), A2aError> {
+        let missing: Vec<String> = self
+            .exts
+            .iter()
+            .filter(|e| e.required() && !requested.iter().any(|r| r == e.uri()))
+            .map(|e| e.uri().to_owned())
+            .collect();
+        if missing.is_empty() {
+            Ok(())
+        } else {
+            Err(A2aError::ExtensionSupportRequired { uris: missing })
+        }
+    }
+
+    /// Activates, in declaration order, every configured extension the request named.
+    pub fn activate(
+        &self,
+        requested: Vec<String>,
+        ctx: &RequestContext,
+    ) -> Result<Negotiated, A2aError> {
+        let mut activated = Vec::new();
+        for ext in &self.exts {
+            if !requested.iter().any(|r| r == ext.uri()) {
+                continue;
+            }
+            if let Some(value) = ext.activate(&requested, ctx)? {
+                activated.push(Activation {
+                    ext: ext.clone(),
+                    value,
+                });
+            }
+        }
+        Ok(Negotiated {
+            requested,
+            activated,
+        })
+    }
+}
+
+impl Negotiated {
+    /// Runs every activated extension's `handle_request`, in declaration order.
+    pub(crate) fn handle_request(
+        &self,
+        req: &mut A2aRequest,
+        ctx: &RequestContext,
+    ) -> Result<(), A2aError> {
+        for a in &self.activated {
+            a.ext.handle_request(req, &a.value, ctx)?;
+        }
+        Ok(())
+    }
+
+    /// Runs every activated extension's `handle_response`, in declaration order.
+    pub(crate) fn handle_response(&self, reply: &mut Reply<'_>) -> Result<(), A2aError> {
+        for a in &self.activated {
+            a.ext.handle_response(reply, &a.value)?;
+        }
+        Ok(())
+    }
+
+    /// Runs every activated extension's `handle_event`, in declaration order.
+    pub(crate) fn handle_event(&self, event: &mut StreamResponse) -> Result<(), A2aError> {
+        for a in &self.activated {
+            a.ext.handle_event(event, &a.value)?;
+        }
+        Ok(())
+    }
+}

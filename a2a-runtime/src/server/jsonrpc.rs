@@ -59,7 +59,7 @@ pub(crate) async fn handle(
     match outcome {
         Err(e) => error_response(&id, &e),
         Ok(Outcome::Notification) => HttpResponse::NoContent().a2a_headers(&inner, &[]).finish(),
-        Ok(Outcome::Done(resp, activated)) => match resp {
+        Ok(Outcome::Done(resp, activated)) => match *resp {
             A2aResponse::Stream(events) => {
                 let builder = HttpResponse::Ok().a2a_headers_builder(&inner, &activated);
                 sse::response(events, JsonRpcFraming { id }, inner.keep_alive, builder)
@@ -88,7 +88,7 @@ pub(crate) async fn handle(
 
 enum Outcome {
     Notification,
-    Done(A2aResponse, Vec<&'static str>),
+    Done(Box<A2aResponse>, Vec<&'static str>),
 }
 
 type Failure = (Option<String>, A2aError);
@@ -178,7 +178,7 @@ async fn process(
     let outcome = match result {
         Ok(_) if notification => Ok(Outcome::Notification),
         Ok(served) => Ok(Outcome::Done(
-            served.response,
+            Box::new(served.response),
             inner.echo(&served.activated),
         )),
         Err(_) if notification => Ok(Outcome::Notification),

@@ -115,19 +115,20 @@ impl std::fmt::Debug for A2aServer {
     }
 }
 
+/// Builds the default handler once the stores and the card are known.
+type MakeHandler = Box<
+    dyn FnOnce(
+        Arc<dyn TaskStore>,
+        Arc<dyn PushConfigStore>,
+        Arc<AgentCard>,
+        Limits,
+    ) -> DefaultRequestHandler,
+>;
+
 /// Builds an [`A2aServer`].
 pub struct A2aServerBuilder {
     card: AgentCard,
-    executor: Option<
-        Box<
-            dyn FnOnce(
-                Arc<dyn TaskStore>,
-                Arc<dyn PushConfigStore>,
-                Arc<AgentCard>,
-                Limits,
-            ) -> DefaultRequestHandler,
-        >,
-    >,
+    executor: Option<MakeHandler>,
     handler: Option<Arc<dyn RequestHandler>>,
     task_store: Option<Arc<dyn TaskStore>>,
     push_store: Option<Arc<dyn PushConfigStore>>,

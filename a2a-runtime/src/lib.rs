@@ -4,6 +4,8 @@
 // Lets the attribute's output (`::a2a_runtime::…`) resolve inside this crate too.
 extern crate self as a2a_runtime;
 
+#[cfg(feature = "client")]
+pub mod client;
 pub mod core;
 pub mod error;
 pub mod extension;

@@ -406,7 +406,10 @@ fn bus_stream(
             return None;
         }
         if let Some(first) = s.first.take() {
-            s.done = ends_stream(&first.event);
+            // The opening snapshot of a continued task is INPUT_REQUIRED or AUTH_REQUIRED: the
+            // turn that follows is still to come, so only a terminal snapshot ends the stream.
+            s.done =
+                matches!(&first.event, StreamResponse::Task(t) if t.status.state.is_terminal());
             return Some((Ok(first), s));
         }
         loop {

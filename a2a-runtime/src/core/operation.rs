@@ -79,6 +79,11 @@ macro_rules! operations {
                 Ok(match op { $(Operation::$variant => A2aRequest::$variant(json::from_raw(raw)?)),+ })
             }
 
+            /// The request as its ProtoJSON object (the JSON-RPC `params`, the REST body).
+            pub fn to_params(&self) -> Result<Value, serde_json::Error> {
+                match self { $(A2aRequest::$variant(r) => serde_json::to_value(r)),+ }
+            }
+
             /// The `tenant` field of the request.
             pub fn tenant(&self) -> &str {
                 match self { $(A2aRequest::$variant(r) => &r.tenant),+ }

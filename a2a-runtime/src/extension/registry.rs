@@ -222,6 +222,11 @@ impl std::fmt::Debug for ExtensionSet {
 }
 
 impl ExtensionSet {
+    /// The configured extensions, in declaration order.
+    pub(crate) fn iter_dyn(&self) -> impl Iterator<Item = &Arc<dyn DynExtension>> + '_ {
+        self.exts.iter()
+    }
+
     /// True when no extension is configured.
     pub fn is_empty(&self) -> bool {
         self.exts.is_empty()

@@ -1,0 +1,716 @@
+//! The A2A client: every operation on JSON-RPC or HTTP+JSON (chosen from the agent card),
+//! streaming with a robust SSE decoder, extensions negotiated per call.
+//!
+//! ```no_run
+//! use a2a_runtime::client::{A2aClient, ClientOptions, SendResult};
+//! use futures::StreamExt as _;
+//!
+//! # async fn run() -> Result<(), a2a_runtime::A2aError> {
+//! let client = A2aClient::discover("http://127.0.0.1:8080", ClientOptions::default()).await?;
+//! match client.send_message("hello", Default::default()).await?.body {
+//!     SendResult::Task(task) => println!("task {} is {}", task.id, task.status.state),
+//!     SendResult::Message(message) => println!("reply: {}", message.text()),
+//! }
+//! let mut events = client.stream_message("stream one two", Default::default()).await?.body;
+//! while let Some(event) = events.next().await {
+//!     println!("{:?}", event?);
+//! }
+//! # Ok(()) }
+//! ```
+
+mod options;
+mod sse;
+mod transport;
+
+use std::pin::Pin;
+use std::sync::{Arc, RwLock};
+
+use futures::{Stream, StreamExt as _};
+
+pub use options::{
+    Auth, CallOptions, ClientOptions, ExtensionCheck, OutgoingRequest, RequestInterceptor,
+    SendOptions,
+};
+pub use sse::{SseDecoder, SseEvent};
+
+use crate::core::{A2aRequest, RequestContext};
+use crate::error::A2aError;
+use crate::extension::registry::ExtensionConfig;
+use crate::extension::{Extension, ExtensionSet, Negotiated, Reply};
+use crate::types::{
+    AgentCard, AgentInterface, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest,
+    GetExtendedAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest, ListTaskPushNotificationConfigsResponse,
+    ListTasksRequest, ListTasksResponse, Message, Part, ProtocolBinding, PushConfigId,
+    SendMessageConfiguration, SendMessageRequest, SendMessageResponse, StreamResponse,
+    SubscribeToTaskRequest, Task, TaskId, TaskPushNotificationConfig,
+};
+use transport::{Meta, Transport};
+
+/// The result of SendMessage: the task the agent created or continued, or its direct reply.
+pub type SendResult = SendMessageResponse;
+
+/// A stream of events from SendStreamingMessage or SubscribeToTask.
+pub type ClientStream = Pin<Box<dyn Stream<Item = Result<StreamResponse, A2aError>> + Send>>;
+
+/// A result with what the server said about the call in its headers.
+#[derive(Debug)]
+pub struct Response<T> {
+    /// The result.
+    pub body: T,
+    /// The server's `A2A-Version`.
+    pub version: Option<String>,
+    /// The extensions the server activated (`A2A-Extensions`, single or repeated headers).
+    pub extensions: Vec<String>,
+}
+
+impl<T> std::ops::Deref for Response<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.body
+    }
+}
+
+impl<T> Response<T> {
+    fn new(body: T, meta: Meta) -> Self {
+        Self {
+            body,
+            version: meta.version,
+            extensions: meta.extensions,
+        }
+    }
+
+    /// The result, without the headers.
+    pub fn into_inner(self) -> T {
+        self.body
+    }
+}
+
+/// The server's protocol version, from a response.
+pub fn version<T>(response: &Response<T>) -> Option<&str> {
+    response.version.as_deref()
+}
+
+/// The extension URIs the server activated for a call, from a response.
+pub fn parse_extensions_header<T>(response: &Response<T>) -> &[String] {
+    &response.extensions
+}
+
+/// What to call: an agent's base URL (the card is discovered) or a card already at hand.
+#[derive(Clone, Debug)]
+pub enum Target {
+    /// The agent's base URL.
+    Url(String),
+    /// The agent's card.
+    Card(Box<AgentCard>),
+}
+
+impl From<&str> for Target {
+    fn from(s: &str) -> Self {
+        Self::Url(s.to_owned())
+    }
+}
+
+impl From<String> for Target {
+    fn from(s: String) -> Self {
+        Self::Url(s)
+    }
+}
+
+impl From<AgentCard> for Target {
+    fn from(c: AgentCard) -> Self {
+        Self::Card(Box::new(c))
+    }
+}
+
+/// What to send: text, a message, or parts.
+#[derive(Clone, Debug)]
+pub struct MessageInput(Message);
+
+impl From<&str> for MessageInput {
+    fn from(s: &str) -> Self {
+        Self(Message::user_text(s))
+    }
+}
+
+impl From<String> for MessageInput {
+    fn from(s: String) -> Self {
+        Self(Message::user_text(s))
+    }
+}
+
+impl From<Message> for MessageInput {
+    fn from(m: Message) -> Self {
+        Self(m)
+    }
+}
+
+impl From<Vec<Part>> for MessageInput {
+    fn from(parts: Vec<Part>) -> Self {
+        Self(Message::new(crate::types::Role::User, parts))
+    }
+}
+
+#[derive(Debug, Default)]
+struct CardCache {
+    card: AgentCard,
+    base_url: Option<String>,
+    etag: Option<String>,
+    last_modified: Option<String>,
+}
+
+/// An A2A client bound to one agent.
+#[derive(Clone)]
+pub struct A2aClient {
+    transport: Arc<Transport>,
+    card: Arc<RwLock<CardCache>>,
+    extensions: ExtensionSet,
+}
+
+impl std::fmt::Debug for A2aClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("A2aClient")
+            .field("transport", &self.transport)
+            .field("extensions", &self.extensions)
+            .finish()
+    }
+}
+
+/// Builds an [`A2aClient`] with extensions.
+#[derive(Default)]
+pub struct A2aClientBuilder {
+    options: ClientOptions,
+    extensions: ExtensionConfig,
+}
+
+impl std::fmt::Debug for A2aClientBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("A2aClientBuilder")
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl A2aClientBuilder {
+    /// The options.
+    pub fn options(mut self, options: ClientOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Activates an extension on every call (its URI goes in `A2A-Extensions`, its hooks run).
+    pub fn extension<E: Extension>(mut self, value: E) -> Self {
+        self.extensions.add(value);
+        self
+    }
+
+    /// Builds a client for `target` (a base URL, whose card is fetched, or a card).
+    pub async fn connect(self, target: impl Into<Target>) -> Result<A2aClient, A2aError> {
+        let mut config = self.extensions;
+        config.linked = false;
+        let extensions = config
+            .resolve()
+            .map_err(|e| A2aError::Internal(e.to_string()))?;
+        A2aClient::make(target.into(), self.options, extensions).await
+    }
+}
+
+impl A2aClient {
+    /// A builder (for extensions).
+    pub fn builder() -> A2aClientBuilder {
+        A2aClientBuilder {
+            options: ClientOptions::default(),
+            extensions: ExtensionConfig::default(),
+        }
+    }
+
+    /// A client for `target`: a base URL (the card is fetched from it) or a card.
+    pub async fn new(target: impl Into<Target>, options: ClientOptions) -> Result<Self, A2aError> {
+        Self::make(target.into(), options, ExtensionSet::default()).await
+    }
+
+    /// Fetches the card from `base_url` + the card path and builds a client from it.
+    pub async fn discover(base_url: &str, options: ClientOptions) -> Result<Self, A2aError> {
+        Self::new(base_url, options).await
+    }
+
+    async fn make(
+        target: Target,
+        options: ClientOptions,
+        extensions: ExtensionSet,
+    ) -> Result<Self, A2aError> {
+        let http = transport::http_client(&options)?;
+        let mut cache = CardCache::default();
+        match target {
+            Target::Card(card) => cache.card = *card,
+            Target::Url(url) => {
+                let base = url.trim_end_matches('/').to_owned();
+                let fetched = transport::fetch_card(
+                    &http,
+                    &options,
+                    &format!("{base}{}", options.card_path),
+                    None,
+                    None,
+                )
+                .await?;
+                let Some((card, etag, last_modified)) = fetched else {
+                    return Err(A2aError::InvalidAgentResponse(
+                        "the agent card request answered 304 without a cached card".into(),
+                    ));
+                };
+                cache = CardCache {
+                    card,
+                    base_url: Some(base),
+                    etag,
+                    last_modified,
+                };
+            }
+        }
+        check_extensions(&cache.card, &extensions, options.extension_check)?;
+        let interface = choose_interface(&cache.card, options.preferred_binding.as_ref())?;
+        let transport = Transport::new(http, options, interface, extensions.uris().collect());
+        Ok(Self {
+            transport: Arc::new(transport),
+            card: Arc::new(RwLock::new(cache)),
+            extensions,
+        })
+    }
+
+    /// The agent card the client was built from (or last refreshed).
+    pub fn card(&self) -> AgentCard {
+        self.card
+            .read()
+            .map(|c| c.card.clone())
+            .unwrap_or_else(|p| p.into_inner().card.clone())
+    }
+
+    /// The interface in use.
+    pub fn interface(&self) -> &AgentInterface {
+        &self.transport.interface
+    }
+
+    /// Revalidates the card with `If-None-Match` / `If-Modified-Since`; returns true when it
+    /// changed. (The transport stays on the interface chosen at build time.)
+    pub async fn refresh_card(&self) -> Result<bool, A2aError> {
+        let (url, etag, lm) = {
+            let c = self
+                .card
+                .read()
+                .map_err(|_| A2aError::Internal("card cache poisoned".into()))?;
+            let Some(base) = &c.base_url else {
+                return Ok(false);
+            };
+            (
+                format!("{base}{}", self.transport.options.card_path),
+                c.etag.clone(),
+                c.last_modified.clone(),
+            )
+        };
+        let fetched = transport::fetch_card(
+            &self.transport.http,
+            &self.transport.options,
+            &url,
+            etag.as_deref(),
+            lm.as_deref(),
+        )
+        .await?;
+        match fetched {
+            None => Ok(false),
+            Some((card, etag, last_modified)) => {
+                let mut c = self
+                    .card
+                    .write()
+                    .map_err(|_| A2aError::Internal("card cache poisoned".into()))?;
+                let changed = c.card != card;
+                c.card = card;
+                c.etag = etag;
+                c.last_modified = last_modified;
+                Ok(changed)
+            }
+        }
+    }
+
+    /// The server's protocol version, from a response.
+    pub fn version<T>(&self, response: &Response<T>) -> Option<String> {
+        response.version.clone()
+    }
+
+    /// The configured extension types the server activated for a call (type names).
+    pub fn activated<T>(&self, response: &Response<T>) -> Vec<&'static str> {
+        self.extensions
+            .entries()
+            .filter(|(uri, _)| response.extensions.iter().any(|u| u == uri))
+            .map(|(_, type_name)| type_name)
+            .collect()
+    }
+
+    fn negotiated(&self) -> Result<Arc<Negotiated>, A2aError> {
+        if self.extensions.is_empty() {
+            return Ok(Arc::new(Negotiated::default()));
+        }
+        let requested: Vec<String> = self.extensions.uris().map(str::to_owned).collect();
+        Ok(Arc::new(
+            self.extensions.activate(requested, &RequestContext::v1())?,
+        ))
+    }
+
+    async fn unary<T: serde::de::DeserializeOwned>(
+        &self,
+        mut req: A2aRequest,
+        headers: &[(String, String)],
+        timeout: Option<std::time::Duration>,
+        reply: impl FnOnce(&mut T) -> Option<Reply<'_>>,
+    ) -> Result<Response<T>, A2aError> {
+        let negotiated = self.negotiated()?;
+        negotiated.handle_request(&mut req, &RequestContext::v1())?;
+        let (mut body, meta): (T, Meta) = self.transport.unary(&req, headers, timeout).await?;
+        if let Some(mut r) = reply(&mut body) {
+            negotiated.handle_response(&mut r)?;
+        }
+        Ok(Response::new(body, meta))
+    }
+
+    async fn streaming(
+        &self,
+        mut req: A2aRequest,
+        headers: &[(String, String)],
+        timeout: Option<std::time::Duration>,
+    ) -> Result<Response<ClientStream>, A2aError> {
+        let negotiated = self.negotiated()?;
+        negotiated.handle_request(&mut req, &RequestContext::v1())?;
+        let (stream, meta) = self.transport.stream(&req, headers, timeout).await?;
+        let mut stream: ClientStream = if negotiated.activated.is_empty() {
+            stream
+        } else {
+            Box::pin(stream.map(move |item| {
+                let mut ev = item?;
+                negotiated.handle_response(&mut Reply::Event(&mut ev))?;
+                Ok(ev)
+            }))
+        };
+        // An error before the first event is the call's error, not an item of the stream.
+        match stream.next().await {
+            Some(Err(e)) => Err(e),
+            Some(Ok(first)) => {
+                let rest: ClientStream =
+                    Box::pin(futures::stream::once(async move { Ok(first) }).chain(stream));
+                Ok(Response::new(rest, meta))
+            }
+            None => Err(A2aError::InvalidAgentResponse(
+                "the server closed the stream without any event".into(),
+            )),
+        }
+    }
+
+    fn send_request(&self, input: MessageInput, opts: &SendOptions) -> A2aRequest {
+        let mut message = input.0;
+        if let Some(t) = &opts.task_id {
+            message.task_id = TaskId::from(t.as_str());
+        }
+        if let Some(c) = &opts.context_id {
+            message.context_id = c.as_str().into();
+        }
+        let mut configuration = opts.configuration.clone();
+        if let Some(n) = opts.history_length {
+            configuration
+                .get_or_insert_with(SendMessageConfiguration::default)
+                .history_length = Some(n);
+        }
+        A2aRequest::SendMessage(SendMessageRequest {
+            tenant: self.transport.interface.tenant.clone(),
+            message,
+            configuration,
+            metadata: opts.metadata.clone(),
+        })
+    }
+
+    /// SendMessage: the task (when it is terminal or interrupted, unless `returnImmediately`)
+    /// or the agent's direct reply.
+    pub async fn send_message(
+        &self,
+        input: impl Into<MessageInput>,
+        opts: SendOptions,
+    ) -> Result<Response<SendResult>, A2aError> {
+        let req = self.send_request(input.into(), &opts);
+        self.unary(req, &opts.headers, opts.timeout, |r: &mut SendResult| {
+            Some(Reply::SendMessage(r))
+        })
+        .await
+    }
+
+    /// SendStreamingMessage: the events as they happen (the task first, then updates).
+    pub async fn stream_message(
+        &self,
+        input: impl Into<MessageInput>,
+        opts: SendOptions,
+    ) -> Result<Response<ClientStream>, A2aError> {
+        let req = match self.send_request(input.into(), &opts) {
+            A2aRequest::SendMessage(r) => A2aRequest::SendStreamingMessage(r),
+            other => other,
+        };
+        self.streaming(req, &opts.headers, opts.timeout).await
+    }
+
+    /// GetTask.
+    pub async fn get_task(
+        &self,
+        id: &str,
+        history_length: Option<i32>,
+    ) -> Result<Response<Task>, A2aError> {
+        let req = A2aRequest::GetTask(GetTaskRequest {
+            tenant: self.transport.interface.tenant.clone(),
+            id: id.into(),
+            history_length,
+        });
+        self.unary(req, &[], None, |t: &mut Task| Some(Reply::Task(t)))
+            .await
+    }
+
+    /// ListTasks (one page).
+    pub async fn list_tasks(
+        &self,
+        mut req: ListTasksRequest,
+    ) -> Result<Response<ListTasksResponse>, A2aError> {
+        req.tenant.clone_from(&self.transport.interface.tenant);
+        self.unary(
+            A2aRequest::ListTasks(req),
+            &[],
+            None,
+            |r: &mut ListTasksResponse| Some(Reply::ListTasks(r)),
+        )
+        .await
+    }
+
+    /// Every task matching `req`, walking `nextPageToken` page by page.
+    pub fn list_all_tasks(
+        &self,
+        req: ListTasksRequest,
+    ) -> impl Stream<Item = Result<Task, A2aError>> + Send + '_ {
+        struct Walk {
+            next: Option<ListTasksRequest>,
+            buffered: std::collections::VecDeque<Task>,
+        }
+        let start = Walk {
+            next: Some(req),
+            buffered: Default::default(),
+        };
+        futures::stream::unfold(start, move |mut walk| async move {
+            loop {
+                if let Some(task) = walk.buffered.pop_front() {
+                    return Some((Ok(task), walk));
+                }
+                let req = walk.next.take()?;
+                match self.list_tasks(req.clone()).await {
+                    Err(e) => return Some((Err(e), walk)),
+                    Ok(page) => {
+                        let page = page.into_inner();
+                        if !page.next_page_token.is_empty() {
+                            if page.tasks.is_empty() {
+                                let e = A2aError::InvalidAgentResponse(
+                                    "an empty page with a next page token".into(),
+                                );
+                                return Some((Err(e), walk));
+                            }
+                            walk.next = Some(ListTasksRequest {
+                                page_token: page.next_page_token,
+                                ..req
+                            });
+                        }
+                        walk.buffered.extend(page.tasks);
+                    }
+                }
+            }
+        })
+    }
+
+    /// CancelTask.
+    pub async fn cancel_task(&self, id: &str) -> Result<Response<Task>, A2aError> {
+        let req = A2aRequest::CancelTask(CancelTaskRequest {
+            tenant: self.transport.interface.tenant.clone(),
+            id: id.into(),
+            metadata: Default::default(),
+        });
+        self.unary(req, &[], None, |t: &mut Task| Some(Reply::Task(t)))
+            .await
+    }
+
+    /// SubscribeToTask: the task as it stands, then its live events until it is terminal. A
+    /// missing task is TaskNotFound and a finished one UnsupportedOperation.
+    pub async fn resubscribe(&self, id: &str) -> Result<Response<ClientStream>, A2aError> {
+        let req = A2aRequest::SubscribeToTask(SubscribeToTaskRequest {
+            tenant: self.transport.interface.tenant.clone(),
+            id: id.into(),
+        });
+        self.streaming(req, &[], None).await
+    }
+
+    /// CreateTaskPushNotificationConfig (the server assigns the id when `config.id` is empty).
+    pub async fn set_push_config(
+        &self,
+        mut config: TaskPushNotificationConfig,
+    ) -> Result<Response<TaskPushNotificationConfig>, A2aError> {
+        config.tenant.clone_from(&self.transport.interface.tenant);
+        let req = A2aRequest::CreateTaskPushNotificationConfig(config);
+        self.unary(req, &[], None, |c: &mut TaskPushNotificationConfig| {
+            Some(Reply::PushConfig(c))
+        })
+        .await
+    }
+
+    /// GetTaskPushNotificationConfig.
+    pub async fn get_push_config(
+        &self,
+        task_id: &str,
+        id: &str,
+    ) -> Result<Response<TaskPushNotificationConfig>, A2aError> {
+        let req = A2aRequest::GetTaskPushNotificationConfig(GetTaskPushNotificationConfigRequest {
+            tenant: self.transport.interface.tenant.clone(),
+            task_id: task_id.into(),
+            id: PushConfigId::from(id),
+        });
+        self.unary(req, &[], None, |c: &mut TaskPushNotificationConfig| {
+            Some(Reply::PushConfig(c))
+        })
+        .await
+    }
+
+    /// ListTaskPushNotificationConfigs.
+    pub async fn list_push_configs(
+        &self,
+        task_id: &str,
+    ) -> Result<Response<ListTaskPushNotificationConfigsResponse>, A2aError> {
+        let req =
+            A2aRequest::ListTaskPushNotificationConfigs(ListTaskPushNotificationConfigsRequest {
+                tenant: self.transport.interface.tenant.clone(),
+                task_id: task_id.into(),
+                ..Default::default()
+            });
+        self.unary(
+            req,
+            &[],
+            None,
+            |c: &mut ListTaskPushNotificationConfigsResponse| Some(Reply::PushConfigs(c)),
+        )
+        .await
+    }
+
+    /// DeleteTaskPushNotificationConfig (idempotent).
+    pub async fn delete_push_config(
+        &self,
+        task_id: &str,
+        id: &str,
+    ) -> Result<Response<()>, A2aError> {
+        let req =
+            A2aRequest::DeleteTaskPushNotificationConfig(DeleteTaskPushNotificationConfigRequest {
+                tenant: self.transport.interface.tenant.clone(),
+                task_id: task_id.into(),
+                id: PushConfigId::from(id),
+            });
+        let r: Response<crate::types::Empty> = self
+            .unary(req, &[], None, |e: &mut crate::types::Empty| {
+                Some(Reply::Empty(e))
+            })
+            .await?;
+        Ok(Response {
+            body: (),
+            version: r.version,
+            extensions: r.extensions,
+        })
+    }
+
+    /// GetExtendedAgentCard.
+    pub async fn extended_card(&self) -> Result<Response<AgentCard>, A2aError> {
+        let req = A2aRequest::GetExtendedAgentCard(GetExtendedAgentCardRequest {
+            tenant: self.transport.interface.tenant.clone(),
+        });
+        self.unary(req, &[], None, |c: &mut AgentCard| {
+            Some(Reply::AgentCard(c))
+        })
+        .await
+    }
+
+    /// Calls any operation with per-call options (headers, timeout).
+    pub async fn call_with<T: serde::de::DeserializeOwned>(
+        &self,
+        req: A2aRequest,
+        opts: CallOptions,
+    ) -> Result<Response<T>, A2aError> {
+        if req.operation().is_streaming() {
+            return Err(A2aError::InvalidRequest(format!(
+                "{} is a streaming operation",
+                req.operation()
+            )));
+        }
+        self.unary(req, &opts.headers, opts.timeout, |_: &mut T| None)
+            .await
+    }
+}
+
+/// Checks the configured extensions against the card.
+fn check_extensions(
+    card: &AgentCard,
+    extensions: &ExtensionSet,
+    check: ExtensionCheck,
+) -> Result<(), A2aError> {
+    let declared = &card.capabilities.extensions;
+    let missing_required: Vec<String> = declared
+        .iter()
+        .filter(|d| d.required && !extensions.uris().any(|u| u == d.uri))
+        .map(|d| d.uri.clone())
+        .collect();
+    if !missing_required.is_empty() && check != ExtensionCheck::Off {
+        return Err(A2aError::ExtensionSupportRequired {
+            uris: missing_required,
+        });
+    }
+    for uri in extensions.uris() {
+        if !declared.iter().any(|d| d.uri == uri) {
+            match check {
+                ExtensionCheck::Off => {}
+                ExtensionCheck::Warn => {
+                    tracing::warn!(uri, agent = %card.name, "the agent does not declare this extension")
+                }
+                ExtensionCheck::Fail => {
+                    return Err(A2aError::UnsupportedOperation(format!(
+                        "agent {} does not declare extension {uri}",
+                        card.name
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The first interface (in the card's order of preference) whose binding the client speaks;
+/// a preferred binding wins when the card offers it.
+fn choose_interface(
+    card: &AgentCard,
+    preferred: Option<&ProtocolBinding>,
+) -> Result<AgentInterface, A2aError> {
+    let usable = |i: &&AgentInterface| {
+        matches!(
+            i.protocol_binding,
+            ProtocolBinding::JsonRpc | ProtocolBinding::HttpJson
+        ) && (i.protocol_version.is_empty() || i.protocol_version.split('.').next() == Some("1"))
+    };
+    let candidates: Vec<&AgentInterface> =
+        card.supported_interfaces.iter().filter(usable).collect();
+    let chosen = preferred
+        .and_then(|p| candidates.iter().find(|i| &i.protocol_binding == p))
+        .or_else(|| candidates.first())
+        .copied()
+        .cloned();
+    chosen.ok_or_else(|| {
+        A2aError::UnsupportedOperation(format!(
+            "agent {} offers no JSONRPC or HTTP+JSON interface for protocol 1.x",
+            card.name
+        ))
+    })
+}
+
+impl ExtensionSet {
+    fn entries(&self) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
+        self.iter_dyn().map(|e| (e.uri(), e.type_name()))
+    }
+}

@@ -76,6 +76,16 @@ pub enum A2aError {
         /// The required extensions that were not requested.
         uris: Vec<String>,
     },
+    /// An activated extension's required dependency was not requested (JSON-RPC -32008).
+    #[error(
+        "Extension support required: extension {extension} requires extension {dependency}; request both in A2A-Extensions"
+    )]
+    ExtensionDependencyMissing {
+        /// The activated extension.
+        extension: String,
+        /// Its dependency the request did not name.
+        dependency: String,
+    },
     /// The requested protocol version is not served by this interface.
     #[error("A2A protocol version {requested} is not supported by this interface (supported: {})", supported.join(", "))]
     VersionNotSupported {
@@ -156,7 +166,9 @@ impl A2aError {
             Self::ContentTypeNotSupported(_) => -32005,
             Self::InvalidAgentResponse(_) => -32006,
             Self::ExtendedAgentCardNotConfigured => -32007,
-            Self::ExtensionSupportRequired { .. } => -32008,
+            Self::ExtensionSupportRequired { .. } | Self::ExtensionDependencyMissing { .. } => {
+                -32008
+            }
             Self::VersionNotSupported { .. } => -32009,
             Self::Parse(_) => -32700,
             Self::InvalidRequest(_) | Self::PayloadTooLarge { .. } => -32600,
@@ -202,7 +214,9 @@ impl A2aError {
             Self::ContentTypeNotSupported(_) => "CONTENT_TYPE_NOT_SUPPORTED",
             Self::InvalidAgentResponse(_) => "INVALID_AGENT_RESPONSE",
             Self::ExtendedAgentCardNotConfigured => "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
-            Self::ExtensionSupportRequired { .. } => "EXTENSION_SUPPORT_REQUIRED",
+            Self::ExtensionSupportRequired { .. } | Self::ExtensionDependencyMissing { .. } => {
+                "EXTENSION_SUPPORT_REQUIRED"
+            }
             Self::VersionNotSupported { .. } => "VERSION_NOT_SUPPORTED",
             Self::MethodNotFound { .. } => "METHOD_NOT_FOUND",
             Self::Parse(_)
@@ -228,6 +242,13 @@ impl A2aError {
                 put("state", state);
             }
             Self::ExtensionSupportRequired { uris } => put("extensions", &uris.join(",")),
+            Self::ExtensionDependencyMissing {
+                extension,
+                dependency,
+            } => {
+                put("extensions", dependency);
+                put("requiredBy", extension);
+            }
             Self::VersionNotSupported {
                 requested,
                 supported,

@@ -268,7 +268,12 @@ impl A2aClient {
         }
         check_extensions(&cache.card, &extensions, options.extension_check)?;
         let interface = choose_interface(&cache.card, options.preferred_binding.as_ref())?;
-        let transport = Transport::new(http, options, interface, extensions.uris().collect());
+        let transport = Transport::new(
+            http,
+            options,
+            interface,
+            extensions.uris_with_dependencies(),
+        );
         Ok(Self {
             transport: Arc::new(transport),
             card: Arc::new(RwLock::new(cache)),
@@ -627,6 +632,25 @@ impl A2aClient {
             Some(Reply::AgentCard(c))
         })
         .await
+    }
+
+    /// Calls a method added by an extension, typed; its extension is activated for the call.
+    pub async fn call<M: crate::extension::ExtensionMethod>(
+        &self,
+        params: M::Params,
+    ) -> Result<Response<M::Result>, A2aError> {
+        let value = serde_json::to_value(&params).map_err(|e| {
+            A2aError::Internal(format!("could not encode the params of {}: {e}", M::METHOD))
+        })?;
+        let uri = <M::Extension as Extension>::URI;
+        let (result, meta) = self
+            .transport
+            .call_method(M::METHOD, M::REST_PATH, uri, value)
+            .await?;
+        let typed = crate::json::from_value(result).map_err(|e| {
+            A2aError::InvalidAgentResponse(format!("the result of {} does not fit: {e}", M::METHOD))
+        })?;
+        Ok(Response::new(typed, meta))
     }
 
     /// Calls any operation with per-call options (headers, timeout).

@@ -285,13 +285,36 @@ impl Transport {
         let params = req
             .to_params()
             .map_err(|e| A2aError::Internal(format!("could not encode the request: {e}")))?;
+        let (m, path, body) = rest_route(req, &params);
+        let target = Target {
+            method: req.operation().method(),
+            params,
+            rest: (m, path, body),
+            extra_extension: None,
+        };
+        self.build_target(target, headers, timeout, streaming)
+    }
+
+    fn build_target(
+        &self,
+        target: Target,
+        headers: &[(String, String)],
+        timeout: Option<Duration>,
+        streaming: bool,
+    ) -> Result<(reqwest::RequestBuilder, String, u64), A2aError> {
+        let Target {
+            method: method_name,
+            params,
+            rest,
+            extra_extension,
+        } = target;
         let base = self.interface.url.trim_end_matches('/');
         let id = self
             .next_id
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let (method, url, body, content_type) = match self.binding {
             Binding::JsonRpc => {
-                let envelope = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": req.operation().method(), "params": params});
+                let envelope = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method_name, "params": params});
                 (
                     reqwest::Method::POST,
                     self.interface.url.clone(),
@@ -300,7 +323,7 @@ impl Transport {
                 )
             }
             Binding::Rest => {
-                let (m, path, body) = rest_route(req, &params);
+                let (m, path, body) = rest;
                 let tenant = if self.interface.tenant.is_empty() {
                     String::new()
                 } else {
@@ -314,8 +337,13 @@ impl Transport {
                 )
             }
         };
+        let extensions_header = match (&self.extensions_header, extra_extension) {
+            (Some(h), Some(x)) if !h.split(',').any(|u| u == x) => Some(format!("{h},{x}")),
+            (None, Some(x)) => Some(x.to_owned()),
+            (h, _) => h.clone(),
+        };
         let mut outgoing = OutgoingRequest {
-            method: req.operation().method(),
+            method: method_name,
             url: url.clone(),
             headers: Vec::new(),
         };
@@ -348,7 +376,7 @@ impl Transport {
         if !streaming {
             rb = rb.timeout(timeout.unwrap_or(self.options.timeout));
         }
-        if let Some(ext) = &self.extensions_header {
+        if let Some(ext) = &extensions_header {
             rb = rb.header("a2a-extensions", ext.as_str());
         }
         for (k, v) in &outgoing.headers {
@@ -434,6 +462,53 @@ impl Transport {
             ))
         })?;
         Ok((typed, meta))
+    }
+
+    /// Calls an extension method (POST on both bindings), activating its extension.
+    pub(crate) async fn call_method(
+        &self,
+        method: &'static str,
+        rest_path: &'static str,
+        extension: &'static str,
+        params: Value,
+    ) -> Result<(Value, Meta), A2aError> {
+        let rest = (
+            reqwest::Method::POST,
+            rest_path.to_owned(),
+            Some(params.clone()),
+        );
+        let target = Target {
+            method,
+            params,
+            rest,
+            extra_extension: Some(extension),
+        };
+        let (rb, url, _) = self.build_target(target, &[], None, false)?;
+        let resp = self.send(rb, &url, None).await?;
+        let meta = meta(&resp);
+        let status = resp.status();
+        let media = media_type(&resp);
+        let body = resp.bytes().await.map_err(|e| transport_error(&url, &e))?;
+        if !is_json(&media) {
+            return Err(A2aError::InvalidAgentResponse(format!(
+                "{url} answered HTTP {status} with content type {media:?}, not JSON: {}",
+                snippet(&body)
+            )));
+        }
+        let value = match self.binding {
+            Binding::JsonRpc => {
+                let envelope: Value = decode(&body, &url)?;
+                if let Some(err) = envelope.get("error") {
+                    return Err(wire_error(err));
+                }
+                envelope.get("result").cloned().unwrap_or(Value::Null)
+            }
+            Binding::Rest if !status.is_success() => {
+                return Err(rest_error(&body, status.as_u16(), &url));
+            }
+            Binding::Rest => decode(&body, &url)?,
+        };
+        Ok((value, meta))
     }
 
     /// A streaming call: the events (decoded lazily) and the response headers.
@@ -545,6 +620,15 @@ impl Transport {
         });
         Ok((Box::pin(stream), meta))
     }
+}
+
+/// What to call: a method name with its params, and its REST route.
+struct Target {
+    method: &'static str,
+    params: Value,
+    rest: (reqwest::Method, String, Option<Value>),
+    /// An extension to activate for this call on top of the configured ones.
+    extra_extension: Option<&'static str>,
 }
 
 struct StreamState {

@@ -22,8 +22,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::lifecycle::{self, HistoryPolicy, LifecycleError};
 use crate::error::A2aError;
+use crate::extension::Negotiated;
 use crate::store::{Scope, TaskStore};
-use crate::types::{Message, StreamResponse, Task, TaskId, TaskState};
+use crate::types::{Message, StreamResponse, Task, TaskId, TaskState, TaskStatus};
 
 /// One event of a task's stream, with its sequence number (strictly increasing per task).
 #[derive(Clone, Debug, PartialEq)]
@@ -121,6 +122,7 @@ impl TaskRuntime {
         &self,
         store: &dyn TaskStore,
         policy: HistoryPolicy,
+        extensions: &Negotiated,
         mut event: StreamResponse,
     ) -> Result<u64, A2aError> {
         let mut st = self.state.lock().await;
@@ -128,12 +130,15 @@ impl TaskRuntime {
             return Err(LifecycleError::MessageAfterTask.into());
         }
         let Some(current) = st.task.as_ref() else {
-            return self.publish_first(&mut st, store, policy, event).await;
+            return self
+                .publish_first(&mut st, store, policy, extensions, event)
+                .await;
         };
         if let StreamResponse::Message(_) = event {
             return Err(LifecycleError::MessageAfterTask.into());
         }
         let mut next = current.clone();
+        check_extensions(extensions, &current.status, &event)?;
         lifecycle::apply_event(&mut next, &mut event, policy)?;
         let version = store.update(&self.scope, &next, st.version).await?;
         st.task = Some(next);
@@ -150,6 +155,7 @@ impl TaskRuntime {
         st: &mut RuntimeState,
         store: &dyn TaskStore,
         policy: HistoryPolicy,
+        extensions: &Negotiated,
         mut event: StreamResponse,
     ) -> Result<u64, A2aError> {
         let template = st.pending.clone().unwrap_or_else(|| Task {
@@ -182,6 +188,7 @@ impl TaskRuntime {
             }
         }
         if let StreamResponse::Task(_) = event {
+            check_extensions(extensions, &task.status, &event)?;
             lifecycle::apply_event(&mut task, &mut event, policy)?;
             let version = store.create(&self.scope, &task).await?;
             st.task = Some(task.clone());
@@ -196,6 +203,7 @@ impl TaskRuntime {
         }
         // Subscribers see the created task first (as it was before this event), then the event.
         let before = task.clone();
+        check_extensions(extensions, &task.status, &event)?;
         lifecycle::apply_event(&mut task, &mut event, policy)?;
         let version = store.create(&self.scope, &task).await?;
         st.task = Some(task);
@@ -284,6 +292,23 @@ impl TaskRuntime {
     pub(crate) async fn snapshot(&self) -> Option<Task> {
         self.state.lock().await.task.clone()
     }
+}
+
+/// Lets the active extensions check a status change (state-machine extensions).
+fn check_extensions(
+    extensions: &Negotiated,
+    from: &TaskStatus,
+    event: &StreamResponse,
+) -> Result<(), A2aError> {
+    if extensions.activated.is_empty() {
+        return Ok(());
+    }
+    let to = match event {
+        StreamResponse::StatusUpdate(e) => &e.status,
+        StreamResponse::Task(t) => &t.status,
+        _ => return Ok(()),
+    };
+    extensions.check_transition(from, to)
 }
 
 /// The live runtimes, keyed by scope and task id.

@@ -224,7 +224,7 @@ impl EventSink {
             self.extensions.handle_event(&mut event)?;
         }
         self.rt
-            .publish(self.store.as_ref(), self.policy, event)
+            .publish(self.store.as_ref(), self.policy, &self.extensions, event)
             .await
     }
 

@@ -152,6 +152,62 @@ impl A2aService {
         })
     }
 
+    /// The JSON-RPC name of the extension method served at REST `path`, if any.
+    pub fn method_at(&self, path: &str) -> Option<&'static str> {
+        self.extensions.method_at(path).map(|m| m.method())
+    }
+
+    /// True when an extension serves the method `name`.
+    pub fn has_method(&self, name: &str) -> bool {
+        self.extensions.method(name).is_some()
+    }
+
+    /// Runs an extension method: the extension must be activated for this request (otherwise
+    /// MethodNotFound naming the extension to activate). Returns the result and the activated
+    /// URIs.
+    pub async fn call_method(
+        &self,
+        mut ctx: RequestContext,
+        name: &str,
+        params: serde_json::Value,
+    ) -> Result<(serde_json::Value, Vec<&'static str>), A2aError> {
+        let Some(entry) = self.extensions.method(name) else {
+            return Err(A2aError::MethodNotFound {
+                method: name.to_owned(),
+                hint: Vec::new(),
+            });
+        };
+        let requested = std::mem::take(&mut Arc::make_mut(&mut ctx.extensions).requested);
+        let negotiated = self.extensions.activate(requested, &ctx)?;
+        if !negotiated.is_active_uri(entry.extension) {
+            return Err(A2aError::MethodNotFound {
+                method: name.to_owned(),
+                hint: vec![
+                    ("extension".to_owned(), entry.extension.to_owned()),
+                    (
+                        "activate".to_owned(),
+                        format!("send the header A2A-Extensions: {}", entry.extension),
+                    ),
+                ],
+            });
+        }
+        if let Some(t) = params.get("tenant").and_then(serde_json::Value::as_str)
+            && ctx.tenant.is_empty()
+        {
+            ctx.tenant = t.to_owned();
+        }
+        let activated: Vec<&'static str> = negotiated.activated_uris().collect();
+        ctx.extensions = Arc::new(negotiated);
+        let mcx = crate::extension::MethodContext {
+            request: ctx,
+            handler: Some(self.handler.clone()),
+        };
+        let span =
+            tracing::debug_span!("a2a_extension_method", method = name, uri = entry.extension);
+        let result = tracing::Instrument::instrument((entry.handler)(mcx, params), span).await?;
+        Ok((result, activated))
+    }
+
     fn check_limits(&self, req: &A2aRequest) -> Result<(), A2aError> {
         if let A2aRequest::SendMessage(r) | A2aRequest::SendStreamingMessage(r) = req
             && r.message.parts.len() > self.limits.max_parts_per_message

@@ -7,11 +7,13 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use super::dependencies::Dependencies;
+use super::method::MethodEntry;
 use crate::core::{A2aRequest, RequestContext};
 use crate::error::A2aError;
 use crate::types::{
     AgentCard, AgentExtension, Empty, ListTaskPushNotificationConfigsResponse, ListTasksResponse,
-    Metadata, SendMessageResponse, StreamResponse, Task, TaskPushNotificationConfig,
+    Metadata, SendMessageResponse, StreamResponse, Task, TaskPushNotificationConfig, TaskStatus,
 };
 
 /// An A2A extension's declaration. Implemented by `#[a2a_extension]`; do not implement it by
@@ -160,6 +162,30 @@ pub trait ExtensionHooks: Extension {
         let _ = (event, activation);
         Ok(())
     }
+
+    /// Checks a status change the agent makes while the extension is active, against the
+    /// task's current status (called with the task locked, before anything is stored). An
+    /// error refuses the event and leaves the task unchanged. See
+    /// [`StateMachine`](super::StateMachine).
+    fn check_transition(
+        &self,
+        from: &TaskStatus,
+        to: &TaskStatus,
+        activation: &mut Self::Activation,
+    ) -> Result<(), A2aError> {
+        let _ = (from, to, activation);
+        Ok(())
+    }
+
+    /// The extensions this one requires or uses. See [`Dependencies`].
+    fn dependencies(&self) -> Dependencies {
+        Dependencies::default()
+    }
+
+    /// The methods this extension adds. See [`ExtensionMethod`](super::ExtensionMethod).
+    fn methods(&self) -> Vec<MethodEntry> {
+        Vec::new()
+    }
 }
 
 /// The type-erased activation value (not a public API).
@@ -192,6 +218,14 @@ pub trait DynExtension: Send + Sync + 'static {
         event: &mut StreamResponse,
         act: &ActivationValue,
     ) -> Result<(), A2aError>;
+    fn check_transition(
+        &self,
+        from: &TaskStatus,
+        to: &TaskStatus,
+        act: &ActivationValue,
+    ) -> Result<(), A2aError>;
+    fn dependencies(&self) -> Dependencies;
+    fn methods(&self) -> Vec<MethodEntry>;
     fn has_hooks(&self) -> bool;
 }
 
@@ -245,6 +279,20 @@ impl<E: Extension> DynExtension for DataOnly<E> {
     }
     fn handle_event(&self, _: &mut StreamResponse, _: &ActivationValue) -> Result<(), A2aError> {
         Ok(())
+    }
+    fn check_transition(
+        &self,
+        _: &TaskStatus,
+        _: &TaskStatus,
+        _: &ActivationValue,
+    ) -> Result<(), A2aError> {
+        Ok(())
+    }
+    fn dependencies(&self) -> Dependencies {
+        Dependencies::default()
+    }
+    fn methods(&self) -> Vec<MethodEntry> {
+        Vec::new()
     }
     fn has_hooks(&self) -> bool {
         false
@@ -309,6 +357,21 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
     ) -> Result<(), A2aError> {
         with_activation::<E::Activation, _>(act, |a| self.0.handle_event(event, a))
             .unwrap_or(Ok(()))
+    }
+    fn check_transition(
+        &self,
+        from: &TaskStatus,
+        to: &TaskStatus,
+        act: &ActivationValue,
+    ) -> Result<(), A2aError> {
+        with_activation::<E::Activation, _>(act, |a| self.0.check_transition(from, to, a))
+            .unwrap_or(Ok(()))
+    }
+    fn dependencies(&self) -> Dependencies {
+        self.0.dependencies()
+    }
+    fn methods(&self) -> Vec<MethodEntry> {
+        self.0.methods()
     }
     fn has_hooks(&self) -> bool {
         true

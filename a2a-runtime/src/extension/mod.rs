@@ -37,18 +37,25 @@
 //! are echoed in the response's `A2A-Extensions` header (streams too).
 
 mod builtin;
+mod dependencies;
 mod hooks;
 mod metadata;
+mod method;
 mod negotiated;
 pub(crate) mod registry;
+mod state_machine;
 
 pub use builtin::Timestamp;
+pub use dependencies::Dependencies;
 pub use hooks::{Activate, Extension, ExtensionHooks, Reply};
 pub use metadata::{HasMetadata, MetadataError, MetadataExt};
+pub use method::{ExtensionMethod, MethodContext, MethodEntry};
 pub use negotiated::{Activation, Negotiated};
 pub use registry::{
-    ExtensionRegistration, ExtensionRegistry, ExtensionSet, RegistryError, parse_extensions_header,
+    ExtensionMetrics, ExtensionRegistration, ExtensionRegistry, ExtensionSet, RegistryError,
+    parse_extensions_header,
 };
+pub use state_machine::{StateMachine, SubState, SubStateExt, Transition};
 
 #[doc(hidden)]
 pub use hooks::{

@@ -9,6 +9,7 @@ use super::hooks::{ActivationValue, DynExtension, Extension, ExtensionHooks};
 pub struct Activation {
     pub(crate) ext: Arc<dyn DynExtension>,
     pub(crate) value: ActivationValue,
+    pub(crate) counters: Arc<super::registry::Counters>,
 }
 
 impl Activation {

@@ -3,11 +3,15 @@
 
 use std::sync::Arc;
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::dependencies::Dependencies;
 use super::hooks::{DynExtension, Extension, Reply};
+use super::method::MethodEntry;
 use super::negotiated::{Activation, Negotiated};
-use crate::core::{A2aRequest, RequestContext};
+use crate::core::{A2aRequest, Operation, RequestContext};
 use crate::error::A2aError;
-use crate::types::{AgentExtension, StreamResponse};
+use crate::types::{AgentExtension, StreamResponse, TaskStatus};
 
 /// One `#[a2a_extension]` type linked into the binary. Emitted by the attribute.
 #[derive(Debug)]
@@ -58,6 +62,56 @@ pub enum RegistryError {
         /// The first type.
         first: String,
         /// The second type.
+        second: String,
+    },
+    /// An extension's required dependency is not configured.
+    #[error(
+        "extension {extension} requires extension {dependency}, which is not configured; add it with .extension(..)"
+    )]
+    MissingDependency {
+        /// The extension.
+        extension: String,
+        /// Its missing dependency.
+        dependency: String,
+    },
+    /// An extension method has the name of a core method.
+    #[error(
+        "extension {extension} declares method {method:?}, which is a core A2A method; extension methods cannot shadow core methods"
+    )]
+    ShadowsCoreMethod {
+        /// The extension.
+        extension: String,
+        /// The method.
+        method: String,
+    },
+    /// An extension method's REST path is outside `/extensions/`.
+    #[error(
+        "extension {extension} serves a method at {path:?}; extension REST paths must start with /extensions/"
+    )]
+    BadMethodPath {
+        /// The extension.
+        extension: String,
+        /// The path.
+        path: String,
+    },
+    /// An extension returned a method that belongs to another extension.
+    #[error("extension {extension} serves method {method:?}, which belongs to extension {owner}")]
+    MethodOfOtherExtension {
+        /// The extension.
+        extension: String,
+        /// The method.
+        method: String,
+        /// The extension the method declares.
+        owner: String,
+    },
+    /// Two extensions serve one method name or REST path.
+    #[error("method {method:?} is served by two extensions: {first} and {second}")]
+    DuplicateMethod {
+        /// The method.
+        method: String,
+        /// The first extension.
+        first: String,
+        /// The second extension.
         second: String,
     },
     /// An extension's `init` failed.
@@ -181,7 +235,7 @@ impl ExtensionConfig {
                 .is_none_or(|only| only.iter().any(|u| u == e.uri()))
                 && !self.exclude.iter().any(|u| u == e.uri())
         });
-        let mut exts = Vec::with_capacity(chosen.len());
+        let mut exts: Vec<Arc<dyn DynExtension>> = Vec::with_capacity(chosen.len());
         for mut ext in chosen {
             ext.init().map_err(|error| RegistryError::Init {
                 uri: ext.uri().to_owned(),
@@ -189,7 +243,7 @@ impl ExtensionConfig {
             })?;
             exts.push(Arc::from(ext));
         }
-        let set = ExtensionSet { exts };
+        let set = ExtensionSet::from_parts(exts)?;
         if set.is_empty() {
             tracing::info!("a2a extensions: none");
         } else {
@@ -207,10 +261,37 @@ impl ExtensionConfig {
     }
 }
 
+/// Counters of one extension, over the life of a server.
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    activations: AtomicU64,
+    skips: AtomicU64,
+    refusals: AtomicU64,
+    hook_errors: AtomicU64,
+}
+
+/// A snapshot of one extension's counters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExtensionMetrics {
+    /// The extension's URI.
+    pub uri: &'static str,
+    /// Requests it was activated for.
+    pub activations: u64,
+    /// Requests that asked for it and that it skipped.
+    pub skips: u64,
+    /// Requests it refused (activation errors, missing dependencies).
+    pub refusals: u64,
+    /// Hook calls that returned an error.
+    pub hook_errors: u64,
+}
+
 /// The configured extensions of a server (or client), in declaration order.
 #[derive(Clone, Default)]
 pub struct ExtensionSet {
     exts: Vec<Arc<dyn DynExtension>>,
+    counters: Vec<Arc<Counters>>,
+    dependencies: Vec<Dependencies>,
+    methods: Vec<MethodEntry>,
 }
 
 impl std::fmt::Debug for ExtensionSet {
@@ -222,7 +303,69 @@ impl std::fmt::Debug for ExtensionSet {
 }
 
 impl ExtensionSet {
+    /// Checks dependencies and methods, and builds the set.
+    fn from_parts(exts: Vec<Arc<dyn DynExtension>>) -> Result<Self, RegistryError> {
+        let dependencies: Vec<Dependencies> = exts.iter().map(|e| e.dependencies()).collect();
+        for (ext, deps) in exts.iter().zip(&dependencies) {
+            if let Some(missing) = deps
+                .required
+                .iter()
+                .find(|d| !exts.iter().any(|e| e.uri() == **d))
+            {
+                return Err(RegistryError::MissingDependency {
+                    extension: ext.uri().to_owned(),
+                    dependency: (*missing).to_owned(),
+                });
+            }
+        }
+        let mut methods: Vec<MethodEntry> = Vec::new();
+        for ext in &exts {
+            for m in ext.methods() {
+                let core = Operation::from_method(m.method).is_some()
+                    || LEGACY_METHODS.contains(&m.method);
+                if core {
+                    return Err(RegistryError::ShadowsCoreMethod {
+                        extension: ext.uri().to_owned(),
+                        method: m.method.to_owned(),
+                    });
+                }
+                if !m.rest_path.starts_with("/extensions/") {
+                    return Err(RegistryError::BadMethodPath {
+                        extension: ext.uri().to_owned(),
+                        path: m.rest_path.to_owned(),
+                    });
+                }
+                if m.extension != ext.uri() {
+                    return Err(RegistryError::MethodOfOtherExtension {
+                        extension: ext.uri().to_owned(),
+                        method: m.method.to_owned(),
+                        owner: m.extension.to_owned(),
+                    });
+                }
+                if let Some(other) = methods
+                    .iter()
+                    .find(|o| o.method == m.method || o.rest_path == m.rest_path)
+                {
+                    return Err(RegistryError::DuplicateMethod {
+                        method: m.method.to_owned(),
+                        first: other.extension.to_owned(),
+                        second: ext.uri().to_owned(),
+                    });
+                }
+                methods.push(m);
+            }
+        }
+        let counters = exts.iter().map(|_| Arc::new(Counters::default())).collect();
+        Ok(Self {
+            exts,
+            counters,
+            dependencies,
+            methods,
+        })
+    }
+
     /// The configured extensions, in declaration order.
+    #[cfg(feature = "client")]
     pub(crate) fn iter_dyn(&self) -> impl Iterator<Item = &Arc<dyn DynExtension>> + '_ {
         self.exts.iter()
     }
@@ -237,9 +380,53 @@ impl ExtensionSet {
         self.exts.iter().map(|e| e.uri())
     }
 
+    /// The URIs of the configured extensions and of their required dependencies (what a
+    /// client sends in `A2A-Extensions`).
+    pub fn uris_with_dependencies(&self) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = Vec::new();
+        for (e, deps) in self.exts.iter().zip(&self.dependencies) {
+            for uri in std::iter::once(e.uri()).chain(deps.required.iter().copied()) {
+                if !out.contains(&uri) {
+                    out.push(uri);
+                }
+            }
+        }
+        out
+    }
+
     /// The card declarations, in declaration order.
     pub fn declarations(&self) -> Vec<AgentExtension> {
         self.exts.iter().map(|e| e.declaration()).collect()
+    }
+
+    /// The counters of every extension.
+    pub fn metrics(&self) -> Vec<ExtensionMetrics> {
+        self.exts
+            .iter()
+            .zip(&self.counters)
+            .map(|(e, c)| ExtensionMetrics {
+                uri: e.uri(),
+                activations: c.activations.load(Ordering::Relaxed),
+                skips: c.skips.load(Ordering::Relaxed),
+                refusals: c.refusals.load(Ordering::Relaxed),
+                hook_errors: c.hook_errors.load(Ordering::Relaxed),
+            })
+            .collect()
+    }
+
+    /// The method named `name` (JSON-RPC), if an extension serves it.
+    pub(crate) fn method(&self, name: &str) -> Option<&MethodEntry> {
+        self.methods.iter().find(|m| m.method == name)
+    }
+
+    /// The method served at REST `path`, if any.
+    pub(crate) fn method_at(&self, path: &str) -> Option<&MethodEntry> {
+        self.methods.iter().find(|m| m.rest_path == path)
+    }
+
+    /// True when some extension adds methods.
+    pub fn has_methods(&self) -> bool {
+        !self.methods.is_empty()
     }
 
     /// The required extensions missing from `requested`: ExtensionSupportRequired naming all.
@@ -257,22 +444,47 @@ impl ExtensionSet {
         }
     }
 
-    /// Activates, in declaration order, every configured extension the request named.
+    /// Activates, in declaration order, every configured extension the request named. An
+    /// extension whose required dependency was not requested refuses the request, naming both.
     pub fn activate(
         &self,
         requested: Vec<String>,
         ctx: &RequestContext,
     ) -> Result<Negotiated, A2aError> {
         let mut activated = Vec::new();
-        for ext in &self.exts {
+        for ((ext, counters), deps) in self.exts.iter().zip(&self.counters).zip(&self.dependencies)
+        {
             if !requested.iter().any(|r| r == ext.uri()) {
                 continue;
             }
-            if let Some(value) = ext.activate(&requested, ctx)? {
-                activated.push(Activation {
-                    ext: ext.clone(),
-                    value,
+            if let Some(missing) = deps
+                .required
+                .iter()
+                .find(|d| !requested.iter().any(|r| r == **d))
+            {
+                counters.refusals.fetch_add(1, Ordering::Relaxed);
+                return Err(A2aError::ExtensionDependencyMissing {
+                    extension: ext.uri().to_owned(),
+                    dependency: (*missing).to_owned(),
                 });
+            }
+            let span = tracing::debug_span!("a2a_extension", uri = ext.uri(), hook = "activate");
+            match span.in_scope(|| ext.activate(&requested, ctx)) {
+                Ok(Some(value)) => {
+                    counters.activations.fetch_add(1, Ordering::Relaxed);
+                    activated.push(Activation {
+                        ext: ext.clone(),
+                        value,
+                        counters: counters.clone(),
+                    });
+                }
+                Ok(None) => {
+                    counters.skips.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(e) => {
+                    counters.refusals.fetch_add(1, Ordering::Relaxed);
+                    return Err(e);
+                }
             }
         }
         Ok(Negotiated {
@@ -280,6 +492,33 @@ impl ExtensionSet {
             activated,
         })
     }
+}
+
+/// v0.3 JSON-RPC method names, reserved too.
+const LEGACY_METHODS: &[&str] = &[
+    "message/send",
+    "message/stream",
+    "tasks/get",
+    "tasks/cancel",
+    "tasks/resubscribe",
+    "tasks/pushNotificationConfig/set",
+    "tasks/pushNotificationConfig/get",
+    "tasks/pushNotificationConfig/list",
+    "tasks/pushNotificationConfig/delete",
+    "agent/getAuthenticatedExtendedCard",
+];
+
+fn hook<R>(
+    a: &Activation,
+    name: &'static str,
+    f: impl FnOnce() -> Result<R, A2aError>,
+) -> Result<R, A2aError> {
+    let span = tracing::debug_span!("a2a_extension", uri = a.ext.uri(), hook = name);
+    let out = span.in_scope(f);
+    if out.is_err() {
+        a.counters.hook_errors.fetch_add(1, Ordering::Relaxed);
+    }
+    out
 }
 
 impl Negotiated {
@@ -290,7 +529,9 @@ impl Negotiated {
         ctx: &RequestContext,
     ) -> Result<(), A2aError> {
         for a in &self.activated {
-            a.ext.handle_request(req, &a.value, ctx)?;
+            hook(a, "handle_request", || {
+                a.ext.handle_request(req, &a.value, ctx)
+            })?;
         }
         Ok(())
     }
@@ -298,7 +539,9 @@ impl Negotiated {
     /// Runs every activated extension's `handle_response`, in declaration order.
     pub(crate) fn handle_response(&self, reply: &mut Reply<'_>) -> Result<(), A2aError> {
         for a in &self.activated {
-            a.ext.handle_response(reply, &a.value)?;
+            hook(a, "handle_response", || {
+                a.ext.handle_response(reply, &a.value)
+            })?;
         }
         Ok(())
     }
@@ -306,7 +549,21 @@ impl Negotiated {
     /// Runs every activated extension's `handle_event`, in declaration order.
     pub(crate) fn handle_event(&self, event: &mut StreamResponse) -> Result<(), A2aError> {
         for a in &self.activated {
-            a.ext.handle_event(event, &a.value)?;
+            hook(a, "handle_event", || a.ext.handle_event(event, &a.value))?;
+        }
+        Ok(())
+    }
+
+    /// Runs every activated extension's `check_transition`, in declaration order.
+    pub(crate) fn check_transition(
+        &self,
+        from: &TaskStatus,
+        to: &TaskStatus,
+    ) -> Result<(), A2aError> {
+        for a in &self.activated {
+            hook(a, "check_transition", || {
+                a.ext.check_transition(from, to, &a.value)
+            })?;
         }
         Ok(())
     }

@@ -59,24 +59,14 @@ pub(crate) async fn handle(
     match outcome {
         Err(e) => error_response(&id, &e),
         Ok(Outcome::Notification) => HttpResponse::NoContent().a2a_headers(&inner, &[]).finish(),
+        Ok(Outcome::Raw(result, activated)) => result_response(&inner, &id, &result, &activated),
         Ok(Outcome::Done(resp, activated)) => match *resp {
             A2aResponse::Stream(events) => {
                 let builder = HttpResponse::Ok().a2a_headers_builder(&inner, &activated);
                 sse::response(events, JsonRpcFraming { id }, inner.keep_alive, builder)
             }
             unary => match unary.to_json() {
-                Some(Ok(result)) => {
-                    let mut body = Vec::with_capacity(result.len() + id.len() + 32);
-                    body.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-                    body.extend_from_slice(id.as_bytes());
-                    body.extend_from_slice(br#","result":"#);
-                    body.extend_from_slice(&result);
-                    body.push(b'}');
-                    HttpResponse::Ok()
-                        .a2a_headers(&inner, &activated)
-                        .insert_header((header::CONTENT_TYPE, "application/json"))
-                        .body(body)
-                }
+                Some(Ok(result)) => result_response(&inner, &id, &result, &activated),
                 _ => error_response(
                     &id,
                     &A2aError::Internal("could not encode the result".into()),
@@ -86,9 +76,29 @@ pub(crate) async fn handle(
     }
 }
 
+/// `{"jsonrpc":"2.0","id":<id>,"result":<result>}` with the A2A headers.
+fn result_response(
+    inner: &Inner,
+    id: &str,
+    result: &[u8],
+    activated: &[&'static str],
+) -> HttpResponse {
+    let mut body = Vec::with_capacity(result.len() + id.len() + 32);
+    body.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    body.extend_from_slice(id.as_bytes());
+    body.extend_from_slice(br#","result":"#);
+    body.extend_from_slice(result);
+    body.push(b'}');
+    HttpResponse::Ok()
+        .a2a_headers(inner, activated)
+        .insert_header((header::CONTENT_TYPE, "application/json"))
+        .body(body)
+}
+
 enum Outcome {
     Notification,
     Done(Box<A2aResponse>, Vec<&'static str>),
+    Raw(Vec<u8>, Vec<&'static str>),
 }
 
 type Failure = (Option<String>, A2aError);
@@ -158,17 +168,36 @@ async fn process(
     };
     let mut ctx = request_context(req, None);
     inner.service.begin(&mut ctx).map_err(fail)?;
-    let Some(op) = Operation::from_method(&method) else {
-        return Err(fail(A2aError::MethodNotFound {
-            method,
-            hint: Vec::new(),
-        }));
-    };
     let params = envelope.params.map_or("{}", RawValue::get);
     let params_trim = params.trim_start();
     if !(params_trim.starts_with('{') || params_trim == "null") {
         return Err(fail(A2aError::invalid_field("params", "must be an object")));
     }
+    let Some(op) = Operation::from_method(&method) else {
+        if !inner.service.has_method(&method) {
+            return Err(fail(A2aError::MethodNotFound {
+                method,
+                hint: Vec::new(),
+            }));
+        }
+        // A method added by an extension.
+        let value: serde_json::Value = if params_trim == "null" {
+            serde_json::Value::Object(Default::default())
+        } else {
+            json::from_raw(params).map_err(fail)?
+        };
+        let (result, activated) = inner
+            .service
+            .call_method(ctx, &method, value)
+            .await
+            .map_err(fail)?;
+        if id.is_none() {
+            return Ok((None, Ok(Outcome::Notification)));
+        }
+        let bytes =
+            serde_json::to_vec(&result).map_err(|e| fail(A2aError::Internal(e.to_string())))?;
+        return Ok((id, Ok(Outcome::Raw(bytes, inner.echo(&activated)))));
+    };
     let request = A2aRequest::from_raw(op, params).map_err(fail)?;
     if id.is_none() && op.is_streaming() {
         return Ok((None, Ok(Outcome::Notification)));

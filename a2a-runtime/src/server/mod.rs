@@ -179,6 +179,11 @@ impl A2aServer {
         self.inner.card().card.clone()
     }
 
+    /// Per-extension counters: activations, skips, refusals, hook errors.
+    pub fn extension_metrics(&self) -> Vec<crate::extension::ExtensionMetrics> {
+        self.inner.service.extensions().metrics()
+    }
+
     /// Registers the routes (both bindings and the agent card) on an actix-web `App` or scope.
     ///
     /// The card is served at `/.well-known/agent-card.json` relative to where this is mounted;
@@ -197,6 +202,20 @@ impl A2aServer {
                 web::resource([path.clone(), format!("{path}/")])
                     .route(web::post().to(rpc_handler)),
             );
+            if inner.service.extensions().has_methods() {
+                for prefix in ["", "/{tenant}"] {
+                    let methods = inner.clone();
+                    let handler = move |req: HttpRequest, payload: web::Payload| {
+                        let inner = methods.clone();
+                        async move { rest::handle_method(inner, req, payload).await }
+                    };
+                    let base = inner.rest_path.trim_end_matches('/');
+                    cfg.route(
+                        &format!("{base}{prefix}/extensions/{{tail:.*}}"),
+                        web::post().to(handler),
+                    );
+                }
+            }
             for prefix in [String::new(), "/{tenant}".to_owned()] {
                 register_rest(
                     cfg,

@@ -139,6 +139,54 @@ async fn process(
     Ok((served.response, inner.echo(&served.activated)))
 }
 
+/// Serves an extension method at `/extensions/…` (POST, JSON body = params).
+pub(crate) async fn handle_method(
+    inner: web::Data<Inner>,
+    req: HttpRequest,
+    payload: web::Payload,
+) -> HttpResponse {
+    match process_method(&inner, &req, payload).await {
+        Err(e) => error_response(&e),
+        Ok((result, activated)) => match serde_json::to_vec(&result) {
+            Ok(body) => HttpResponse::Ok()
+                .a2a_headers(&inner, &activated)
+                .insert_header((header::CONTENT_TYPE, A2A_JSON))
+                .body(body),
+            Err(e) => error_response(&A2aError::Internal(e.to_string())),
+        },
+    }
+}
+
+async fn process_method(
+    inner: &Inner,
+    req: &HttpRequest,
+    payload: web::Payload,
+) -> Result<(Value, Vec<&'static str>), A2aError> {
+    let info = req.match_info();
+    let tenant = info.get("tenant").map(str::to_owned);
+    let path = format!("/extensions/{}", info.get("tail").unwrap_or_default());
+    let mut ctx = request_context(req, tenant.as_deref());
+    inner.service.begin(&mut ctx)?;
+    let Some(method) = inner.service.method_at(&path) else {
+        return Err(A2aError::MethodNotFound {
+            method: path,
+            hint: Vec::new(),
+        });
+    };
+    let limits = inner.service.limits();
+    if req.headers().contains_key(header::CONTENT_TYPE) {
+        check_json_content_type(req)?;
+    }
+    let body = read_body(req, payload, limits.max_body_bytes).await?;
+    let params = if body.iter().all(u8::is_ascii_whitespace) {
+        Value::Object(Map::new())
+    } else {
+        json::decode::<Value>(&body, limits.max_json_depth)?
+    };
+    let (result, activated) = inner.service.call_method(ctx, method, params).await?;
+    Ok((result, inner.echo(&activated)))
+}
+
 /// The query string as a JSON object of strings (enum numbers become numbers).
 fn query_object(query: &str) -> Map<String, Value> {
     let mut m = Map::new();

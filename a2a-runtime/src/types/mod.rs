@@ -102,6 +102,13 @@ macro_rules! proto_enum {
                         f.write_str(concat!("a ", $what, " name or number"))
                     }
                     fn visit_str<E: ::serde::de::Error>(self, v: &str) -> Result<$ty, E> {
+                        // `UNRECOGNIZED` is the protobuf-ts sentinel the official JS SDK sends
+                        // for an enum field the caller left unset: read it as unset.
+                        if v == "UNRECOGNIZED" {
+                            if let Some(unset) = $ty::from_number(0) {
+                                return Ok(unset);
+                            }
+                        }
                         $ty::from_name(v).ok_or_else(|| {
                             E::custom(format!(
                                 concat!("unknown ", $what, " {:?}, expected one of {}"),

@@ -1,0 +1,81 @@
+//! Dependencies between extensions.
+//!
+//! An extension names the extensions it needs (required) and those it uses when present
+//! (optional), by type or by URI, in [`ExtensionHooks::dependencies`](super::ExtensionHooks::dependencies):
+//!
+//! - at startup, a server whose configuration lacks a required dependency refuses to build
+//!   ([`RegistryError::MissingDependency`](super::RegistryError::MissingDependency));
+//! - per request, activating an extension without also requesting its required dependencies is
+//!   refused with ExtensionSupportRequired (-32008), naming both;
+//! - an optional dependency is visible to the extension's hooks when it is active
+//!   (`ctx.is_active::<Dep>()` in `handle_request`);
+//! - the client sends the required dependencies of its extensions in `A2A-Extensions` too.
+//!
+//! ```
+//! use a2a_runtime::a2a_extension;
+//! use a2a_runtime::extension::{Dependencies, ExtensionHooks};
+//! use serde::{Deserialize, Serialize};
+//!
+//! /// Signs messages.
+//! #[a2a_extension(uri = "https://example.com/ext/signing/v1")]
+//! #[derive(Default, Serialize, Deserialize)]
+//! struct Signing {}
+//!
+//! /// Notarizes signed messages; uses timestamps when present.
+//! #[a2a_extension(uri = "https://example.com/ext/notary/v1")]
+//! #[derive(Default, Serialize, Deserialize)]
+//! struct Notary {}
+//!
+//! impl ExtensionHooks for Notary {
+//!     type Activation = ();
+//!     fn dependencies(&self) -> Dependencies {
+//!         Dependencies::new()
+//!             .requires::<Signing>()
+//!             .optional_uri("https://github.com/a2aproject/a2a-samples/extensions/timestamp/v1")
+//!     }
+//! }
+//! ```
+
+use super::hooks::Extension;
+
+/// The dependencies of an extension, as URIs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Dependencies {
+    /// Extensions that must be configured, and requested together with this one.
+    pub required: Vec<&'static str>,
+    /// Extensions this one uses when they are active.
+    pub optional: Vec<&'static str>,
+}
+
+impl Dependencies {
+    /// No dependencies.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Requires extension `E`.
+    pub fn requires<E: Extension>(self) -> Self {
+        self.requires_uri(E::URI)
+    }
+
+    /// Requires the extension with `uri`.
+    pub fn requires_uri(mut self, uri: &'static str) -> Self {
+        if !self.required.contains(&uri) {
+            self.required.push(uri);
+        }
+        self
+    }
+
+    /// Uses extension `E` when active.
+    pub fn optional<E: Extension>(self) -> Self {
+        self.optional_uri(E::URI)
+    }
+
+    /// Uses the extension with `uri` when active.
+    pub fn optional_uri(mut self, uri: &'static str) -> Self {
+        if !self.optional.contains(&uri) {
+            self.optional.push(uri);
+        }
+        self
+    }
+}

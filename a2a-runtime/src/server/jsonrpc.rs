@@ -51,8 +51,11 @@ pub(crate) async fn handle(
     req: HttpRequest,
     payload: web::Payload,
 ) -> HttpResponse {
-    let (id, outcome) = match process(&inner, &req, payload).await {
+    let mut notification = false;
+    let (id, outcome) = match process(&inner, &req, payload, &mut notification).await {
         Ok(ok) => ok,
+        // JSON-RPC 2.0: the server never answers a (valid) notification, not even an error.
+        Err(_) if notification => (None, Ok(Outcome::Notification)),
         Err((id, e)) => (id, Err(e)),
     };
     let id = id.as_deref().unwrap_or(NULL_ID).to_owned();
@@ -107,6 +110,7 @@ async fn process(
     inner: &Inner,
     req: &HttpRequest,
     payload: web::Payload,
+    notification: &mut bool,
 ) -> Result<(Option<String>, Result<Outcome, A2aError>), Failure> {
     check_json_content_type(req).map_err(|e| (None, e))?;
     let limits = inner.service.limits();
@@ -166,6 +170,7 @@ async fn process(
             .map_err(|_| fail(A2aError::InvalidRequest("method must be a string".into())))?,
         None => return Err(fail(A2aError::InvalidRequest("method is required".into()))),
     };
+    *notification = id.is_none();
     let mut ctx = request_context(req, None);
     inner.service.begin(&mut ctx).map_err(fail)?;
     let params = envelope.params.map_or("{}", RawValue::get);

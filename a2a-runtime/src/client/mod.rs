@@ -353,7 +353,12 @@ impl A2aClient {
         if self.extensions.is_empty() {
             return Ok(Arc::new(Negotiated::default()));
         }
-        let requested: Vec<String> = self.extensions.uris().map(str::to_owned).collect();
+        let requested: Vec<String> = self
+            .extensions
+            .uris_with_dependencies()
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
         Ok(Arc::new(
             self.extensions.activate(requested, &RequestContext::v1())?,
         ))

@@ -542,7 +542,16 @@ impl Transport {
         let status = resp.status();
         let media = media_type(&resp);
         if media != "text/event-stream" {
-            let body = resp.bytes().await.map_err(|e| transport_error(&url, &e))?;
+            // A stream request carries no reqwest timeout: bound this body read here.
+            let limit = timeout.unwrap_or(self.options.timeout);
+            let body = match tokio::time::timeout(limit, resp.bytes()).await {
+                Err(_) => {
+                    return Err(A2aError::InvalidAgentResponse(format!(
+                        "the {status} answer from {url} did not complete within {limit:?}"
+                    )));
+                }
+                Ok(body) => body.map_err(|e| transport_error(&url, &e))?,
+            };
             if is_json(&media) {
                 if let Ok(v) = serde_json::from_slice::<Value>(&body) {
                     if let Some(err) = v.get("error").filter(|_| self.binding == Binding::JsonRpc) {

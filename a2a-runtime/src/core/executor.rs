@@ -317,6 +317,24 @@ impl EventSink {
             .map(|_| ())
     }
 
+    /// Moves the task to `state` in the sub-state `name` of the state-machine extension `E`
+    /// (carried in the status message's metadata under `E`'s key). While `E` is active, its
+    /// `check_transition` decides whether the move is allowed; a refused move is an error and
+    /// leaves the task unchanged.
+    pub async fn sub_state<E: crate::extension::Extension>(
+        &self,
+        state: TaskState,
+        name: &str,
+    ) -> Result<u64, A2aError> {
+        let mut m = self.agent_message(name);
+        m.metadata.insert(
+            E::METADATA_KEY.to_owned(),
+            serde_json::Value::String(name.to_owned()),
+        );
+        m.extensions.push(E::URI.to_owned());
+        self.status(state, Some(m)).await
+    }
+
     /// Publishes a whole artifact (one update with `lastChunk`).
     pub async fn artifact(&self, artifact: Artifact) -> Result<(), A2aError> {
         self.publish(StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {

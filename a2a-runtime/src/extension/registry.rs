@@ -160,12 +160,15 @@ pub(crate) struct ExtensionConfig {
     pub(crate) only: Option<Vec<String>>,
     pub(crate) exclude: Vec<String>,
     pub(crate) linked: bool,
+    /// Refuse a set that lacks a required dependency (servers); clients only send its URI.
+    pub(crate) require_dependencies: bool,
 }
 
 impl ExtensionConfig {
     pub(crate) fn new() -> Self {
         Self {
             linked: true,
+            require_dependencies: true,
             ..Self::default()
         }
     }
@@ -243,7 +246,7 @@ impl ExtensionConfig {
             })?;
             exts.push(Arc::from(ext));
         }
-        let set = ExtensionSet::from_parts(exts)?;
+        let set = ExtensionSet::from_parts(exts, self.require_dependencies)?;
         if set.is_empty() {
             tracing::info!("a2a extensions: none");
         } else {
@@ -304,9 +307,16 @@ impl std::fmt::Debug for ExtensionSet {
 
 impl ExtensionSet {
     /// Checks dependencies and methods, and builds the set.
-    fn from_parts(exts: Vec<Arc<dyn DynExtension>>) -> Result<Self, RegistryError> {
+    fn from_parts(
+        exts: Vec<Arc<dyn DynExtension>>,
+        require_dependencies: bool,
+    ) -> Result<Self, RegistryError> {
         let dependencies: Vec<Dependencies> = exts.iter().map(|e| e.dependencies()).collect();
-        for (ext, deps) in exts.iter().zip(&dependencies) {
+        for (ext, deps) in exts
+            .iter()
+            .zip(&dependencies)
+            .filter(|_| require_dependencies)
+        {
             if let Some(missing) = deps
                 .required
                 .iter()

@@ -29,6 +29,10 @@
 //! operation (streamed events included), and `handle_event` sees the agent's events before they
 //! are stored.
 //!
+//! The kinds of extension, each with a page and a complete example: [`data_only`], [`profile`],
+//! [`method`] (new RPC methods), [`state_machine`] (sub-states of the task lifecycle), and
+//! [`dependencies`] between extensions.
+//!
 //! Negotiation, on every operation of every binding: the client names extensions in
 //! `A2A-Extensions` (comma-separated, repeated headers merged, `X-A2A-Extensions` accepted);
 //! exact URI match, unknown URIs ignored, no fallback to another version; a `required` extension
@@ -37,15 +41,20 @@
 //! are echoed in the response's `A2A-Extensions` header (streams too).
 
 mod builtin;
-mod dependencies;
+pub mod data_only;
+pub mod dependencies;
 mod hooks;
 mod metadata;
-mod method;
+pub mod method;
 mod negotiated;
+pub mod profile;
 pub(crate) mod registry;
-mod state_machine;
+pub mod state_machine;
 
-pub use builtin::Timestamp;
+pub use builtin::{
+    AgentInvocation, CallType, CallerContext, OpenStep, Passport, ResponseTrace, SecurePassport,
+    Step, StepAction, Timestamp, ToolInvocation, Traceability, Tracer, Verification, Verifier,
+};
 pub use dependencies::Dependencies;
 pub use hooks::{Activate, Extension, ExtensionHooks, Reply};
 pub use metadata::{HasMetadata, MetadataError, MetadataExt};

@@ -142,6 +142,7 @@ pub struct A2aServerBuilder {
     workers: Option<usize>,
     extensions: ExtensionConfig,
     echo_extensions: bool,
+    retain_finished: usize,
 }
 
 impl std::fmt::Debug for A2aServerBuilder {
@@ -171,6 +172,7 @@ impl A2aServer {
             workers: None,
             extensions: ExtensionConfig::new(),
             echo_extensions: true,
+            retain_finished: 10_000,
         }
     }
 
@@ -409,6 +411,14 @@ impl A2aServerBuilder {
         self
     }
 
+    /// How many finished tasks the default in-memory store keeps per tenant and owner
+    /// (default 10,000; the oldest finished tasks are dropped first). Ignored with a custom
+    /// [`task_store`](Self::task_store).
+    pub fn retain_finished_tasks(mut self, n: usize) -> Self {
+        self.retain_finished = n;
+        self
+    }
+
     /// The push-config store (default: in memory).
     pub fn push_config_store(mut self, store: Arc<dyn PushConfigStore>) -> Self {
         self.push_store = Some(store);
@@ -538,9 +548,9 @@ impl A2aServerBuilder {
         let handler: Arc<dyn RequestHandler> = match (self.handler, self.executor) {
             (Some(h), _) => h,
             (None, Some(make)) => {
-                let store = self
-                    .task_store
-                    .unwrap_or_else(|| Arc::new(InMemoryTaskStore::new()));
+                let store = self.task_store.unwrap_or_else(|| {
+                    Arc::new(InMemoryTaskStore::with_retention(self.retain_finished))
+                });
                 let push = self
                     .push_store
                     .unwrap_or_else(|| Arc::new(InMemoryPushConfigStore::new()));

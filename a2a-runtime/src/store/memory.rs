@@ -11,15 +11,23 @@ use crate::types::{PushConfigId, Task, TaskId, TaskPushNotificationConfig};
 
 #[derive(Debug, Default)]
 struct ScopeTasks {
+    /// How many of the tasks are terminal.
+    finished: usize,
     by_id: HashMap<TaskId, StoredTask>,
     /// Listing order: newest status timestamp first, then id descending.
     order: BTreeSet<Reverse<ListCursor>>,
 }
 
-/// A [`TaskStore`] in process memory. Cheap to clone? No: share it behind an `Arc`.
+/// A [`TaskStore`] in process memory (share it behind an `Arc`).
+///
+/// Memory is bounded by a retention setting: [`InMemoryTaskStore::with_retention`] keeps at
+/// most N finished tasks per scope (tenant and owner), dropping the ones that finished first
+/// (by status timestamp). Tasks that are not terminal are never dropped.
 #[derive(Debug, Default)]
 pub struct InMemoryTaskStore {
     scopes: Mutex<HashMap<Scope, ScopeTasks>>,
+    /// Keep at most this many finished (terminal) tasks per scope; the oldest go first.
+    max_finished_per_scope: Option<usize>,
 }
 
 impl InMemoryTaskStore {
@@ -34,6 +42,43 @@ impl InMemoryTaskStore {
         self.scopes
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// A store that keeps at most `max_finished` terminal tasks per scope.
+    pub fn with_retention(max_finished: usize) -> Self {
+        Self {
+            scopes: Mutex::default(),
+            max_finished_per_scope: Some(max_finished),
+        }
+    }
+
+    /// Drops the oldest terminal tasks of a scope beyond the retention limit.
+    fn enforce_retention(&self, s: &mut ScopeTasks) {
+        let Some(max) = self.max_finished_per_scope else {
+            return;
+        };
+        if s.finished <= max {
+            return;
+        }
+        let mut excess = s.finished - max;
+        let mut victims: Vec<ListCursor> = Vec::with_capacity(excess);
+        for Reverse(c) in s.order.iter().rev() {
+            if excess == 0 {
+                break;
+            }
+            if s.by_id
+                .get(&c.id)
+                .is_some_and(|t| t.task.status.state.is_terminal())
+            {
+                victims.push(c.clone());
+                excess -= 1;
+            }
+        }
+        for c in victims {
+            s.order.remove(&Reverse(c.clone()));
+            s.by_id.remove(&c.id);
+            s.finished -= 1;
+        }
     }
 
     /// The number of tasks held, over all scopes.
@@ -64,6 +109,7 @@ impl TaskStore for InMemoryTaskStore {
             return Err(StoreError::Exists(task.id.clone(), "already exists"));
         }
         s.order.insert(Reverse(ListCursor::of(task)));
+        s.finished += usize::from(task.status.state.is_terminal());
         s.by_id.insert(
             task.id.clone(),
             StoredTask {
@@ -71,6 +117,7 @@ impl TaskStore for InMemoryTaskStore {
                 version: 1,
             },
         );
+        self.enforce_retention(s);
         Ok(1)
     }
 
@@ -97,6 +144,8 @@ impl TaskStore for InMemoryTaskStore {
         }
         let old = ListCursor::of(&stored.task);
         let new = ListCursor::of(task);
+        let was_finished = stored.task.status.state.is_terminal();
+        let is_finished = task.status.state.is_terminal();
         stored.task = task.clone();
         stored.version += 1;
         let version = stored.version;
@@ -104,6 +153,8 @@ impl TaskStore for InMemoryTaskStore {
             s.order.remove(&Reverse(old));
             s.order.insert(Reverse(new));
         }
+        s.finished = s.finished + usize::from(is_finished) - usize::from(was_finished);
+        self.enforce_retention(s);
         Ok(version)
     }
 
@@ -163,6 +214,7 @@ impl TaskStore for InMemoryTaskStore {
         match s.by_id.remove(id) {
             Some(stored) => {
                 s.order.remove(&Reverse(ListCursor::of(&stored.task)));
+                s.finished -= usize::from(stored.task.status.state.is_terminal());
                 Ok(true)
             }
             None => Ok(false),
@@ -249,5 +301,60 @@ impl PushConfigStore for InMemoryPushConfigStore {
     async fn delete_all(&self, scope: &Scope, task_id: &TaskId) -> Result<(), StoreError> {
         self.lock().remove(&(scope.clone(), task_id.clone()));
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::types::{TaskState, TaskStatus, Timestamp};
+
+    fn task(i: i64, state: TaskState) -> Task {
+        Task {
+            id: format!("t{i:03}").into(),
+            context_id: "c".into(),
+            status: TaskStatus {
+                state,
+                message: None,
+                timestamp: Timestamp::from_millis(1_000 + i),
+            },
+            ..Task::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn retention_keeps_the_newest_finished_tasks_and_every_live_one() {
+        let store = InMemoryTaskStore::with_retention(3);
+        let scope = Scope::new("", "me");
+        store
+            .create(&scope, &task(0, TaskState::Working))
+            .await
+            .unwrap();
+        for i in 1..=6 {
+            store
+                .create(&scope, &task(i, TaskState::Completed))
+                .await
+                .unwrap();
+        }
+        // Six finished, three kept (the newest), the working one untouched.
+        assert_eq!(store.len(), 4);
+        for i in 1..=3 {
+            assert!(
+                store
+                    .get(&scope, &format!("t{i:03}").into())
+                    .await
+                    .unwrap()
+                    .is_none()
+            );
+        }
+        assert!(store.get(&scope, &"t000".into()).await.unwrap().is_some());
+        // Finishing the live task (newest timestamp) evicts the oldest finished one.
+        let mut done = task(7, TaskState::Completed);
+        done.id = "t000".into();
+        store.update(&scope, &done, 1).await.unwrap();
+        assert_eq!(store.len(), 3);
+        assert!(store.get(&scope, &"t004".into()).await.unwrap().is_none());
+        assert!(store.get(&scope, &"t000".into()).await.unwrap().is_some());
     }
 }

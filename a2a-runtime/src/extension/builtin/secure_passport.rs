@@ -275,13 +275,19 @@ impl SecurePassport {
     /// Reads and validates the passport of `message` (the spec's `get_secure_passport`):
     /// `Ok(None)` when absent, an InvalidParams error when malformed.
     pub fn extract(message: &Message) -> Result<Option<CallerContext>, A2aError> {
-        let field = || format!("message.metadata[{:?}]", <Self as crate::extension::Extension>::METADATA_KEY);
-        let passport = message
-            .metadata_of::<Self>()
-            .map_err(|e| A2aError::invalid_field(field(), format!("malformed Secure Passport: {}", e.source)))?;
+        let field = || {
+            format!(
+                "message.metadata[{:?}]",
+                <Self as crate::extension::Extension>::METADATA_KEY
+            )
+        };
+        let passport = message.metadata_of::<Self>().map_err(|e| {
+            A2aError::invalid_field(field(), format!("malformed Secure Passport: {}", e.source))
+        })?;
         if let Some(p) = &passport {
-            p.validate()
-                .map_err(|e| A2aError::invalid_field(field(), format!("malformed Secure Passport: {e}")))?;
+            p.validate().map_err(|e| {
+                A2aError::invalid_field(field(), format!("malformed Secure Passport: {e}"))
+            })?;
         }
         Ok(passport)
     }
@@ -298,7 +304,10 @@ impl SecurePassport {
             (Some(_), Some(verify)) => {
                 verify(&caller).map_err(|reason| {
                     A2aError::invalid_field(
-                        format!("message.metadata[{:?}].signature", <Self as crate::extension::Extension>::METADATA_KEY),
+                        format!(
+                            "message.metadata[{:?}].signature",
+                            <Self as crate::extension::Extension>::METADATA_KEY
+                        ),
                         format!("the Secure Passport signature was rejected: {reason}"),
                     )
                 })?;

@@ -50,6 +50,12 @@ async fn send_echo_returns_completed_task_17_18() {
         assert_eq!(task["history"][0]["role"], "ROLE_USER");
         assert_eq!(task["history"][0]["taskId"], task["id"]);
         assert_eq!(task["history"][0]["contextId"], task["contextId"]);
+        // #3 #4: RFC 3339 UTC with `Z` and millisecond precision, e.g. 2026-03-20T09:12:44.120Z.
+        let ts = task["status"]["timestamp"].as_str().unwrap();
+        let b = ts.as_bytes();
+        assert_eq!(b.len(), 24, "{ts}");
+        assert!(b[10] == b'T' && b[19] == b'.' && b[23] == b'Z', "{ts}");
+        assert!(b[20..23].iter().all(u8::is_ascii_digit), "{ts}");
     }
 }
 
@@ -76,7 +82,7 @@ async fn return_immediately_returns_non_terminal_task_19() {
     }
 }
 
-/// #16 #26: a direct Message reply is returned as `{"message": …}`, with the generated contextId,
+/// #16 #20 #26: a direct Message reply is returned as `{"message": …}`, with the generated contextId,
 /// and creates no task.
 #[tokio::test]
 async fn direct_message_reply_16_26() {
@@ -93,6 +99,10 @@ async fn direct_message_reply_16_26() {
             "a generated contextId appears in the Message (#26): {m}"
         );
         assert!(m.get("taskId").is_none(), "no task: {m}");
+        // #20: returnImmediately has no effect on a Message reply.
+        let params = with_config(msg("reply again"), json!({"returnImmediately": true}));
+        let result = server.ok(binding, "SendMessage", params).await;
+        assert_eq!(text(&result["message"]), "reply: reply again", "{result}");
     }
     let list = server.ok(Binding::JsonRpc, "ListTasks", json!({})).await;
     assert_eq!(list["totalSize"], 0, "replies create no task: {list}");

@@ -7,6 +7,7 @@ mod common;
 
 use a2a_runtime::server::A2aServer;
 use common::*;
+use futures::StreamExt as _;
 use serde_json::{Value, json};
 
 /// The ways to subscribe: JSON-RPC, REST POST, REST GET (digest A3: accept both verbs).
@@ -364,4 +365,63 @@ async fn subscribe_terminal_unsupported_unknown_not_found_49() {
             .expect("no stream to an unknown task")
             .assert_task_not_found();
     }
+}
+
+/// §5.2 (sse.rs): while a task is quiet, the stream sends `: keep-alive` comments, which SSE
+/// clients ignore; the events that follow are unaffected.
+#[tokio::test]
+async fn keep_alive_comments_while_quiet() {
+    let (agent, mut control) = script_agent();
+    let server = serve(
+        A2aServer::builder()
+            .card(card("keep-alive"))
+            .executor(agent)
+            .keep_alive(std::time::Duration::from_millis(20)),
+    )
+    .await;
+    let task = server
+        .send_task(
+            Binding::Rest,
+            with_config(msg("gate 1"), json!({"returnImmediately": true})),
+        )
+        .await;
+    let task_id = id(&task);
+    control.started().await;
+    let mut resp = server
+        .client
+        .get(format!("{}/tasks/{task_id}:subscribe", server.url))
+        .header("A2A-Version", "1.0")
+        .send()
+        .await
+        .unwrap();
+    // Read raw bytes until a keep-alive comment shows up (the agent is held at its gate).
+    let mut raw = String::new();
+    while !raw.contains(": keep-alive\n\n") {
+        let chunk = within("raw SSE bytes", resp.chunk())
+            .await
+            .unwrap()
+            .expect("the stream stays open");
+        raw.push_str(std::str::from_utf8(&chunk).unwrap());
+    }
+    assert!(
+        raw.starts_with("id: "),
+        "the task snapshot came first: {raw:?}"
+    );
+    control.release(2);
+    while let Some(chunk) = within("raw SSE bytes", resp.chunk()).await.unwrap() {
+        raw.push_str(std::str::from_utf8(&chunk).unwrap());
+    }
+    // Parse everything, comments included, with the SSE client crate.
+    let stream = futures::stream::iter([Ok::<_, std::io::Error>(raw.into_bytes())]);
+    let events: Vec<_> = eventsource_stream::Eventsource::eventsource(stream)
+        .collect::<Vec<_>>()
+        .await;
+    let kinds: Vec<String> = events
+        .into_iter()
+        .map(|e| {
+            let data: Value = serde_json::from_str(&e.unwrap().data).unwrap();
+            one_member(&data).to_owned()
+        })
+        .collect();
+    assert_eq!(kinds, ["task", "artifactUpdate", "statusUpdate"]);
 }

@@ -2,22 +2,28 @@
 //! one call API, an SSE reader built on a real SSE client crate (`eventsource-stream`), and a
 //! scriptable test agent whose progress the test controls through channels and a semaphore
 //! (never sleeps).
-#![allow(dead_code, unreachable_pub, clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    dead_code,
+    unused_imports,
+    unreachable_pub,
+    clippy::unwrap_used,
+    clippy::expect_used
+)]
+
+mod agent;
+mod sse;
 
 use std::future::Future;
-use std::pin::Pin;
-use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_runtime::A2aError;
-use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
 use a2a_runtime::server::{A2aServer, A2aServerBuilder};
-use a2a_runtime::types::{AgentCard, Artifact, Message, Part, TaskState};
+use a2a_runtime::types::AgentCard;
 use actix_web::dev::ServerHandle;
-use eventsource_stream::{Event, EventStreamError, Eventsource as _};
-use futures::{Stream, StreamExt as _};
+use eventsource_stream::Eventsource as _;
 use serde_json::{Map, Value, json};
-use tokio::sync::{Semaphore, mpsc};
+
+pub use agent::{Control, ScriptAgent, script_agent};
+pub use sse::{Ev, Sse};
 
 /// The safety net around every await on the server (never used to order things).
 pub const TIMEOUT: Duration = Duration::from_secs(30);
@@ -662,257 +668,5 @@ impl TestServer {
             rpc_id,
             last_id: None,
         })
-    }
-}
-
-type EventResult = Result<Event, EventStreamError<reqwest::Error>>;
-
-/// An open SSE stream, parsed by `eventsource-stream`.
-pub struct Sse {
-    events: Pin<Box<dyn Stream<Item = EventResult> + Send>>,
-    rpc_id: Option<Value>,
-    last_id: Option<u64>,
-}
-
-/// One SSE event.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Ev {
-    /// The `id:` field.
-    pub id: u64,
-    /// The event type: `message` (the SSE default, no `event:` line) or `error` (a mid-stream
-    /// error).
-    pub kind: String,
-    /// The StreamResponse (unwrapped from the JSON-RPC envelope), or the error body.
-    pub data: Value,
-}
-
-impl Ev {
-    /// The StreamResponse member name: `task`, `message`, `statusUpdate` or `artifactUpdate`.
-    pub fn member(&self) -> &str {
-        one_member(&self.data)
-    }
-
-    /// The state of a `task` or `statusUpdate` event.
-    pub fn state(&self) -> Option<&str> {
-        match self.member() {
-            "task" | "statusUpdate" => self.data[self.member()]["status"]["state"].as_str(),
-            _ => None,
-        }
-    }
-}
-
-impl Sse {
-    /// The next event, `None` when the server closed the stream. Checks that `id:` values
-    /// strictly increase and (JSON-RPC) that every event is a response echoing the request id.
-    pub async fn next(&mut self) -> Option<Ev> {
-        let item = within("the next SSE event", self.events.next()).await?;
-        let event = item.unwrap_or_else(|e| panic!("invalid SSE: {e}"));
-        let raw: Value = serde_json::from_str(&event.data)
-            .unwrap_or_else(|e| panic!("SSE data is not JSON ({e}): {:?}", event.data));
-        assert!(!event.data.contains('\n'), "single-line JSON per event");
-        let data = if event.event == "error" {
-            raw
-        } else {
-            match &self.rpc_id {
-                Some(id) => {
-                    assert_eq!(raw["jsonrpc"], "2.0", "{raw}");
-                    assert_eq!(&raw["id"], id, "each event echoes the request id: {raw}");
-                    raw["result"].clone()
-                }
-                None => raw,
-            }
-        };
-        let id: u64 = event
-            .id
-            .parse()
-            .unwrap_or_else(|_| panic!("every event has a numeric id: {event:?}"));
-        if let Some(last) = self.last_id {
-            assert!(id > last, "event ids strictly increase: {last} then {id}");
-        }
-        self.last_id = Some(id);
-        Some(Ev {
-            id,
-            kind: event.event,
-            data,
-        })
-    }
-
-    /// Every remaining event, until the server closes the stream.
-    pub async fn collect(mut self) -> Vec<Ev> {
-        let mut out = Vec::new();
-        while let Some(ev) = self.next().await {
-            out.push(ev);
-            assert!(out.len() < 10_000, "runaway stream");
-        }
-        out
-    }
-}
-
-/// What the scripted agent reports to the test.
-#[derive(Clone)]
-struct Reports {
-    gate: Arc<Semaphore>,
-    started: mpsc::UnboundedSender<String>,
-    cancelled: mpsc::UnboundedSender<String>,
-    finished: mpsc::UnboundedSender<String>,
-}
-
-/// The test's side of the scripted agent: opens its gate and hears what it did.
-pub struct Control {
-    gate: Arc<Semaphore>,
-    started: mpsc::UnboundedReceiver<String>,
-    cancelled: mpsc::UnboundedReceiver<String>,
-    finished: mpsc::UnboundedReceiver<String>,
-}
-
-impl Control {
-    /// Lets gated agents take `n` more steps.
-    pub fn release(&self, n: usize) {
-        self.gate.add_permits(n);
-    }
-
-    /// The task id of the next gated execution that started (its task exists and is WORKING).
-    pub async fn started(&mut self) -> String {
-        within("agent start", self.started.recv())
-            .await
-            .expect("agent alive")
-    }
-
-    /// The task id of the next gated execution that observed cancellation.
-    pub async fn cancelled(&mut self) -> String {
-        within("agent cancel", self.cancelled.recv())
-            .await
-            .expect("agent alive")
-    }
-
-    /// The task id of the next gated execution that completed its task.
-    pub async fn finished(&mut self) -> String {
-        within("agent finish", self.finished.recv())
-            .await
-            .expect("agent alive")
-    }
-}
-
-/// A test agent whose behaviour is chosen by the first word of the message:
-///
-/// - `reply …`: a direct Message reply `reply: …` (no task);
-/// - `chatty`: WORKING "step 1", WORKING "step 2", COMPLETED "finished" (4 history messages);
-/// - `fail`: FAILED;
-/// - `ask`: INPUT_REQUIRED "ctx=<contextId> name?"; on the next turn `more` asks again,
-///   `gate N` runs gated, anything else completes with an artifact and "ctx=<contextId>";
-/// - `gate N`: WORKING "started" (reported), then N artifact chunks and COMPLETED, each step
-///   waiting for one permit from [`Control::release`]; a cancel while waiting is reported;
-/// - anything else: an artifact `echo: <text>` and COMPLETED.
-#[derive(Clone)]
-pub struct ScriptAgent(Reports);
-
-/// A scripted agent and its control.
-pub fn script_agent() -> (ScriptAgent, Control) {
-    let gate = Arc::new(Semaphore::new(0));
-    let (started_tx, started) = mpsc::unbounded_channel();
-    let (cancelled_tx, cancelled) = mpsc::unbounded_channel();
-    let (finished_tx, finished) = mpsc::unbounded_channel();
-    (
-        ScriptAgent(Reports {
-            gate: gate.clone(),
-            started: started_tx,
-            cancelled: cancelled_tx,
-            finished: finished_tx,
-        }),
-        Control {
-            gate,
-            started,
-            cancelled,
-            finished,
-        },
-    )
-}
-
-impl ScriptAgent {
-    /// Waits for one permit; false when the task was canceled first (reported).
-    async fn step(&self, ctx: &AgentContext) -> bool {
-        tokio::select! {
-            permit = self.0.gate.acquire() => {
-                permit.expect("gate open").forget();
-                true
-            }
-            () = ctx.cancelled() => {
-                let _ = self.0.cancelled.send(ctx.task_id().to_string());
-                false
-            }
-        }
-    }
-
-    async fn gated(
-        &self,
-        ctx: &AgentContext,
-        events: &EventSink,
-        n: usize,
-    ) -> Result<(), A2aError> {
-        events.progress("started").await?;
-        let _ = self.0.started.send(ctx.task_id().to_string());
-        for i in 0..n {
-            if !self.step(ctx).await {
-                return Ok(());
-            }
-            events
-                .artifact_chunk("out", [Part::text(format!("chunk {i}"))], i > 0, i + 1 == n)
-                .await?;
-        }
-        if !self.step(ctx).await {
-            return Ok(());
-        }
-        events.complete_with("gate done").await?;
-        let _ = self.0.finished.send(ctx.task_id().to_string());
-        Ok(())
-    }
-}
-
-impl AgentExecutor for ScriptAgent {
-    async fn execute(&self, ctx: AgentContext, events: EventSink) -> Result<(), A2aError> {
-        let text = ctx.text();
-        let mut words = text.split_whitespace();
-        let first = words.next().unwrap_or_default();
-        let n: usize = words.next().and_then(|w| w.parse().ok()).unwrap_or(0);
-        let ctx_id = ctx.context_id().to_string();
-        if ctx
-            .task
-            .as_ref()
-            .is_some_and(|t| t.status.state == TaskState::InputRequired)
-        {
-            return match first {
-                "more" => events.input_required(format!("ctx={ctx_id} more?")).await,
-                "gate" => self.gated(&ctx, &events, n).await,
-                _ => {
-                    events
-                        .artifact(Artifact::new([Part::text(format!("hello, {text}"))]))
-                        .await?;
-                    events.complete_with(format!("ctx={ctx_id}")).await
-                }
-            };
-        }
-        match first {
-            "reply" => {
-                events
-                    .reply(Message::agent_text(format!("reply: {text}")))
-                    .await
-            }
-            "chatty" => {
-                events.progress("step 1").await?;
-                events.progress("step 2").await?;
-                events.complete_with("finished").await
-            }
-            "fail" => events.fail("failed on purpose").await,
-            "ask" => events.input_required(format!("ctx={ctx_id} name?")).await,
-            "gate" => self.gated(&ctx, &events, n).await,
-            _ => {
-                events
-                    .artifact(
-                        Artifact::new([Part::text(format!("echo: {text}"))]).with_name("echo"),
-                    )
-                    .await?;
-                events.complete().await
-            }
-        }
     }
 }

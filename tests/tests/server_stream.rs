@@ -425,3 +425,32 @@ async fn keep_alive_comments_while_quiet() {
         .collect();
     assert_eq!(kinds, ["task", "artifactUpdate", "statusUpdate"]);
 }
+
+/// #17 #121 #124 (A2): a blocking send returns at AUTH_REQUIRED (interrupted), while a stream
+/// stays open through AUTH_REQUIRED until the task completes.
+#[tokio::test]
+async fn auth_required_interrupts_a_blocking_send_but_keeps_streams_open() {
+    let (server, mut control) = scripted().await;
+    for binding in BOTH {
+        let task = server.send_task(binding, msg("auth")).await;
+        assert_eq!(state(&task), "TASK_STATE_AUTH_REQUIRED");
+        assert_eq!(text(&task["status"]["message"]), "sign in, please");
+        assert_eq!(control.started().await, id(&task));
+        control.release(1);
+        assert_eq!(control.finished().await, id(&task));
+
+        let mut sse = server
+            .stream(binding, "SendStreamingMessage", msg("auth"))
+            .await
+            .unwrap();
+        assert_eq!(sse.next().await.unwrap().member(), "task");
+        let auth = sse.next().await.unwrap();
+        assert_eq!(auth.state(), Some("TASK_STATE_AUTH_REQUIRED"));
+        control.started().await;
+        control.release(1);
+        let rest = sse.collect().await;
+        assert_eq!(rest.len(), 1, "{rest:?}");
+        assert_eq!(rest[0].state(), Some("TASK_STATE_COMPLETED"));
+        control.finished().await;
+    }
+}

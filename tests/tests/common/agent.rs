@@ -60,6 +60,8 @@ impl Control {
 /// - `reply …`: a direct Message reply `reply: …` (no task);
 /// - `chatty`: WORKING "step 1", WORKING "step 2", COMPLETED "finished" (4 history messages);
 /// - `fail`: FAILED;
+/// - `auth`: AUTH_REQUIRED "sign in, please" (reported as started), then after one permit
+///   COMPLETED "authorized" in the same execution (credentials arrive out of band);
 /// - `ask`: INPUT_REQUIRED "ctx=<contextId> name?"; on the next turn `more` asks again,
 ///   `gate N` runs gated, anything else completes with an artifact and "ctx=<contextId>";
 /// - `gate N`: WORKING "started" (reported), then N artifact chunks and COMPLETED, each step
@@ -165,6 +167,15 @@ impl AgentExecutor for ScriptAgent {
                 events.complete_with("finished").await
             }
             "fail" => events.fail("failed on purpose").await,
+            "auth" => {
+                events.auth_required("sign in, please").await?;
+                let _ = self.0.started.send(ctx.task_id().to_string());
+                if self.step(&ctx).await {
+                    events.complete_with("authorized").await?;
+                    let _ = self.0.finished.send(ctx.task_id().to_string());
+                }
+                Ok(())
+            }
             "ask" => events.input_required(format!("ctx={ctx_id} name?")).await,
             "gate" => self.gated(&ctx, &events, n).await,
             _ => {

@@ -99,3 +99,46 @@ pub trait MetadataExt: HasMetadata {
 }
 
 impl<T: HasMetadata + ?Sized> MetadataExt for T {}
+
+/// Typed access to extension declarations in an agent card.
+///
+/// ```
+/// use a2a_runtime::a2a_extension;
+/// use a2a_runtime::extension::AgentCardExt;
+/// use a2a_runtime::types::{AgentCard, AgentExtension};
+/// use serde::{Deserialize, Serialize};
+///
+/// #[a2a_extension(uri = "https://example.com/ext/geo/v1")]
+/// #[derive(Debug, PartialEq, Serialize, Deserialize)]
+/// struct Geo { precision_m: u32 }
+///
+/// let mut card = AgentCard::default();
+/// card.capabilities.extensions.push(AgentExtension {
+///     uri: "https://example.com/ext/geo/v1".into(),
+///     params: serde_json::from_value(serde_json::json!({"precision_m": 5})).unwrap(),
+///     ..Default::default()
+/// });
+/// assert_eq!(card.extension_params::<Geo>().unwrap(), Some(Geo { precision_m: 5 }));
+/// assert!(card.declares::<Geo>());
+/// ```
+pub trait AgentCardExt {
+    /// `E`'s params as the card declares them: `Ok(None)` when the card does not declare `E`.
+    fn extension_params<E: Extension>(&self) -> Result<Option<E>, MetadataError>;
+    /// True when the card declares `E`.
+    fn declares<E: Extension>(&self) -> bool;
+}
+
+impl AgentCardExt for crate::types::AgentCard {
+    fn extension_params<E: Extension>(&self) -> Result<Option<E>, MetadataError> {
+        let Some(decl) = self.capabilities.extensions.iter().find(|d| d.uri == E::URI) else {
+            return Ok(None);
+        };
+        serde_json::from_value(serde_json::Value::Object(decl.params.0.clone()))
+            .map(Some)
+            .map_err(|source| MetadataError { uri: E::URI, key: "params", source })
+    }
+
+    fn declares<E: Extension>(&self) -> bool {
+        self.capabilities.extensions.iter().any(|d| d.uri == E::URI)
+    }
+}

@@ -86,10 +86,16 @@ impl Args {
                     } else {
                         format!("`{key}`")
                     };
-                    return Err(meta.error(format!(
+                    errors.push(meta.error(format!(
                         "unknown key {shown} in #[a2a_extension]; expected one of: {}",
                         KEYS.join(", ")
                     )));
+                    // Skip its value so the keys after it are still checked.
+                    if meta.input.peek(syn::Token![=]) {
+                        meta.value()?.parse::<syn::Expr>()?;
+                    } else if meta.input.peek(syn::token::Paren) {
+                        meta.input.parse::<proc_macro2::Group>()?;
+                    }
                 }
             }
             Ok(())

@@ -61,6 +61,24 @@ pub(crate) fn fallback(item: &ItemStruct, error: syn::Error) -> TokenStream {
     let err = error.to_compile_error();
     let ident = &item.ident;
     let (impl_generics, ty_generics, where_clause) = item.generics.split_for_impl();
+    // A generic struct (itself an error) gets its stub only where the trait's supertraits hold,
+    // so the stub adds no error of its own.
+    let bound = quote! {
+        #ident #ty_generics: ::a2a_runtime::__private::serde::Serialize
+            + ::a2a_runtime::__private::serde::de::DeserializeOwned
+            + ::core::marker::Send
+            + ::core::marker::Sync
+            + 'static
+    };
+    let where_clause = match where_clause {
+        _ if item.generics.params.is_empty() => quote!(#where_clause),
+        Some(w) if !w.predicates.is_empty() => {
+            let preds = &w.predicates;
+            let comma = (!w.predicates.trailing_punct()).then(|| quote!(,));
+            quote!(where #preds #comma #bound)
+        }
+        _ => quote!(where #bound),
+    };
     quote! {
         #err
         #item

@@ -18,8 +18,10 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     let parsed = args::Args::parse(args);
     let mut errors = parsed.errors;
+    // When the keys did not parse, a "missing uri" would only repeat that error.
     let checked = match validate::args(&parsed.args, &item_struct) {
         Ok(v) => Some(v),
+        Err(_) if !errors.is_empty() && parsed.args.uri.is_none() => None,
         Err(e) => {
             errors.push(e);
             None
@@ -41,3 +43,6 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         ),
     }
 }
+
+#[cfg(test)]
+mod snapshots;

@@ -1,0 +1,8 @@
+use a2a_runtime::a2a_extension;
+use serde::{Deserialize, Serialize};
+
+#[a2a_extension(colour = "red", uri = "https://example.com/ext/geo/v1")]
+#[derive(Default, Serialize, Deserialize)]
+struct Geo {}
+
+fn main() {}

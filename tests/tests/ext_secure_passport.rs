@@ -65,7 +65,7 @@ fn round_trip<T: serde::Serialize + DeserializeOwned>(json: &Value) -> T {
 fn the_uri_and_metadata_key_are_the_specs() {
     assert_eq!(SecurePassport::URI, URI);
     assert_eq!(SecurePassport::METADATA_KEY, URI);
-    assert!(!SecurePassport::REQUIRED);
+    assert!(!SecurePassport::default().declaration().required);
 }
 
 #[test]

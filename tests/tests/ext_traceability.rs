@@ -65,7 +65,7 @@ fn round_trip<T: serde::Serialize + DeserializeOwned>(json: &Value) -> T {
 fn the_uri_and_metadata_key_are_the_specs() {
     assert_eq!(Traceability::URI, URI);
     assert_eq!(Traceability::METADATA_KEY, KEY);
-    assert!(!Traceability::REQUIRED);
+    assert!(!Traceability::new().declaration().required);
     // No params.
     let declared = serde_json::to_value(Traceability::new().declaration()).unwrap();
     assert!(

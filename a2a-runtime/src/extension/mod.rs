@@ -55,6 +55,7 @@ pub use builtin::{
     AgentInvocation, CallType, CallerContext, OpenStep, Passport, ResponseTrace, SecurePassport,
     Step, StepAction, Timestamp, ToolInvocation, Traceability, Tracer, Verification, Verifier,
 };
+pub use builtin::{secure_passport, traceability};
 pub use dependencies::Dependencies;
 pub use hooks::{Activate, Extension, ExtensionHooks, Reply};
 pub use metadata::{HasMetadata, MetadataError, MetadataExt};

@@ -1,9 +1,9 @@
 //! Extensions that ship with a2a-runtime. None is enabled by being linked: add them to a builder
 //! explicitly.
 
-mod secure_passport;
+pub mod secure_passport;
 mod timestamp;
-mod traceability;
+pub mod traceability;
 
 pub use secure_passport::{CallerContext, Passport, SecurePassport, Verification, Verifier};
 pub use timestamp::Timestamp;

@@ -784,10 +784,8 @@ impl ExtensionHooks for Traceability {
         tracer: &mut Tracer,
     ) -> Result<(), A2aError> {
         match event {
-            StreamResponse::Message(m) if m.role == Role::Agent => {
-                if !m.has_metadata_of::<Self>() {
-                    tracer.attach(m);
-                }
+            StreamResponse::Message(m) if m.role == Role::Agent && !m.has_metadata_of::<Self>() => {
+                tracer.attach(m);
             }
             StreamResponse::StatusUpdate(e) => {
                 Self::attach_to_status(&mut e.status, &e.task_id, &e.context_id, tracer);

@@ -66,7 +66,7 @@ fn result(binding: &ProtocolBinding, body: &str) -> String {
 }
 
 fn sse_event(binding: &ProtocolBinding, body: &str) -> String {
-    format!("data: {}\n\n", result(&binding, body))
+    format!("data: {}\n\n", result(binding, body))
 }
 
 #[tokio::test]

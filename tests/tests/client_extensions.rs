@@ -33,7 +33,7 @@ async fn ts_client(url: &str, binding: &ProtocolBinding) -> A2aClient {
     within(
         "connect",
         A2aClient::builder()
-            .options(options(&binding))
+            .options(options(binding))
             .extension(Timestamp::default())
             .connect(url),
     )

@@ -417,7 +417,7 @@ impl Transport {
         let status = resp.status();
         let media = media_type(&resp);
         let body = resp.bytes().await.map_err(|e| transport_error(&url, &e))?;
-        if !is_json(&media) && !(body.is_empty() && status.is_success()) {
+        if !(is_json(&media) || body.is_empty() && status.is_success()) {
             return Err(A2aError::InvalidAgentResponse(format!(
                 "{url} answered HTTP {status} with content type {media:?}, not JSON: {}",
                 snippet(&body)
@@ -552,15 +552,14 @@ impl Transport {
                 }
                 Ok(body) => body.map_err(|e| transport_error(&url, &e))?,
             };
-            if is_json(&media) {
-                if let Ok(v) = serde_json::from_slice::<Value>(&body) {
-                    if let Some(err) = v.get("error").filter(|_| self.binding == Binding::JsonRpc) {
-                        return Err(wire_error(err));
-                    }
-                    if self.binding == Binding::Rest && v.get("error").is_some() {
-                        return Err(rest_error(&body, status.as_u16(), &url));
-                    }
-                }
+            if is_json(&media)
+                && let Ok(v) = serde_json::from_slice::<Value>(&body)
+                && let Some(err) = v.get("error")
+            {
+                return Err(match self.binding {
+                    Binding::JsonRpc => wire_error(err),
+                    Binding::Rest => rest_error(&body, status.as_u16(), &url),
+                });
             }
             return Err(A2aError::InvalidAgentResponse(format!(
                 "{url} answered HTTP {status} with content type {media:?} instead of an event stream: {}",

@@ -117,6 +117,18 @@ pub fn builder(name: &str) -> A2aServerBuilder {
         .workers(1)
 }
 
+/// The server the official SDK clients talk to: [`InteropAgent`], push on, Timestamp enabled, no
+/// extended card (the JS SDK replaces the public card with the extended one when the card
+/// declares it, and ours would lack the interfaces, which are only known once bound).
+pub fn interop_builder() -> A2aServerBuilder {
+    A2aServer::builder()
+        .card(card("a2a-runtime interop agent"))
+        .executor(InteropAgent)
+        .extension(a2a_runtime::extension::Timestamp::default())
+        .linked_extensions(false)
+        .workers(1)
+}
+
 /// A running server, stopped when dropped.
 pub struct Srv {
     /// `http://127.0.0.1:<port>`.

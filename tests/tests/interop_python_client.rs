@@ -1,0 +1,68 @@
+//! The official Python SDK client (`a2a-sdk`, tests/interop/python/client_check.py) against our
+//! server (the demo agent with the peer scripts' conventions, Timestamp enabled, push
+//! notifications on), on both bindings: card, send, stream, get, list, cancel, resubscribe,
+//! subscribe to a finished task, push-config CRUD, and the Timestamp extension activated and
+//! echoed. The script prints one line per check and `N passed, M failed`.
+//!
+//! The peer is installed by the test (see `interop_support`); without python3 or PyPI the test
+//! is skipped, unless `CI` is set, where it fails.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod client_support;
+mod interop_support;
+
+use client_support::{interop_builder, serve};
+
+/// The checks that must pass (not be skipped).
+const REQUIRED: &[&str] = &[
+    "card",
+    "send_blocking",
+    "stream",
+    "stream_echo",
+    "get_task",
+    "get_task_history_length",
+    "get_task_not_found",
+    "list_tasks",
+    "return_immediately_and_cancel",
+    "cancel_terminal",
+    "input_required",
+    "resubscribe",
+    "subscribe_terminal",
+    "push_config_crud",
+    "ext_header_echo",
+    "ext_header_echo_stream",
+    "ext_timestamp_metadata",
+    "ext_not_requested",
+];
+
+async fn python_client_against_our_server(binding: &str) {
+    let Some(python) = interop_support::setup(interop_support::python).await else {
+        return;
+    };
+    let srv = serve(interop_builder()).await;
+    let mut cmd = tokio::process::Command::new(python);
+    cmd.arg(
+        interop_support::interop_dir()
+            .join("python")
+            .join("client_check.py"),
+    )
+    .arg(&srv.url)
+    .args(["--binding", binding, "--timeout", "20", "-v"])
+    .env("PYTHONUNBUFFERED", "1");
+    let run = interop_support::run_script(cmd, "client_check.py").await;
+    println!("{}", run.stdout);
+    run.assert_all_passed(
+        &format!("the Python SDK client ({binding}) against our server"),
+        REQUIRED,
+    );
+}
+
+#[tokio::test]
+async fn the_python_sdk_client_over_json_rpc() {
+    python_client_against_our_server("jsonrpc").await;
+}
+
+#[tokio::test]
+async fn the_python_sdk_client_over_rest() {
+    python_client_against_our_server("rest").await;
+}

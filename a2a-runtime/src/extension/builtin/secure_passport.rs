@@ -30,7 +30,7 @@
 //!
 //! An agent that reads the passport, and a client that sends one:
 //!
-//! ```
+//! ```standalone_crate
 //! use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
 //! use a2a_runtime::extension::{CallerContext, Extension, MetadataExt, SecurePassport, Verification};
 //! use a2a_runtime::server::A2aServer;

@@ -47,7 +47,7 @@
 //!
 //! # Example
 //!
-//! ```
+//! ```standalone_crate
 //! use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
 //! use a2a_runtime::extension::{Extension, MetadataExt, Traceability};
 //! use a2a_runtime::server::A2aServer;

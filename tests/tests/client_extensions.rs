@@ -13,7 +13,7 @@ use a2a_runtime::a2a_extension;
 use a2a_runtime::client::{
     A2aClient, ClientOptions, ExtensionCheck, SendOptions, SendResult, Target,
 };
-use a2a_runtime::extension::{Extension as _, MetadataExt as _, Timestamp};
+use a2a_runtime::extension::{AgentCardExt as _, Extension as _, MetadataExt as _, Timestamp};
 use a2a_runtime::types::{
     AgentCard, ListTasksRequest, ProtocolBinding, SendMessageConfiguration, StreamResponse,
     TaskPushNotificationConfig, TaskState,
@@ -183,6 +183,14 @@ async fn typed_extension_params_are_read_from_the_card() {
     let params: Locale =
         serde_json::from_value(serde_json::Value::Object(decl.params.0.clone())).unwrap();
     assert_eq!(params.supported, locale.supported);
+    // The same through the card helper, which also tells an undeclared extension apart.
+    let typed = card
+        .extension_params::<Locale>()
+        .unwrap()
+        .expect("declared");
+    assert_eq!(typed.supported, locale.supported);
+    assert!(card.extension_params::<Timestamp>().unwrap().is_none());
+    assert!(card.declares::<Locale>() && !card.declares::<Timestamp>());
 }
 
 #[tokio::test]

@@ -25,7 +25,7 @@
 //! # }
 //! let gdpr = Gdpr { data_controller: "Example AS".into(), retention_days: 30 };
 //! let card = AgentCard { name: "n".into(), description: "d".into(), version: "1".into(), ..Default::default() };
-//! let server = A2aServer::builder().card(card).executor(Echo).extension(gdpr.clone()).build()?;
+//! let server = A2aServer::builder().card(card).executor(Echo).linked_extensions(false).extension(gdpr.clone()).build()?;
 //!
 //! // A client reads the params back typed.
 //! let served = server.card();

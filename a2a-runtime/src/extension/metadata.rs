@@ -108,13 +108,13 @@ impl<T: HasMetadata + ?Sized> MetadataExt for T {}
 /// use a2a_runtime::types::{AgentCard, AgentExtension};
 /// use serde::{Deserialize, Serialize};
 ///
-/// #[a2a_extension(uri = "https://example.com/ext/geo/v1")]
+/// #[a2a_extension(uri = "https://example.com/ext/geo-params/v1")]
 /// #[derive(Debug, PartialEq, Serialize, Deserialize)]
 /// struct Geo { precision_m: u32 }
 ///
 /// let mut card = AgentCard::default();
 /// card.capabilities.extensions.push(AgentExtension {
-///     uri: "https://example.com/ext/geo/v1".into(),
+///     uri: "https://example.com/ext/geo-params/v1".into(),
 ///     params: serde_json::from_value(serde_json::json!({"precision_m": 5})).unwrap(),
 ///     ..Default::default()
 /// });
@@ -130,12 +130,21 @@ pub trait AgentCardExt {
 
 impl AgentCardExt for crate::types::AgentCard {
     fn extension_params<E: Extension>(&self) -> Result<Option<E>, MetadataError> {
-        let Some(decl) = self.capabilities.extensions.iter().find(|d| d.uri == E::URI) else {
+        let Some(decl) = self
+            .capabilities
+            .extensions
+            .iter()
+            .find(|d| d.uri == E::URI)
+        else {
             return Ok(None);
         };
         serde_json::from_value(serde_json::Value::Object(decl.params.0.clone()))
             .map(Some)
-            .map_err(|source| MetadataError { uri: E::URI, key: "params", source })
+            .map_err(|source| MetadataError {
+                uri: E::URI,
+                key: "params",
+                source,
+            })
     }
 
     fn declares<E: Extension>(&self) -> bool {

@@ -58,7 +58,7 @@ pub use builtin::{
 pub use builtin::{secure_passport, traceability};
 pub use dependencies::Dependencies;
 pub use hooks::{Activate, Extension, ExtensionHooks, Reply};
-pub use metadata::{HasMetadata, MetadataError, MetadataExt};
+pub use metadata::{AgentCardExt, HasMetadata, MetadataError, MetadataExt};
 pub use method::{ExtensionMethod, MethodContext, MethodEntry};
 pub use negotiated::{Activation, Negotiated};
 pub use registry::{

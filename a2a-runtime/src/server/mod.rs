@@ -482,7 +482,7 @@ impl A2aServerBuilder {
     /// #     async fn execute(&self, _: a2a_runtime::core::AgentContext, e: a2a_runtime::core::EventSink) -> Result<(), a2a_runtime::A2aError> { e.complete().await }
     /// # }
     /// let card = AgentCard { name: "n".into(), description: "d".into(), version: "1".into(), ..Default::default() };
-    /// let server = A2aServer::builder().card(card).executor(Echo).extension(Timestamp::default()).build().unwrap();
+    /// let server = A2aServer::builder().card(card).executor(Echo).linked_extensions(false).extension(Timestamp::default()).build().unwrap();
     /// assert_eq!(server.card().capabilities.extensions[0].uri, "https://github.com/a2aproject/a2a-samples/extensions/timestamp/v1");
     /// ```
     pub fn extension<E: Extension>(mut self, value: E) -> Self {

@@ -1,0 +1,318 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! Extension hooks run on every operation of both bindings: `handle_request` and
+//! `handle_response` around each unary operation and on each streamed event, `handle_event` on
+//! each event the agent publishes while the extension is active; the agent sees the activation.
+
+mod ext_support;
+
+use ext_support::*;
+use serde_json::{Value, json};
+
+/// The hook entries of extension A, without the label.
+fn a_entries(log: &Log) -> Vec<String> {
+    log.take()
+        .into_iter()
+        .filter_map(|e| e.strip_prefix("A.").map(str::to_owned))
+        .collect()
+}
+
+fn server_builder(log: &Log) -> a2a_runtime::server::A2aServerBuilder {
+    let mut c = card("hooks");
+    c.capabilities.push_notifications = Some(true);
+    builder()
+        .card(c)
+        .extended_card(card("hooks (extended)"))
+        .extension(RecA::new(log, Mode::Activate))
+}
+
+const ON: [(&str, &str); 1] = [("A2A-Extensions", A)];
+
+/// A completed task, created without the extension.
+async fn completed_task(srv: &Srv) -> String {
+    let resp = rpc(srv, "SendMessage", send_params("hello"), &[]).await;
+    let task = &resp.result()["task"];
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED");
+    task["id"].as_str().unwrap().to_owned()
+}
+
+/// A task waiting until canceled, created without the extension.
+async fn waiting_task(srv: &Srv) -> String {
+    let params =
+        json!({"message": user_message("wait"), "configuration": {"returnImmediately": true}});
+    let resp = rpc(srv, "SendMessage", params, &[]).await;
+    resp.result()["task"]["id"].as_str().unwrap().to_owned()
+}
+
+/// An operation: its name, JSON-RPC params, REST method, path and body, and the reply it
+/// records.
+type Op<'a> = (&'a str, Value, &'a str, String, Option<Value>, &'a str);
+
+#[tokio::test]
+async fn every_unary_operation_runs_request_and_response_hooks_on_both_bindings() {
+    let log = Log::default();
+    let srv = start(server_builder(&log)).await;
+    let task = completed_task(&srv).await;
+    log.take();
+    let hook = "http://127.0.0.1:9/hook";
+
+    // (operation, JSON-RPC params, REST method, REST path, REST body, expected response entry)
+    let ops: Vec<Op<'_>> = vec![
+        (
+            "GetTask",
+            json!({"id": task}),
+            "GET",
+            format!("/tasks/{task}"),
+            None,
+            "task",
+        ),
+        ("ListTasks", json!({}), "GET", "/tasks".into(), None, "list"),
+        (
+            "CreateTaskPushNotificationConfig",
+            json!({"taskId": task, "id": "cfg-1", "url": hook}),
+            "POST",
+            format!("/tasks/{task}/pushNotificationConfigs"),
+            Some(json!({"id": "cfg-1", "url": hook})),
+            "push-config",
+        ),
+        (
+            "GetTaskPushNotificationConfig",
+            json!({"taskId": task, "id": "cfg-1"}),
+            "GET",
+            format!("/tasks/{task}/pushNotificationConfigs/cfg-1"),
+            None,
+            "push-config",
+        ),
+        (
+            "ListTaskPushNotificationConfigs",
+            json!({"taskId": task}),
+            "GET",
+            format!("/tasks/{task}/pushNotificationConfigs"),
+            None,
+            "push-configs",
+        ),
+        (
+            "DeleteTaskPushNotificationConfig",
+            json!({"taskId": task, "id": "cfg-1"}),
+            "DELETE",
+            format!("/tasks/{task}/pushNotificationConfigs/cfg-1"),
+            None,
+            "empty",
+        ),
+        (
+            "GetExtendedAgentCard",
+            json!({}),
+            "GET",
+            "/extendedAgentCard".into(),
+            None,
+            "card",
+        ),
+    ];
+    for (op, params, method, path, body, reply) in ops {
+        let expected = vec![
+            "activate".to_owned(),
+            format!("request:{op}"),
+            format!("response:{reply}"),
+        ];
+        let r = rpc(&srv, op, params, &ON).await;
+        r.result();
+        assert_eq!(r.echoed().as_deref(), Some(A), "JSON-RPC {op}");
+        assert_eq!(a_entries(&log), expected, "JSON-RPC {op}");
+        // Re-create what the JSON-RPC call deleted, so the REST call finds it.
+        if op == "DeleteTaskPushNotificationConfig" {
+            rpc(
+                &srv,
+                "CreateTaskPushNotificationConfig",
+                json!({"taskId": task, "id": "cfg-1", "url": hook}),
+                &[],
+            )
+            .await
+            .result();
+        }
+        let r = rest(&srv, method, &path, body, &ON).await;
+        assert_eq!(r.status, 200, "REST {op}: {}", r.body);
+        assert_eq!(r.echoed().as_deref(), Some(A), "REST {op}");
+        assert_eq!(a_entries(&log), expected, "REST {op}");
+    }
+    // Without the header, no hook runs.
+    rpc(&srv, "GetTask", json!({"id": task}), &[])
+        .await
+        .result();
+    assert_eq!(a_entries(&log), Vec::<String>::new());
+}
+
+#[tokio::test]
+async fn send_runs_the_event_hook_on_every_agent_event_and_the_response_hook_once() {
+    let log = Log::default();
+    let srv = start(server_builder(&log)).await;
+    for rest_binding in [false, true] {
+        let r = if rest_binding {
+            rest(
+                &srv,
+                "POST",
+                "/message:send",
+                Some(send_params("hello")),
+                &ON,
+            )
+            .await
+        } else {
+            rpc(&srv, "SendMessage", send_params("hello"), &ON).await
+        };
+        assert_eq!(r.echoed().as_deref(), Some(A));
+        assert_eq!(
+            a_entries(&log),
+            [
+                "activate",
+                "request:SendMessage",
+                // progress, the artifact, COMPLETED with a message
+                "event:status",
+                "event:artifact",
+                "event:status",
+                "response:send:task",
+            ],
+            "rest: {rest_binding}"
+        );
+        // A direct message reply.
+        let r = rpc(&srv, "SendMessage", send_params("reply"), &ON).await;
+        assert_eq!(r.result()["message"]["parts"][0]["text"], "direct");
+        assert_eq!(
+            a_entries(&log),
+            [
+                "activate",
+                "request:SendMessage",
+                "event:message",
+                "response:send:message"
+            ]
+        );
+    }
+}
+
+#[tokio::test]
+async fn streams_run_the_response_hook_on_each_event() {
+    let log = Log::default();
+    let srv = start(server_builder(&log)).await;
+    for rest_binding in [false, true] {
+        let sse = if rest_binding {
+            rest_stream(
+                &srv,
+                "POST",
+                "/message:stream",
+                Some(send_params("hello")),
+                &ON,
+            )
+            .await
+        } else {
+            rpc_stream(&srv, "SendStreamingMessage", send_params("hello"), &ON).await
+        }
+        .expect("a stream");
+        assert_eq!(echoed(&sse.headers).as_deref(), Some(A));
+        let events = sse.collect().await;
+        let kinds: Vec<&str> = events.iter().map(kind).collect();
+        assert!(kinds.len() >= 4, "{kinds:?}");
+        let entries = a_entries(&log);
+        assert_eq!(entries[..2], ["activate", "request:SendStreamingMessage"]);
+        let responses: Vec<&str> = entries
+            .iter()
+            .filter_map(|e| e.strip_prefix("response:event:"))
+            .collect();
+        let expected: Vec<&str> = kinds
+            .iter()
+            .map(|k| match *k {
+                "statusUpdate" => "status",
+                "artifactUpdate" => "artifact",
+                other => other,
+            })
+            .collect();
+        assert_eq!(responses, expected, "rest: {rest_binding}");
+        let agent_events: Vec<&str> = entries
+            .iter()
+            .filter_map(|e| e.strip_prefix("event:"))
+            .collect();
+        assert_eq!(
+            agent_events,
+            ["status", "artifact", "status"],
+            "rest: {rest_binding}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn cancel_and_subscribe_run_the_hooks() {
+    let log = Log::default();
+    let srv = start(server_builder(&log)).await;
+    for rest_binding in [false, true] {
+        let task = waiting_task(&srv).await;
+        log.take();
+        let mut sse = if rest_binding {
+            rest_stream(&srv, "POST", &format!("/tasks/{task}:subscribe"), None, &ON).await
+        } else {
+            rpc_stream(&srv, "SubscribeToTask", json!({"id": task}), &ON).await
+        }
+        .expect("a stream");
+        assert_eq!(echoed(&sse.headers).as_deref(), Some(A));
+        let first = sse.next().await.unwrap();
+        assert_eq!(kind(&first), "task");
+        assert_eq!(
+            a_entries(&log),
+            ["activate", "request:SubscribeToTask", "response:event:task"]
+        );
+        // Cancel with the extension: its hooks run, and the agent-side CANCELED event passes
+        // through handle_event of the cancel request's activation.
+        let r = if rest_binding {
+            rest(
+                &srv,
+                "POST",
+                &format!("/tasks/{task}:cancel"),
+                Some(json!({})),
+                &ON,
+            )
+            .await
+        } else {
+            rpc(&srv, "CancelTask", json!({"id": task}), &ON).await
+        };
+        assert_eq!(r.status, 200, "{}", r.body);
+        assert_eq!(r.echoed().as_deref(), Some(A));
+        let rest_events = sse.collect().await;
+        assert_eq!(
+            rest_events
+                .last()
+                .map(|e| e["statusUpdate"]["status"]["state"].clone()),
+            Some(json!("TASK_STATE_CANCELED"))
+        );
+        let entries = a_entries(&log);
+        let mine = |p: &str| entries.iter().filter(|e| e.starts_with(p)).count();
+        assert_eq!(mine("request:CancelTask"), 1, "{entries:?}");
+        assert_eq!(mine("response:task"), 1, "{entries:?}");
+        assert_eq!(mine("event:status"), 1, "the CANCELED status: {entries:?}");
+        assert_eq!(mine("response:event:"), rest_events.len(), "{entries:?}");
+    }
+}
+
+#[tokio::test]
+async fn the_agent_sees_the_activations() {
+    let log = Log::default();
+    let srv = start(server_builder(&log).extension(RecB::new(&log, Mode::Activate))).await;
+    let r = rpc(
+        &srv,
+        "SendMessage",
+        send_params("hello"),
+        &[("A2A-Extensions", &format!("{A}, {B}"))],
+    )
+    .await;
+    let meta = &r.result()["task"]["artifacts"][0]["metadata"];
+    assert_eq!(meta["active"], json!([A, B]));
+    assert_eq!(meta["aActive"], true);
+    // RecA's activation value as its handle_request left it.
+    assert_eq!(meta["a"], json!(["A", "SendMessage"]));
+
+    let r = rpc(
+        &srv,
+        "SendMessage",
+        send_params("hello"),
+        &[("A2A-Extensions", B)],
+    )
+    .await;
+    let meta = &r.result()["task"]["artifacts"][0]["metadata"];
+    assert_eq!(meta["active"], json!([B]));
+    assert_eq!(meta["aActive"], false);
+    assert_eq!(meta["a"], Value::Null);
+}

@@ -1,0 +1,214 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The built-in Timestamp extension over HTTP: when activated, agent messages and artifacts get
+//! an RFC 3339 UTC timestamp under the sample's key and the URI in `extensions`, existing
+//! timestamps are kept, nothing is added when it is not activated, and the stamps are stored.
+
+mod ext_support;
+
+use a2a_runtime::A2aError;
+use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
+use a2a_runtime::extension::{Extension, Timestamp};
+use a2a_runtime::server::A2aServer;
+use a2a_runtime::types::{Artifact, Message, Part};
+use ext_support::*;
+use serde_json::{Value, json};
+
+const URI: &str = "https://github.com/a2aproject/a2a-samples/extensions/timestamp/v1";
+const KEY: &str = "github.com/a2aproject/a2a-samples/extensions/timestamp/v1/timestamp";
+const PRESET: &str = "2001-02-03T04:05:06Z";
+
+/// Progress, an artifact (already stamped when the text is `preset`), COMPLETED with a
+/// message; or, for `reply`, a direct message.
+struct Agent;
+
+impl AgentExecutor for Agent {
+    async fn execute(&self, ctx: AgentContext, events: EventSink) -> Result<(), A2aError> {
+        if ctx.text() == "reply" {
+            return events.reply(Message::agent_text("direct")).await;
+        }
+        events.progress("working").await?;
+        let mut artifact = Artifact::new([Part::text("result")]);
+        if ctx.text() == "preset" {
+            artifact.metadata.insert(KEY.into(), json!(PRESET));
+        }
+        events.artifact(artifact).await?;
+        events.complete_with("done").await
+    }
+}
+
+async fn server() -> Srv {
+    start(
+        A2aServer::builder()
+            .card(card("timestamps"))
+            .executor(Agent)
+            .linked_extensions(false)
+            .extension(Timestamp::default()),
+    )
+    .await
+}
+
+const ON: [(&str, &str); 1] = [("A2A-Extensions", URI)];
+
+#[track_caller]
+fn assert_stamped(object: &Value, what: &str) -> String {
+    let ts = object["metadata"][KEY]
+        .as_str()
+        .unwrap_or_else(|| panic!("{what} has no timestamp: {object}"));
+    assert!(ts.ends_with('Z'), "{what}: {ts} is not UTC with Z");
+    let parsed = chrono::DateTime::parse_from_rfc3339(ts).expect("RFC 3339");
+    assert_eq!(parsed.offset().local_minus_utc(), 0);
+    let age = chrono::Utc::now().signed_duration_since(parsed);
+    assert!(
+        age >= chrono::Duration::zero() - chrono::Duration::seconds(1),
+        "{ts} is in the future"
+    );
+    assert!(age < chrono::Duration::minutes(5), "{ts} is not recent");
+    assert!(
+        object["extensions"]
+            .as_array()
+            .is_some_and(|l| l.contains(&json!(URI))),
+        "{what} does not list the extension: {object}"
+    );
+    ts.to_owned()
+}
+
+#[track_caller]
+fn assert_unstamped(object: &Value, what: &str) {
+    assert!(object["metadata"].get(KEY).is_none(), "{what}: {object}");
+    assert!(
+        !object["extensions"]
+            .as_array()
+            .is_some_and(|l| l.contains(&json!(URI))),
+        "{what}: {object}"
+    );
+}
+
+#[test]
+fn the_declaration_is_the_samples() {
+    assert_eq!(Timestamp::URI, URI);
+    assert_eq!(Timestamp::METADATA_KEY, KEY);
+    const { assert!(!Timestamp::REQUIRED) };
+}
+
+#[tokio::test]
+async fn activated_stamps_agent_messages_and_artifacts_and_the_stamps_are_stored() {
+    let srv = server().await;
+    for rest_binding in [false, true] {
+        let r = if rest_binding {
+            rest(
+                &srv,
+                "POST",
+                "/message:send",
+                Some(send_params("hello")),
+                &ON,
+            )
+            .await
+        } else {
+            rpc(&srv, "SendMessage", send_params("hello"), &ON).await
+        };
+        assert_eq!(r.echoed().as_deref(), Some(URI));
+        let task = if rest_binding {
+            &r.body["task"]
+        } else {
+            &r.result()["task"]
+        };
+        let artifact_ts = assert_stamped(&task["artifacts"][0], "artifact");
+        let status_ts = assert_stamped(&task["status"]["message"], "status message");
+        let history = task["history"].as_array().unwrap();
+        for m in history {
+            if m["role"] == "ROLE_AGENT" {
+                assert_stamped(m, "agent history message");
+            } else {
+                assert_unstamped(m, "user message");
+            }
+        }
+        assert!(history.iter().any(|m| m["role"] == "ROLE_AGENT"));
+
+        // Persisted: GetTask (without the extension) shows the same values.
+        let id = task["id"].as_str().unwrap();
+        let got = rpc(&srv, "GetTask", json!({"id": id}), &[]).await;
+        let stored = got.result();
+        assert_eq!(stored["artifacts"][0]["metadata"][KEY], json!(artifact_ts));
+        assert_eq!(
+            stored["status"]["message"]["metadata"][KEY],
+            json!(status_ts)
+        );
+        assert_eq!(got.echoed(), None);
+    }
+}
+
+#[tokio::test]
+async fn activated_stamps_streamed_events_and_direct_replies() {
+    let srv = server().await;
+    for rest_binding in [false, true] {
+        let sse = if rest_binding {
+            rest_stream(
+                &srv,
+                "POST",
+                "/message:stream",
+                Some(send_params("hello")),
+                &ON,
+            )
+            .await
+        } else {
+            rpc_stream(&srv, "SendStreamingMessage", send_params("hello"), &ON).await
+        }
+        .expect("a stream");
+        assert_eq!(echoed(&sse.headers).as_deref(), Some(URI));
+        let events = sse.collect().await;
+        let mut stamped = 0;
+        for e in &events {
+            match kind(e) {
+                "statusUpdate" if e["statusUpdate"]["status"]["message"].is_object() => {
+                    assert_stamped(&e["statusUpdate"]["status"]["message"], "status message");
+                    stamped += 1;
+                }
+                "artifactUpdate" => {
+                    assert_stamped(&e["artifactUpdate"]["artifact"], "artifact update");
+                    stamped += 1;
+                }
+                _ => {}
+            }
+        }
+        assert_eq!(stamped, 3, "{events:?}");
+    }
+    let r = rpc(&srv, "SendMessage", send_params("reply"), &ON).await;
+    assert_stamped(&r.result()["message"], "direct reply");
+}
+
+#[tokio::test]
+async fn existing_timestamps_are_kept() {
+    let srv = server().await;
+    let r = rpc(&srv, "SendMessage", send_params("preset"), &ON).await;
+    let task = &r.result()["task"];
+    assert_eq!(task["artifacts"][0]["metadata"][KEY], PRESET);
+    assert_stamped(&task["status"]["message"], "status message");
+}
+
+#[tokio::test]
+async fn nothing_is_added_when_not_activated() {
+    let srv = server().await;
+    let r = rpc(&srv, "SendMessage", send_params("hello"), &[]).await;
+    assert_eq!(r.echoed(), None);
+    let task = &r.result()["task"];
+    assert_unstamped(&task["artifacts"][0], "artifact");
+    assert_unstamped(&task["status"]["message"], "status message");
+    for m in task["history"].as_array().unwrap() {
+        assert_unstamped(m, "history message");
+    }
+    let sse = rpc_stream(&srv, "SendStreamingMessage", send_params("hello"), &[])
+        .await
+        .expect("a stream");
+    for e in sse.collect().await {
+        assert!(!e.to_string().contains(KEY), "{e}");
+    }
+    // Requested with another extension only: still nothing.
+    let r = rpc(
+        &srv,
+        "SendMessage",
+        send_params("reply"),
+        &[("A2A-Extensions", "https://example.com/other/v1")],
+    )
+    .await;
+    assert_unstamped(&r.result()["message"], "direct reply");
+}

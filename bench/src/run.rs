@@ -1,0 +1,377 @@
+//! The harness: set up, check every server, run the workloads round by round with the servers
+//! interleaved, measure memory, print the table.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use crate::cli::Options;
+use crate::load::{self, Check, Plan, Req};
+use crate::procfs;
+use crate::report::{Memory, Results, Sample, Workload};
+use crate::servers::{self, Env, Kind, Server};
+use crate::wire;
+
+/// Pins this process (the load generator) to core 1 when the machine has two or more cores and
+/// `taskset` is there; servers get core 0. Returns whether pinning is on.
+fn pin_self(opts: &Options) -> bool {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if !opts.pin || cores < 2 {
+        return false;
+    }
+    let pid = std::process::id().to_string();
+    std::process::Command::new("taskset")
+        .args(["-a", "-p", "-c", "1", &pid])
+        .stdout(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+fn target_dir(root: &std::path::Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"))
+}
+
+/// Runs the harness; `Ok(false)` when a server failed its correctness check (or ours erred
+/// under load).
+pub(crate) fn run(opts: &Options) -> Result<bool, String> {
+    // Read before pinning (pinning narrows what this process sees as its cores).
+    let machine = procfs::machine();
+    // Before any thread exists, so every thread of this process inherits core 1.
+    let pinned = pin_self(opts);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    rt.block_on(run_async(opts, pinned, machine))
+}
+
+async fn run_async(opts: &Options, pinned: bool, machine: String) -> Result<bool, String> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(PathBuf::from)
+        .ok_or("no workspace root")?;
+    let target = target_dir(&root);
+    let out = opts.out.clone().unwrap_or_else(|| target.join("bench"));
+    let exe = std::env::current_exe().map_err(|e| format!("current exe: {e}"))?;
+    let mut ok = true;
+    let mut results = Results {
+        machine,
+        ..Results::default()
+    };
+
+    let mut kinds = opts.servers.clone();
+    let mut python = None;
+    if kinds.contains(&Kind::Python) {
+        match servers::python_env(&root, &target) {
+            Ok(p) => python = Some(p),
+            Err(e) if opts.smoke => {
+                eprintln!("skipping the Python server (smoke mode): {e}");
+                results.notes.push(format!("Python server skipped: {e}"));
+                kinds.retain(|k| *k != Kind::Python);
+            }
+            Err(e) => {
+                eprintln!("FAIL the Python server could not be set up: {e}");
+                results
+                    .notes
+                    .push(format!("Python server could not be set up: {e}"));
+                kinds.retain(|k| *k != Kind::Python);
+                ok = false;
+            }
+        }
+    }
+    let env = Env {
+        exe,
+        root: root.clone(),
+        pin: pinned,
+        python,
+        logs: out.join("logs"),
+    };
+    results.settings = format!(
+        "{}; {} per workload after {} warm-up, {} round(s), servers interleaved and restarted for every run; \
+         load generator: {} on one thread, HTTP/1.1 keep-alive, TCP_NODELAY; load average at start {}",
+        if pinned {
+            "servers pinned to core 0 (taskset), load generator to core 1"
+        } else {
+            "no pinning"
+        },
+        fmt_dur(opts.duration),
+        fmt_dur(opts.warmup),
+        opts.rounds,
+        "hyper 1 client",
+        procfs::loadavg(),
+    );
+
+    // 1. Every server answers correctly before anything is timed.
+    let mut checked = Vec::new();
+    for &k in &kinds {
+        let result = async {
+            let server = Server::start(k, &env).await?;
+            let c = servers::check(&server).await;
+            server.stop();
+            c
+        }
+        .await;
+        match result {
+            Ok(c) => {
+                eprintln!(
+                    "ok   {}: SendMessage reply {} B, card {} B, stream {} events / {} B",
+                    k.label(),
+                    c.send_bytes,
+                    c.card_bytes,
+                    c.stream_events,
+                    c.stream_bytes
+                );
+                results.sizes.push((
+                    k,
+                    format!(
+                        "SendMessage reply {} B, card {} B, stream {} events in {} B",
+                        c.send_bytes, c.card_bytes, c.stream_events, c.stream_bytes
+                    ),
+                ));
+                checked.push(k);
+            }
+            Err(e) => {
+                eprintln!("FAIL {}: {e}", k.label());
+                results
+                    .notes
+                    .push(format!("{} failed its correctness check: {e}", k.label()));
+                ok = false;
+            }
+        }
+    }
+    results.kinds = checked.clone();
+
+    // 2. The timed workloads: rounds × workloads × servers (rotated each round).
+    for round in 0..opts.rounds {
+        for w in Workload::ALL {
+            for i in 0..checked.len() {
+                let k = checked[(i + round) % checked.len()];
+                let sample = match timed(k, w, &env, opts).await {
+                    Ok(s) => s,
+                    Err(e) => {
+                        eprintln!("FAIL {} / {}: {e}", k.label(), w.label());
+                        results
+                            .notes
+                            .push(format!("{} / {}: {e}", k.label(), w.label()));
+                        ok = false;
+                        continue;
+                    }
+                };
+                eprintln!(
+                    "round {}/{}  {:32} {:38} {:>10} /s  p50 {:>7} ms  p99 {:>7} ms  cpu {:>3.0}%  errors {}",
+                    round + 1,
+                    opts.rounds,
+                    w.label(),
+                    k.label(),
+                    crate::report::si(sample.rate),
+                    crate::report::ms(sample.p50_ms),
+                    crate::report::ms(sample.p99_ms),
+                    sample.cpu * 100.0,
+                    sample.errors
+                );
+                if sample.errors > 0 {
+                    let e = sample.first_error.clone().unwrap_or_default();
+                    results.notes.push(format!(
+                        "{} / {} round {}: {} errors under load, first: {e}",
+                        k.label(),
+                        w.label(),
+                        round + 1,
+                        sample.errors
+                    ));
+                    if matches!(k, Kind::Ours | Kind::Ours3Ext) {
+                        ok = false;
+                    }
+                }
+                results.samples.entry((w, k)).or_default().push(sample);
+            }
+        }
+    }
+
+    // 3. Memory: bytes held per finished task.
+    for &k in &checked {
+        match memory(k, &env, opts).await {
+            Ok(m) => {
+                eprintln!(
+                    "memory {:38} {} tasks at {:.0}/s: idle {} → before {} → after {}: {:.0} B/task",
+                    k.label(),
+                    m.tasks,
+                    m.rate,
+                    crate::report::mib(m.idle_rss),
+                    crate::report::mib(m.before),
+                    crate::report::mib(m.after),
+                    m.bytes_per_task()
+                );
+                if m.errors > 0 {
+                    results.notes.push(format!(
+                        "{} / memory: {} errors, first: {}",
+                        k.label(),
+                        m.errors,
+                        m.first_error.clone().unwrap_or_default()
+                    ));
+                    if matches!(k, Kind::Ours | Kind::Ours3Ext) {
+                        ok = false;
+                    }
+                }
+                results.memory.insert(k, m);
+            }
+            Err(e) => {
+                eprintln!("FAIL {} / memory: {e}", k.label());
+                results.notes.push(format!("{} / memory: {e}", k.label()));
+                ok = false;
+            }
+        }
+    }
+
+    if opts.smoke {
+        results.notes.push(
+            "smoke mode: 1 s per workload, 1 round — the figures only prove the harness works"
+                .into(),
+        );
+    }
+    let (table, _targets_met) = results.render();
+    println!("{table}");
+    if std::fs::create_dir_all(&out).is_ok() {
+        let _ = std::fs::write(out.join("report.md"), &table);
+        eprintln!("(also written to {})", out.join("report.md").display());
+    }
+    Ok(ok)
+}
+
+fn fmt_dur(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{} s", d.as_secs())
+    } else {
+        format!("{} ms", d.as_millis())
+    }
+}
+
+fn ms(nanos: u64) -> f64 {
+    nanos as f64 / 1e6
+}
+
+/// One timed run of workload `w` on a fresh server `k`.
+async fn timed(k: Kind, w: Workload, env: &Env, opts: &Options) -> Result<Sample, String> {
+    let server = Server::start(k, env).await?;
+    // Let the freshly started process settle.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let cpu0 = procfs::cpu_time(server.pid).unwrap_or_default();
+    let t0 = Instant::now();
+    let mut sample = match w {
+        Workload::Send(_) | Workload::Card => {
+            let (req, check, conns) = match w {
+                Workload::Send(c) => (k.request(Req::rpc(wire::send_body())), Check::Completed, c),
+                _ => (Req::get(wire::CARD_PATH), Check::Ok, 16),
+            };
+            let r = load::run(
+                server.addr,
+                req,
+                check,
+                Plan {
+                    conns,
+                    warmup: opts.warmup,
+                    duration: opts.duration,
+                    count: None,
+                },
+            )
+            .await;
+            Sample {
+                rate: r.rate(),
+                p50_ms: ms(r.latency.value_at_quantile(0.5)),
+                p99_ms: ms(r.latency.value_at_quantile(0.99)),
+                requests: r.requests,
+                errors: r.errors,
+                first_error: r.first_error,
+                ..Sample::default()
+            }
+        }
+        Workload::Stream => {
+            let r = load::stream_run(
+                server.addr,
+                k.request(Req::rpc(wire::stream_body())),
+                wire::STREAM_CHUNKS as u64,
+                opts.warmup,
+                opts.duration,
+            )
+            .await;
+            Sample {
+                rate: r.events_per_sec(),
+                p50_ms: ms(r.first_event.value_at_quantile(0.5)),
+                p99_ms: ms(r.first_event.value_at_quantile(0.99)),
+                requests: r.streams,
+                errors: r.errors,
+                first_error: r.first_error,
+                streams_per_sec: r.streams as f64 / r.elapsed.as_secs_f64().max(1e-9),
+                stream_p50_ms: ms(r.latency.value_at_quantile(0.5)),
+                ..Sample::default()
+            }
+        }
+    };
+    let wall = t0.elapsed();
+    let cpu1 = procfs::cpu_time(server.pid).unwrap_or_default();
+    sample.cpu = cpu1.saturating_sub(cpu0).as_secs_f64() / wall.as_secs_f64().max(1e-9);
+    sample.rss_peak = procfs::peak_rss(server.pid).unwrap_or(0);
+    if sample.requests == 0 {
+        return Err(format!(
+            "no request completed: {}",
+            sample.first_error.unwrap_or_default()
+        ));
+    }
+    server.stop();
+    Ok(sample)
+}
+
+/// Bytes held per finished task: RSS after `opts.tasks` SendMessage calls (all completed)
+/// minus RSS before them, divided by the tasks.
+async fn memory(k: Kind, env: &Env, opts: &Options) -> Result<Memory, String> {
+    let server = Server::start(k, env).await?;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let idle_rss = procfs::rss(server.pid).unwrap_or(0);
+    let req = k.request(Req::rpc(wire::send_body()));
+    let plan = |count: u64, cap: Duration| Plan {
+        conns: 16,
+        warmup: Duration::ZERO,
+        duration: cap,
+        count: Some(count),
+    };
+    // Warm up: connections, allocator pools, lazily built state.
+    let warm = (opts.tasks / 10).clamp(100, 2_000);
+    let w = load::run(
+        server.addr,
+        req.clone(),
+        Check::Completed,
+        plan(warm, Duration::from_secs(60)),
+    )
+    .await;
+    if w.requests == 0 {
+        return Err(format!(
+            "warm-up failed: {}",
+            w.first_error.unwrap_or_default()
+        ));
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let before = procfs::rss(server.pid).unwrap_or(0);
+    let cap = if opts.smoke {
+        Duration::from_secs(30)
+    } else {
+        Duration::from_secs(400)
+    };
+    let r = load::run(server.addr, req, Check::Completed, plan(opts.tasks, cap)).await;
+    // The tasks are complete (every reply was); let deferred cleanup run.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let after = procfs::rss(server.pid).unwrap_or(0);
+    let peak = procfs::peak_rss(server.pid).unwrap_or(0);
+    server.stop();
+    Ok(Memory {
+        idle_rss,
+        before,
+        after,
+        peak,
+        tasks: r.requests,
+        rate: r.rate(),
+        p50_ms: ms(r.latency.value_at_quantile(0.5)),
+        p99_ms: ms(r.latency.value_at_quantile(0.99)),
+        errors: r.errors,
+        first_error: r.first_error,
+    })
+}

@@ -1,0 +1,339 @@
+//! The servers under test: how each one is served (`a2a-bench serve <kind> <port>`), started as
+//! a pinned child process, checked, and stopped.
+
+mod floor;
+mod official;
+pub(crate) mod ours;
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::load::{self, Req};
+use crate::wire;
+
+/// A server under test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Kind {
+    /// a2a-runtime, echo agent, in-memory store, one worker.
+    Ours,
+    /// The same with three extensions activated on every request.
+    Ours3Ext,
+    /// The official Rust SDK (`a2a-server-lf`).
+    Official,
+    /// The official Python SDK (`a2a-sdk`) under uvicorn, one worker.
+    Python,
+    /// Bare actix-web: parse the body, answer a canned reply.
+    Floor,
+}
+
+impl Kind {
+    pub(crate) const ALL: [Kind; 5] = [
+        Kind::Ours,
+        Kind::Ours3Ext,
+        Kind::Official,
+        Kind::Python,
+        Kind::Floor,
+    ];
+
+    /// The name on the command line.
+    pub(crate) fn arg(self) -> &'static str {
+        match self {
+            Kind::Ours => "ours",
+            Kind::Ours3Ext => "ours3ext",
+            Kind::Official => "official",
+            Kind::Python => "python",
+            Kind::Floor => "floor",
+        }
+    }
+
+    /// The name in the table.
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Kind::Ours => "ours",
+            Kind::Ours3Ext => "ours+3ext",
+            Kind::Official => "official Rust (a2a-server-lf 0.5.3)",
+            Kind::Python => "official Python (a2a-sdk 1.3.0)",
+            Kind::Floor => "floor (bare actix-web)",
+        }
+    }
+
+    pub(crate) fn parse(s: &str) -> Option<Kind> {
+        Kind::ALL
+            .into_iter()
+            .find(|k| k.arg() == s || k.label() == s)
+    }
+
+    /// Decorates a request the way this server's clients do (`ours+3ext` asks for its three
+    /// extensions on every request).
+    pub(crate) fn request(self, req: Req) -> Req {
+        match self {
+            Kind::Ours3Ext => req.with_header("a2a-extensions", &ours::EXTENSIONS.join(", ")),
+            _ => req,
+        }
+    }
+}
+
+/// `a2a-bench serve <kind> <port>`: serve one server until killed.
+pub(crate) fn serve(args: &[String]) -> Result<(), String> {
+    let (Some(kind), Some(port)) = (args.first(), args.get(1)) else {
+        return Err("usage: a2a-bench serve <ours|ours3ext|official|floor> <port>".into());
+    };
+    let port: u16 = port.parse().map_err(|e| format!("port {port:?}: {e}"))?;
+    match Kind::parse(kind) {
+        Some(Kind::Ours) => ours::serve(port, false),
+        Some(Kind::Ours3Ext) => ours::serve(port, true),
+        Some(Kind::Official) => official::serve(port),
+        Some(Kind::Floor) => floor::serve(port),
+        Some(Kind::Python) => Err("the Python server runs under its own interpreter".into()),
+        None => Err(format!("unknown server {kind:?}")),
+    }
+}
+
+/// Where and how servers are started.
+#[derive(Debug)]
+pub(crate) struct Env {
+    /// This binary (for `serve`).
+    pub(crate) exe: PathBuf,
+    /// The workspace root.
+    pub(crate) root: PathBuf,
+    /// Pin servers to core 0 with taskset.
+    pub(crate) pin: bool,
+    /// The venv's python, when the Python server is set up.
+    pub(crate) python: Option<PathBuf>,
+    /// Where server logs go.
+    pub(crate) logs: PathBuf,
+}
+
+/// A running server (a child process; killed on drop).
+#[derive(Debug)]
+pub(crate) struct Server {
+    pub(crate) kind: Kind,
+    pub(crate) addr: SocketAddr,
+    pub(crate) pid: u32,
+    child: Child,
+}
+
+fn free_port() -> Result<u16, String> {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .map_err(|e| format!("no free port on 127.0.0.1: {e}"))
+}
+
+impl Server {
+    /// Starts `kind` on a free loopback port and waits until it serves its card (60 s at most).
+    pub(crate) async fn start(kind: Kind, env: &Env) -> Result<Server, String> {
+        let port = free_port()?;
+        let mut argv: Vec<String> = Vec::new();
+        if env.pin {
+            argv.extend(["taskset".into(), "-c".into(), "0".into()]);
+        }
+        match kind {
+            Kind::Python => {
+                let python = env
+                    .python
+                    .as_ref()
+                    .ok_or("the Python server was not set up")?;
+                argv.push(python.display().to_string());
+                argv.push(
+                    env.root
+                        .join("bench/python/echo_server.py")
+                        .display()
+                        .to_string(),
+                );
+            }
+            _ => {
+                argv.push(env.exe.display().to_string());
+                argv.push("serve".into());
+                argv.push(kind.arg().into());
+            }
+        }
+        argv.push(port.to_string());
+        std::fs::create_dir_all(&env.logs).map_err(|e| format!("{}: {e}", env.logs.display()))?;
+        let log_path = env.logs.join(format!("{}.log", kind.arg()));
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log_path)
+            .map_err(|e| format!("{}: {e}", log_path.display()))?;
+        let child = Command::new(&argv[0])
+            .args(&argv[1..])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .env("PYTHONUNBUFFERED", "1")
+            .spawn()
+            .map_err(|e| format!("starting {}: {e}", argv.join(" ")))?;
+        let mut server = Server {
+            kind,
+            addr: SocketAddr::from(([127, 0, 0, 1], port)),
+            pid: child.id(),
+            child,
+        };
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let card = Req::get(wire::CARD_PATH);
+        loop {
+            if let Ok(Some(status)) = server.child.try_wait() {
+                return Err(format!(
+                    "{} exited ({status}) before serving; see {}:\n{}",
+                    kind.label(),
+                    log_path.display(),
+                    tail(&log_path)
+                ));
+            }
+            if let Ok((s, _, _)) = load::one_shot(server.addr, &card).await
+                && s.is_success()
+            {
+                return Ok(server);
+            }
+            if Instant::now() > deadline {
+                return Err(format!(
+                    "{} did not serve its card within 60 s; see {}",
+                    kind.label(),
+                    log_path.display()
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Stops the server (SIGKILL to its own PID) and reaps it.
+    pub(crate) fn stop(mut self) {
+        self.kill();
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn tail(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(15)..].join("\n")
+}
+
+/// What the correctness check saw.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Checked {
+    pub(crate) send_bytes: usize,
+    pub(crate) card_bytes: usize,
+    pub(crate) stream_bytes: usize,
+    pub(crate) stream_events: usize,
+}
+
+/// Checks a server's answers before anything is timed: the card, SendMessage (a COMPLETED task
+/// echoing the text; `ours+3ext` also echoes its three extensions), and a 100-chunk stream.
+pub(crate) async fn check(server: &Server) -> Result<Checked, String> {
+    let kind = server.kind;
+    let label = kind.label();
+    let (status, _, card) = load::one_shot(server.addr, &Req::get(wire::CARD_PATH)).await?;
+    if !status.is_success() {
+        return Err(format!("{label}: GET card answered {status}"));
+    }
+    wire::check_card(&card).map_err(|e| format!("{label}: card: {e}"))?;
+
+    let req = kind.request(Req::rpc(wire::send_body()));
+    let (status, headers, body) = load::one_shot(server.addr, &req).await?;
+    if !status.is_success() {
+        return Err(format!(
+            "{label}: SendMessage answered {status}: {}",
+            wire::preview(&body)
+        ));
+    }
+    wire::check_send_reply(&body).map_err(|e| format!("{label}: SendMessage: {e}"))?;
+    if kind == Kind::Ours3Ext {
+        let echoed = headers
+            .get("a2a-extensions")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default();
+        if let Some(missing) = ours::EXTENSIONS.iter().find(|u| !echoed.contains(*u)) {
+            return Err(format!(
+                "{label}: extension {missing} was not activated (A2A-Extensions: {echoed:?})"
+            ));
+        }
+    }
+
+    let req = kind.request(Req::rpc(wire::stream_body()));
+    let (status, headers, stream) = load::one_shot(server.addr, &req).await?;
+    let ctype = headers
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    if !status.is_success() || !ctype.starts_with("text/event-stream") {
+        return Err(format!(
+            "{label}: SendStreamingMessage answered {status} {ctype:?}: {}",
+            wire::preview(&stream)
+        ));
+    }
+    wire::check_stream(&stream).map_err(|e| format!("{label}: stream: {e}"))?;
+    let mut lines = load::DataLines::default();
+    lines.feed(&stream);
+    Ok(Checked {
+        send_bytes: body.len(),
+        card_bytes: card.len(),
+        stream_bytes: stream.len(),
+        stream_events: usize::try_from(lines.count).unwrap_or(usize::MAX),
+    })
+}
+
+/// The Python requirements (pinned), relative to the workspace root.
+const REQUIREMENTS: &str = "bench/python/requirements.txt";
+
+/// Creates (once) the venv for the Python server under `<target>/bench-venv` and returns its
+/// python; reinstalls when `bench/python/requirements.txt` changed.
+pub(crate) fn python_env(root: &Path, target: &Path) -> Result<PathBuf, String> {
+    let venv = target.join("bench-venv");
+    let python = venv.join("bin/python");
+    let reqs_path = root.join(REQUIREMENTS);
+    let reqs =
+        std::fs::read_to_string(&reqs_path).map_err(|e| format!("{}: {e}", reqs_path.display()))?;
+    let marker = venv.join(".a2a-bench-requirements");
+    if python.exists() && std::fs::read_to_string(&marker).is_ok_and(|m| m == reqs) {
+        return Ok(python);
+    }
+    let run = |cmd: &mut Command, what: &str| -> Result<(), String> {
+        let out = cmd
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("{what}: {e}"))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "{what} failed ({}): {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+                    .lines()
+                    .rev()
+                    .take(5)
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            ))
+        }
+    };
+    eprintln!("setting up the Python SDK venv in {} ...", venv.display());
+    if !python.exists() {
+        run(
+            Command::new("python3").args(["-m", "venv"]).arg(&venv),
+            "python3 -m venv",
+        )?;
+    }
+    run(
+        Command::new(venv.join("bin/pip"))
+            .args(["install", "--quiet", "--disable-pip-version-check", "-r"])
+            .arg(&reqs_path),
+        "pip install -r bench/python/requirements.txt",
+    )?;
+    std::fs::write(&marker, reqs).map_err(|e| format!("{}: {e}", marker.display()))?;
+    Ok(python)
+}

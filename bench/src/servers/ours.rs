@@ -1,0 +1,137 @@
+//! Our server: the example echo agent (plus the streaming workload's agent), in-memory store,
+//! one actix worker; optionally with three extensions activated on every request.
+
+use a2a_examples::EchoAgent;
+use a2a_runtime::A2aError;
+use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
+use a2a_runtime::extension::{ExtensionHooks, MetadataExt, Reply, Timestamp};
+use a2a_runtime::server::A2aServer;
+use a2a_runtime::types::{AgentCard, AgentSkill, Part, SendMessageResponse};
+use serde::{Deserialize, Serialize};
+
+use crate::wire::{STREAM_CHUNKS, STREAM_TEXT};
+
+/// The echo agent of the examples; `stream100` streams [`STREAM_CHUNKS`] artifact chunks instead.
+#[derive(Clone, Copy, Debug, Default)]
+struct BenchAgent;
+
+impl AgentExecutor for BenchAgent {
+    async fn execute(&self, ctx: AgentContext, events: EventSink) -> Result<(), A2aError> {
+        if ctx.text() != STREAM_TEXT {
+            return EchoAgent.execute(ctx, events).await;
+        }
+        for i in 0..STREAM_CHUNKS {
+            events
+                .artifact_chunk(
+                    "stream",
+                    [Part::text(format!("chunk {i}"))],
+                    i > 0,
+                    i + 1 == STREAM_CHUNKS,
+                )
+                .await?;
+        }
+        events.complete().await
+    }
+}
+
+/// A data-only extension (params in the card, nothing per request).
+///
+/// Tells the client which region the agent runs in.
+#[a2a_runtime::a2a_extension(uri = "https://example.com/bench/ext/region/v1")]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Region {
+    region: String,
+}
+
+impl Default for Region {
+    fn default() -> Self {
+        Region {
+            region: "loopback-1".into(),
+        }
+    }
+}
+
+/// An extension with request and response hooks: reads an optional trace id from the message
+/// metadata and stamps the resulting task with it (or with `untraced`).
+#[a2a_runtime::a2a_extension(uri = "https://example.com/bench/ext/trace/v1", metadata = String)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct Trace {}
+
+impl ExtensionHooks for Trace {
+    type Activation = Option<String>;
+
+    fn handle_request(
+        &self,
+        request: &mut a2a_runtime::core::A2aRequest,
+        trace: &mut Option<String>,
+        _ctx: &a2a_runtime::core::RequestContext,
+    ) -> Result<(), A2aError> {
+        if let Some(message) = request.message() {
+            *trace = message
+                .metadata_of::<Self>()
+                .map_err(|e| A2aError::invalid_field("message.metadata", e.to_string()))?;
+        }
+        Ok(())
+    }
+
+    fn handle_response(
+        &self,
+        reply: &mut Reply<'_>,
+        trace: &mut Option<String>,
+    ) -> Result<(), A2aError> {
+        if let Reply::SendMessage(SendMessageResponse::Task(t)) = reply {
+            t.set_metadata_of::<Self>(&trace.clone().unwrap_or_else(|| "untraced".into()));
+        }
+        Ok(())
+    }
+}
+
+/// The URIs the `ours+3ext` load sends in `A2A-Extensions`.
+pub(crate) const EXTENSIONS: [&str; 3] = [
+    "https://github.com/a2aproject/a2a-samples/extensions/timestamp/v1",
+    "https://example.com/bench/ext/region/v1",
+    "https://example.com/bench/ext/trace/v1",
+];
+
+/// The card (the official server's and the floor's say the same).
+pub(crate) fn card() -> AgentCard {
+    AgentCard {
+        name: "bench echo agent".into(),
+        description:
+            "Echoes the text of each message as an artifact; 'stream100' streams 100 chunks.".into(),
+        version: "1.0.0".into(),
+        skills: vec![AgentSkill {
+            id: "echo".into(),
+            name: "Echo".into(),
+            description: "Repeats the message back as an artifact".into(),
+            tags: vec!["echo".into(), "bench".into()],
+            examples: vec!["hello".into()],
+            ..AgentSkill::default()
+        }],
+        ..AgentCard::default()
+    }
+}
+
+/// Builds the server (with the three extensions when `extensions`).
+pub(crate) fn server(extensions: bool) -> Result<A2aServer, String> {
+    let mut builder = A2aServer::builder()
+        .card(card())
+        .executor(BenchAgent)
+        .workers(1)
+        .linked_extensions(false);
+    if extensions {
+        builder = builder
+            .extension(Timestamp::default())
+            .extension(Region::default())
+            .extension(Trace::default());
+    }
+    builder.build().map_err(|e| e.to_string())
+}
+
+/// Serves on 127.0.0.1:`port` until killed.
+pub(crate) fn serve(port: u16, extensions: bool) -> Result<(), String> {
+    let server = server(extensions)?;
+    actix_web::rt::System::new()
+        .block_on(async move { server.start(("127.0.0.1", port)).await?.wait().await })
+        .map_err(|e| e.to_string())
+}

@@ -186,6 +186,14 @@ impl A2aServer {
         self.inner.service.extensions().metrics()
     }
 
+    /// The transport-independent service behind the bindings, with this server's handler,
+    /// limits and extensions: for driving requests in process (tests, benchmarks, another
+    /// transport) exactly as the bindings do — [`A2aService::begin`], then
+    /// [`A2aService::call`].
+    pub fn service(&self) -> &A2aService {
+        &self.inner.service
+    }
+
     /// Registers the routes (both bindings and the agent card) on an actix-web `App` or scope.
     ///
     /// The card is served at `/.well-known/agent-card.json` relative to where this is mounted;

@@ -38,10 +38,10 @@ pub const DEFAULT_MAX_DEPTH: usize = 64;
 /// ```
 pub fn decode<T: DeserializeOwned>(body: &[u8], max_depth: usize) -> Result<T, A2aError> {
     check_depth(body, max_depth)?;
-    let mut de = serde_json::Deserializer::from_slice(body);
-    let value = serde_path_to_error::deserialize(&mut de).map_err(shape_error)?;
-    de.end().map_err(|e| A2aError::Parse(e.to_string()))?;
-    Ok(value)
+    // One UTF-8 check of the whole body is much faster than serde_json's check of each string.
+    let text = std::str::from_utf8(body)
+        .map_err(|e| A2aError::Parse(format!("the body is not UTF-8: {e}")))?;
+    from_raw(text)
 }
 
 /// Decodes an already parsed JSON value into `T` (used for `params` of a JSON-RPC envelope).
@@ -50,9 +50,29 @@ pub fn from_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, A2
 }
 
 /// Decodes a borrowed raw JSON text (already known to be well-formed and depth-checked) into `T`.
+///
+/// Errors are classified as by [`decode`].
 pub fn from_raw<T: DeserializeOwned>(raw: &str) -> Result<T, A2aError> {
-    let mut de = serde_json::Deserializer::from_str(raw);
-    serde_path_to_error::deserialize(&mut de).map_err(shape_error)
+    // Fast path: no path tracking. Only a failed body is parsed again, to name the field.
+    serde_json::from_str(raw).map_err(|fast| {
+        let mut de = serde_json::Deserializer::from_str(raw);
+        match serde_path_to_error::deserialize::<_, T>(&mut de) {
+            Err(e) => not_json_first(shape_error(e), || serde_json::from_str(raw)),
+            Ok(_) => A2aError::Parse(de.end().err().unwrap_or(fast).to_string()),
+        }
+    })
+}
+
+/// A shape error found before the parser reached a syntax error (e.g. `[1, 2` read as a struct)
+/// is reported as what it is: not JSON. Only runs on the error path.
+fn not_json_first(
+    err: A2aError,
+    reparse: impl FnOnce() -> Result<de::IgnoredAny, serde_json::Error>,
+) -> A2aError {
+    match (&err, reparse()) {
+        (A2aError::InvalidParams { .. }, Err(syntax)) => A2aError::Parse(syntax.to_string()),
+        _ => err,
+    }
 }
 
 fn shape_error(err: serde_path_to_error::Error<serde_json::Error>) -> A2aError {
@@ -81,21 +101,13 @@ fn strip_position(msg: &str) -> String {
 /// parser to report.
 pub fn check_depth(body: &[u8], max_depth: usize) -> Result<(), A2aError> {
     let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    for &b in body {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_string = false;
-            }
-            continue;
-        }
+    let mut i = 0;
+    while let Some(&b) = body.get(i) {
         match b {
-            b'"' => in_string = true,
+            b'"' => {
+                i = skip_string(body, i + 1);
+                continue;
+            }
             b'{' | b'[' => {
                 depth += 1;
                 if depth > max_depth {
@@ -107,8 +119,51 @@ pub fn check_depth(body: &[u8], max_depth: usize) -> Result<(), A2aError> {
             b'}' | b']' => depth = depth.saturating_sub(1),
             _ => {}
         }
+        i += 1;
     }
     Ok(())
+}
+
+/// The index just past the closing quote of the string whose content starts at `i` (or the end
+/// of `body` when it is unterminated).
+fn skip_string(body: &[u8], mut i: usize) -> usize {
+    loop {
+        let Some(rest) = body.get(i..) else {
+            return body.len();
+        };
+        match find_quote_or_backslash(rest) {
+            None => return body.len(),
+            Some(p) if rest[p] == b'\\' => i += p + 2,
+            Some(p) => return i + p + 1,
+        }
+    }
+}
+
+/// The first `"` or `\` in `s`, eight bytes at a time (the string contents are most of a body).
+fn find_quote_or_backslash(s: &[u8]) -> Option<usize> {
+    const LO: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HI: u64 = u64::from_ne_bytes([0x80; 8]);
+    const QUOTES: u64 = u64::from_ne_bytes([b'"'; 8]);
+    const BACKSLASHES: u64 = u64::from_ne_bytes([b'\\'; 8]);
+    // Bytes equal to zero in `v` get their high bit set; the lowest such bit is exact.
+    let zero_bytes = |v: u64| v.wrapping_sub(LO) & !v & HI;
+    let mut chunks = s.chunks_exact(8);
+    let mut offset = 0;
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word);
+        let found = zero_bytes(x ^ QUOTES) | zero_bytes(x ^ BACKSLASHES);
+        if found != 0 {
+            return Some(offset + (found.trailing_zeros() / 8) as usize);
+        }
+        offset += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\')
+        .map(|p| offset + p)
 }
 
 /// `skip_serializing_if` helper: true for `false`.
@@ -277,8 +332,38 @@ impl Serialize for Base64Bytes {
 
 impl<'de> Deserialize<'de> for Base64Bytes {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let text = std::borrow::Cow::<'de, str>::deserialize(d)?;
-        Self::decode(&text).map_err(|e| de::Error::custom(format!("invalid base64: {e}")))
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Base64Bytes;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a base64 string")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Base64Bytes, E> {
+                Base64Bytes::decode(v).map_err(|e| E::custom(format!("invalid base64: {e}")))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// A map key matched against a fixed list of names without allocating: the matching name, or
+/// `None` for a key outside the list (an unknown field, to be ignored).
+pub(crate) struct KeyIn(pub(crate) &'static [&'static str]);
+
+impl<'de> de::DeserializeSeed<'de> for KeyIn {
+    type Value = Option<&'static str>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_identifier(self)
+    }
+}
+
+impl Visitor<'_> for KeyIn {
+    type Value = Option<&'static str>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a field name")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(self.0.iter().copied().find(|name| *name == v))
     }
 }
 
@@ -292,6 +377,63 @@ mod tests {
         assert!(check_depth(br#"[[[]]]"#, 3).is_ok());
         assert!(check_depth(br#"[[[[]]]]"#, 3).is_err());
         assert!(check_depth(br#"{"a":"\"[[[["}"#, 1).is_ok());
+    }
+
+    /// The byte-at-a-time definition `check_depth` must agree with.
+    fn naive_depth_ok(body: &[u8], max_depth: usize) -> bool {
+        let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+        for &b in body {
+            if in_string {
+                if escaped {
+                    escaped = false;
+                } else if b == b'\\' {
+                    escaped = true;
+                } else if b == b'"' {
+                    in_string = false;
+                }
+                continue;
+            }
+            match b {
+                b'"' => in_string = true,
+                b'{' | b'[' => {
+                    depth += 1;
+                    if depth > max_depth {
+                        return false;
+                    }
+                }
+                b'}' | b']' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        true
+    }
+
+    #[test]
+    fn depth_skips_long_strings_and_escapes_at_every_offset() {
+        for pad in 0..20 {
+            let text = "x".repeat(pad);
+            let body = format!(r#"{{"a":"{text}\"[[[[{text}\\","b":[[1]]}}"#);
+            assert!(check_depth(body.as_bytes(), 3).is_ok(), "{body}");
+            assert!(check_depth(body.as_bytes(), 2).is_err(), "{body}");
+        }
+        // Unterminated string and a trailing backslash.
+        assert!(check_depth(br#"[["abc"#, 2).is_ok());
+        assert!(check_depth(br#"[["abc\"#, 2).is_ok());
+        assert!(check_depth(br#"[["abc\"#, 1).is_err());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn depth_agrees_with_the_naive_scan(
+            body in proptest::collection::vec(
+                proptest::sample::select(&b"{}[]\"\\ax"[..]), 0..96),
+            max_depth in 0usize..6,
+        ) {
+            proptest::prop_assert_eq!(
+                check_depth(&body, max_depth).is_ok(),
+                naive_depth_ok(&body, max_depth)
+            );
+        }
     }
 
     #[test]

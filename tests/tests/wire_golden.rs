@@ -8,8 +8,8 @@ use a2a_runtime::error::A2aError;
 use a2a_runtime::json::{self, DEFAULT_MAX_DEPTH};
 use a2a_runtime::types::{
     AgentCard, ListTasksRequest, OAuthFlows, PartContent, ProtocolBinding, Role, SecurityScheme,
-    SendMessageRequest, SendMessageResponse, StreamResponse, TaskPushNotificationConfig,
-    TaskState, Validate,
+    SendMessageRequest, SendMessageResponse, StreamResponse, TaskPushNotificationConfig, TaskState,
+    Validate,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -102,7 +102,11 @@ fn full_agent_card_9_1() {
         Some(SecurityScheme::MtlsSecurityScheme(_))
     ));
     // `{"partnerKey": {}}` is a scheme with no scopes.
-    assert!(card.security_requirements[1].schemes["partnerKey"].list.is_empty());
+    assert!(
+        card.security_requirements[1].schemes["partnerKey"]
+            .list
+            .is_empty()
+    );
     assert_eq!(
         card.skills[1].security_requirements[0].schemes["oauth"].list,
         ["trips:book"]
@@ -125,8 +129,7 @@ fn send_message_request_params_9_2() {
     assert_eq!(config.history_length, Some(1));
     assert!(!config.return_immediately);
     assert_eq!(
-        req.message.metadata["https://travel.example.com/ext/traveler-profile/v1"]
-            ["seatPreference"],
+        req.message.metadata["https://travel.example.com/ext/traveler-profile/v1"]["seatPreference"],
         "window"
     );
 }
@@ -161,7 +164,10 @@ fn stream_events_9_3() {
     let expected = [
         ("stream_1_task.json", "task"),
         ("stream_2_status_update_working.json", "statusUpdate"),
-        ("stream_3_artifact_update_first_chunk.json", "artifactUpdate"),
+        (
+            "stream_3_artifact_update_first_chunk.json",
+            "artifactUpdate",
+        ),
         ("stream_4_artifact_update_last_chunk.json", "artifactUpdate"),
         ("stream_5_status_update_completed.json", "statusUpdate"),
     ];
@@ -219,7 +225,11 @@ fn compare_modulo_message(
     pointer: &str,
     check: impl Fn(&str, &str),
 ) {
-    let our_msg = ours.pointer(pointer).and_then(Value::as_str).unwrap().to_owned();
+    let our_msg = ours
+        .pointer(pointer)
+        .and_then(Value::as_str)
+        .unwrap()
+        .to_owned();
     let expected_msg = expected
         .pointer(pointer)
         .and_then(Value::as_str)
@@ -234,7 +244,8 @@ fn compare_modulo_message(
 
 #[test]
 fn jsonrpc_task_not_found_9_4() {
-    let expected: Value = serde_json::from_str(&fixture("error_task_not_found.jsonrpc.json")).unwrap();
+    let expected: Value =
+        serde_json::from_str(&fixture("error_task_not_found.jsonrpc.json")).unwrap();
     let err = A2aError::TaskNotFound {
         task_id: "t-404".into(),
     };
@@ -304,7 +315,10 @@ fn push_config_create_params_9_5() {
     assert_eq!(config.task_id, "t-9");
     assert!(config.id.is_empty(), "the server assigns the id");
     let auth = config.authentication.as_ref().unwrap();
-    assert_eq!((auth.scheme.as_str(), auth.credentials.as_str()), ("Bearer", "s3cr3t"));
+    assert_eq!(
+        (auth.scheme.as_str(), auth.credentials.as_str()),
+        ("Bearer", "s3cr3t")
+    );
     // "The result is the same object with "id" filled in."
     let mut created = config.clone();
     created.id = "cfg-1".into();

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
 
 use super::common::{Metadata, Validate, Violations};
 use super::security::{SecurityRequirement, SecurityScheme};
@@ -193,8 +193,17 @@ impl Serialize for ProtocolBinding {
 
 impl<'de> Deserialize<'de> for ProtocolBinding {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = std::borrow::Cow::<'de, str>::deserialize(d)?;
-        Ok(Self::from(s.as_ref()))
+        struct V;
+        impl de::Visitor<'_> for V {
+            type Value = ProtocolBinding;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a protocol binding name")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<ProtocolBinding, E> {
+                Ok(ProtocolBinding::from(v))
+            }
+        }
+        d.deserialize_str(V)
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Datelike, SecondsFormat, Timelike, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
 use serde_json::{Map, Value};
 
@@ -171,19 +171,64 @@ impl Timestamp {
 
     /// The wire form: RFC 3339, UTC, `Z`, milliseconds.
     pub fn to_rfc3339(&self) -> String {
-        self.0.to_rfc3339_opts(SecondsFormat::Millis, true)
+        let mut buf = [0u8; 24];
+        match self.write_wire_form(&mut buf) {
+            Some(text) => text.to_owned(),
+            None => self.0.to_rfc3339_opts(SecondsFormat::Millis, true),
+        }
+    }
+
+    /// Writes `YYYY-MM-DDTHH:MM:SS.mmmZ` into `buf` without going through chrono's formatter.
+    /// `None` outside years 0–9999 and inside a leap second, which take chrono's slower path.
+    fn write_wire_form<'b>(&self, buf: &'b mut [u8; 24]) -> Option<&'b str> {
+        let t = &self.0;
+        let year = u32::try_from(t.year()).ok().filter(|y| *y <= 9999)?;
+        let millis = t.timestamp_subsec_millis();
+        if millis > 999 {
+            return None;
+        }
+        let mut put = |at: usize, value: u32, width: usize| {
+            let mut v = value;
+            for i in (at..at + width).rev() {
+                buf[i] = b'0' + (v % 10) as u8;
+                v /= 10;
+            }
+        };
+        put(0, year, 4);
+        put(5, t.month(), 2);
+        put(8, t.day(), 2);
+        put(11, t.hour(), 2);
+        put(14, t.minute(), 2);
+        put(17, t.second(), 2);
+        put(20, millis, 3);
+        for (at, sep) in [
+            (4, b'-'),
+            (7, b'-'),
+            (10, b'T'),
+            (13, b':'),
+            (16, b':'),
+            (19, b'.'),
+            (23, b'Z'),
+        ] {
+            buf[at] = sep;
+        }
+        std::str::from_utf8(buf).ok()
     }
 }
 
 impl fmt::Debug for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_rfc3339())
+        fmt::Display::fmt(self, f)
     }
 }
 
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_rfc3339())
+        let mut buf = [0u8; 24];
+        match self.write_wire_form(&mut buf) {
+            Some(text) => f.write_str(text),
+            None => f.write_str(&self.0.to_rfc3339_opts(SecondsFormat::Millis, true)),
+        }
     }
 }
 
@@ -195,15 +240,28 @@ impl From<DateTime<Utc>> for Timestamp {
 
 impl Serialize for Timestamp {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(&self.0.format("%Y-%m-%dT%H:%M:%S%.3fZ"))
+        let mut buf = [0u8; 24];
+        match self.write_wire_form(&mut buf) {
+            Some(text) => s.serialize_str(text),
+            None => s.collect_str(self),
+        }
     }
 }
 
 impl<'de> Deserialize<'de> for Timestamp {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let text = std::borrow::Cow::<'de, str>::deserialize(d)?;
-        Self::parse(&text)
-            .map_err(|e| de::Error::custom(format!("invalid RFC 3339 timestamp {text:?}: {e}")))
+        struct V;
+        impl de::Visitor<'_> for V {
+            type Value = Timestamp;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an RFC 3339 timestamp string")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Timestamp, E> {
+                Timestamp::parse(v)
+                    .map_err(|e| E::custom(format!("invalid RFC 3339 timestamp {v:?}: {e}")))
+            }
+        }
+        d.deserialize_str(V)
     }
 }
 

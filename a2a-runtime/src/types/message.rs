@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::common::{ContextId, MessageId, Metadata, TaskId, Validate, Violations};
-use crate::json::{Base64Bytes, null_default};
+use crate::json::{Base64Bytes, KeyIn, null_default};
 
 /// Who sent a [`Message`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -272,8 +272,18 @@ impl<'de> Deserialize<'de> for Part {
                         PartContent::Conflicting(found.clone())
                     };
                 };
-                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-                    match key.as_ref() {
+                const FIELDS: &[&str] = &[
+                    "text",
+                    "raw",
+                    "url",
+                    "data",
+                    "metadata",
+                    "filename",
+                    "mediaType",
+                    "media_type",
+                ];
+                while let Some(key) = map.next_key_seed(KeyIn(FIELDS))? {
+                    match key.unwrap_or_default() {
                         "text" => {
                             if let Some(t) = map.next_value::<Option<String>>()? {
                                 set(&mut part, "text", PartContent::Text(t));

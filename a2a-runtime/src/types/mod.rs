@@ -148,8 +148,9 @@ macro_rules! oneof_wrapper {
                     }
                     fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<$ty, A::Error> {
                         let mut found: Option<$ty> = None;
-                        while let Some(key) = map.next_key::<::std::borrow::Cow<'de, str>>()? {
-                            match key.as_ref() {
+                        const FIELDS: &[&str] = &[$($name $(, $alias)?),+];
+                        while let Some(key) = map.next_key_seed($crate::json::KeyIn(FIELDS))? {
+                            match key.unwrap_or_default() {
                                 $(
                                     $name $(| $alias)? => {
                                         if let Some(v) = map.next_value::<Option<$inner>>()? {

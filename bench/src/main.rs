@@ -36,6 +36,15 @@ fn main() -> ExitCode {
             }
         };
     }
+    if args.first().map(String::as_str) == Some("drive") {
+        return match run::drive(&args[1..]) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("a2a-bench drive: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let opts = match cli::Options::parse(&args) {
         Ok(Some(o)) => o,
         Ok(None) => {

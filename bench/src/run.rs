@@ -87,6 +87,28 @@ async fn run_async(opts: &Options, pinned: bool, machine: String) -> Result<bool
         python,
         logs: out.join("logs"),
     };
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(&root)
+            .args(args)
+            .output()
+            .ok()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+            .unwrap_or_default()
+    };
+    let commit = git(&["rev-parse", "--short", "HEAD"]);
+    let dirty = !git(&["status", "--porcelain", "--", "a2a-runtime"]).is_empty();
+    results.machine = format!(
+        "{}; a2a-runtime at {}{}",
+        results.machine,
+        if commit.is_empty() { "?" } else { &commit },
+        if dirty {
+            " with uncommitted changes"
+        } else {
+            ""
+        }
+    );
     results.settings = format!(
         "{}; {} per workload after {} warm-up, {} round(s), servers interleaved and restarted for every run; \
          load generator: {} on one thread, HTTP/1.1 keep-alive, TCP_NODELAY; load average at start {}",
@@ -106,7 +128,7 @@ async fn run_async(opts: &Options, pinned: bool, machine: String) -> Result<bool
     let mut checked = Vec::new();
     for &k in &kinds {
         let result = async {
-            let server = Server::start(k, &env).await?;
+            let server = Server::start(k, &env, &[]).await?;
             let c = servers::check(&server).await;
             server.stop();
             c
@@ -223,6 +245,12 @@ async fn run_async(opts: &Options, pinned: bool, machine: String) -> Result<bool
         }
     }
 
+    results.notes.push(
+        "the streaming agents of ours and of the official Rust SDK yield to the scheduler after each event (an agent \
+         awaiting anything between events does the same); the official SDK needs it — it relays events through a \
+         32-slot broadcast channel and fails a stream whose writer falls behind"
+            .into(),
+    );
     if opts.smoke {
         results.notes.push(
             "smoke mode: 1 s per workload, 1 round — the figures only prove the harness works"
@@ -252,7 +280,7 @@ fn ms(nanos: u64) -> f64 {
 
 /// One timed run of workload `w` on a fresh server `k`.
 async fn timed(k: Kind, w: Workload, env: &Env, opts: &Options) -> Result<Sample, String> {
-    let server = Server::start(k, env).await?;
+    let server = Server::start(k, env, &[]).await?;
     // Let the freshly started process settle.
     tokio::time::sleep(Duration::from_millis(100)).await;
     let cpu0 = procfs::cpu_time(server.pid).unwrap_or_default();
@@ -323,8 +351,18 @@ async fn timed(k: Kind, w: Workload, env: &Env, opts: &Options) -> Result<Sample
 
 /// Bytes held per finished task: RSS after `opts.tasks` SendMessage calls (all completed)
 /// minus RSS before them, divided by the tasks.
+///
+/// Our store keeps 10,000 finished tasks by default (the oldest go first); here it is told to keep
+/// every task sent, so the figure is the cost of a task actually held, as in the other servers.
 async fn memory(k: Kind, env: &Env, opts: &Options) -> Result<Memory, String> {
-    let server = Server::start(k, env).await?;
+    let warm = (opts.tasks / 10).clamp(100, 2_000);
+    let extra: Vec<String> = match k {
+        Kind::Ours | Kind::Ours3Ext => {
+            vec!["--retain".into(), (opts.tasks + warm + 100).to_string()]
+        }
+        _ => Vec::new(),
+    };
+    let server = Server::start(k, env, &extra).await?;
     tokio::time::sleep(Duration::from_millis(200)).await;
     let idle_rss = procfs::rss(server.pid).unwrap_or(0);
     let req = k.request(Req::rpc(wire::send_body()));
@@ -335,7 +373,6 @@ async fn memory(k: Kind, env: &Env, opts: &Options) -> Result<Memory, String> {
         count: Some(count),
     };
     // Warm up: connections, allocator pools, lazily built state.
-    let warm = (opts.tasks / 10).clamp(100, 2_000);
     let w = load::run(
         server.addr,
         req.clone(),
@@ -373,5 +410,88 @@ async fn memory(k: Kind, env: &Env, opts: &Options) -> Result<Memory, String> {
         p99_ms: ms(r.latency.value_at_quantile(0.99)),
         errors: r.errors,
         first_error: r.first_error,
+    })
+}
+
+/// `a2a-bench drive <addr> <send|send-ext|card|stream> <conns> <requests>`: a fixed number of
+/// requests against a server started by hand (under `perf` or `valgrind --tool=callgrind`, say),
+/// then the rate and latencies. Bounded: 10 minutes at most.
+pub(crate) fn drive(args: &[String]) -> Result<(), String> {
+    let [addr, what, conns, requests] = args else {
+        return Err(
+            "usage: a2a-bench drive <addr> <send|send-ext|card|stream> <conns> <requests>".into(),
+        );
+    };
+    let addr: std::net::SocketAddr = addr.parse().map_err(|e| format!("address {addr:?}: {e}"))?;
+    if !addr.ip().is_loopback() {
+        return Err("drive only targets loopback addresses".into());
+    }
+    let conns: usize = conns.parse().map_err(|e| format!("conns: {e}"))?;
+    let requests: u64 = requests.parse().map_err(|e| format!("requests: {e}"))?;
+    let cap = Duration::from_secs(600);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    rt.block_on(async move {
+        let (req, check) = match what.as_str() {
+            "send" => (Req::rpc(wire::send_body()), Check::Completed),
+            "send-ext" => (
+                Kind::Ours3Ext.request(Req::rpc(wire::send_body())),
+                Check::Completed,
+            ),
+            "card" => (Req::get(wire::CARD_PATH), Check::Ok),
+            "stream" => {
+                // One connection, streams back to back, until `requests` streams are done.
+                let t0 = Instant::now();
+                let mut done = 0u64;
+                let mut events = 0u64;
+                while done < requests && t0.elapsed() < cap {
+                    let r = load::stream_run(
+                        addr,
+                        Req::rpc(wire::stream_body()),
+                        wire::STREAM_CHUNKS as u64,
+                        Duration::ZERO,
+                        Duration::from_millis(1),
+                    )
+                    .await;
+                    if r.errors > 0 {
+                        return Err(r.first_error.unwrap_or_default());
+                    }
+                    done += r.streams;
+                    events += r.events;
+                }
+                let secs = t0.elapsed().as_secs_f64();
+                println!(
+                    "{done} streams, {events} events in {secs:.2} s: {:.0} events/s",
+                    events as f64 / secs
+                );
+                return Ok(());
+            }
+            other => return Err(format!("unknown workload {other:?}")),
+        };
+        let r = load::run(
+            addr,
+            req,
+            check,
+            Plan {
+                conns,
+                warmup: Duration::ZERO,
+                duration: cap,
+                count: Some(requests),
+            },
+        )
+        .await;
+        println!(
+            "{} requests in {:.2} s: {:.0}/s, p50 {:.3} ms, p99 {:.3} ms, {} errors {}",
+            r.requests,
+            r.elapsed.as_secs_f64(),
+            r.rate(),
+            ms(r.latency.value_at_quantile(0.5)),
+            ms(r.latency.value_at_quantile(0.99)),
+            r.errors,
+            r.first_error.unwrap_or_default()
+        );
+        Ok(())
     })
 }

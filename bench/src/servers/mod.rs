@@ -78,12 +78,20 @@ impl Kind {
 /// `a2a-bench serve <kind> <port>`: serve one server until killed.
 pub(crate) fn serve(args: &[String]) -> Result<(), String> {
     let (Some(kind), Some(port)) = (args.first(), args.get(1)) else {
-        return Err("usage: a2a-bench serve <ours|ours3ext|official|floor> <port>".into());
+        return Err(
+            "usage: a2a-bench serve <ours|ours3ext|official|floor> <port> [--retain N]".into(),
+        );
     };
     let port: u16 = port.parse().map_err(|e| format!("port {port:?}: {e}"))?;
+    // `--retain N`: finished tasks our in-memory store keeps (default: the runtime's default).
+    let retain = match (args.get(2).map(String::as_str), args.get(3)) {
+        (Some("--retain"), Some(n)) => Some(n.parse().map_err(|e| format!("--retain {n:?}: {e}"))?),
+        (None, _) => None,
+        (Some(other), _) => return Err(format!("unknown serve option {other:?}")),
+    };
     match Kind::parse(kind) {
-        Some(Kind::Ours) => ours::serve(port, false),
-        Some(Kind::Ours3Ext) => ours::serve(port, true),
+        Some(Kind::Ours) => ours::serve(port, false, retain),
+        Some(Kind::Ours3Ext) => ours::serve(port, true, retain),
         Some(Kind::Official) => official::serve(port),
         Some(Kind::Floor) => floor::serve(port),
         Some(Kind::Python) => Err("the Python server runs under its own interpreter".into()),
@@ -124,7 +132,7 @@ fn free_port() -> Result<u16, String> {
 
 impl Server {
     /// Starts `kind` on a free loopback port and waits until it serves its card (60 s at most).
-    pub(crate) async fn start(kind: Kind, env: &Env) -> Result<Server, String> {
+    pub(crate) async fn start(kind: Kind, env: &Env, extra: &[String]) -> Result<Server, String> {
         let port = free_port()?;
         let mut argv: Vec<String> = Vec::new();
         if env.pin {
@@ -151,6 +159,7 @@ impl Server {
             }
         }
         argv.push(port.to_string());
+        argv.extend(extra.iter().cloned());
         std::fs::create_dir_all(&env.logs).map_err(|e| format!("{}: {e}", env.logs.display()))?;
         let log_path = env.logs.join(format!("{}.log", kind.arg()));
         let log = std::fs::OpenOptions::new()

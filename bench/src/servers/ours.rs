@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::wire::{STREAM_CHUNKS, STREAM_TEXT};
 
-/// The echo agent of the examples; `stream100` streams [`STREAM_CHUNKS`] artifact chunks instead.
+/// The echo agent of the examples; `stream100` streams [`STREAM_CHUNKS`] artifact chunks instead,
+/// yielding to the scheduler after each one.
 #[derive(Clone, Copy, Debug, Default)]
 struct BenchAgent;
 
@@ -29,6 +30,10 @@ impl AgentExecutor for BenchAgent {
                     i + 1 == STREAM_CHUNKS,
                 )
                 .await?;
+            // Like the official server's agent (which must, see official.rs): an agent that
+            // awaits anything between events lets the SSE writer run; `publish` on the in-memory
+            // store never suspends, so without this the first event leaves after the last.
+            tokio::task::yield_now().await;
         }
         events.complete().await
     }
@@ -112,13 +117,17 @@ pub(crate) fn card() -> AgentCard {
     }
 }
 
-/// Builds the server (with the three extensions when `extensions`).
-pub(crate) fn server(extensions: bool) -> Result<A2aServer, String> {
+/// Builds the server (with the three extensions when `extensions`; keeping `retain` finished
+/// tasks when given, else the runtime's default).
+pub(crate) fn server(extensions: bool, retain: Option<usize>) -> Result<A2aServer, String> {
     let mut builder = A2aServer::builder()
         .card(card())
         .executor(BenchAgent)
         .workers(1)
         .linked_extensions(false);
+    if let Some(n) = retain {
+        builder = builder.retain_finished_tasks(n);
+    }
     if extensions {
         builder = builder
             .extension(Timestamp::default())
@@ -129,8 +138,8 @@ pub(crate) fn server(extensions: bool) -> Result<A2aServer, String> {
 }
 
 /// Serves on 127.0.0.1:`port` until killed.
-pub(crate) fn serve(port: u16, extensions: bool) -> Result<(), String> {
-    let server = server(extensions)?;
+pub(crate) fn serve(port: u16, extensions: bool, retain: Option<usize>) -> Result<(), String> {
+    let server = server(extensions, retain)?;
     actix_web::rt::System::new()
         .block_on(async move { server.start(("127.0.0.1", port)).await?.wait().await })
         .map_err(|e| e.to_string())

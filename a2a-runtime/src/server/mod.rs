@@ -255,6 +255,7 @@ impl A2aServer {
         let config = self.config();
         let mut server =
             actix_web::HttpServer::new(move || actix_web::App::new().configure(config.clone()))
+                .on_connect(set_nodelay)
                 .listen(listener)?;
         if let Some(n) = self.workers {
             server = server.workers(n);
@@ -318,6 +319,15 @@ impl RunningServer {
     pub async fn stop(self) {
         self.handle.stop(true).await;
         let _ = self.join.await;
+    }
+}
+
+/// Sets TCP_NODELAY on each accepted connection: SSE events (and the headers sent before the
+/// first one) are small writes that would otherwise wait for the client's delayed ACK (Nagle),
+/// up to 40 ms each.
+fn set_nodelay(conn: &dyn std::any::Any, _: &mut actix_web::dev::Extensions) {
+    if let Some(tcp) = conn.downcast_ref::<actix_web::rt::net::TcpStream>() {
+        let _ = tcp.set_nodelay(true);
     }
 }
 

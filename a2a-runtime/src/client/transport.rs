@@ -413,42 +413,7 @@ impl Transport {
     ) -> Result<(T, Meta), A2aError> {
         let (rb, url, _) = self.build(req, headers, timeout, false)?;
         let resp = self.send(rb, &url, timeout).await?;
-        let meta = meta(&resp);
-        let status = resp.status();
-        let media = media_type(&resp);
-        let body = resp.bytes().await.map_err(|e| transport_error(&url, &e))?;
-        if !(is_json(&media) || body.is_empty() && status.is_success()) {
-            return Err(A2aError::InvalidAgentResponse(format!(
-                "{url} answered HTTP {status} with content type {media:?}, not JSON: {}",
-                snippet(&body)
-            )));
-        }
-        let value = match self.binding {
-            Binding::JsonRpc => {
-                let envelope: Value = decode(&body, &url)?;
-                if let Some(err) = envelope.get("error") {
-                    return Err(wire_error(err));
-                }
-                match envelope.get("result") {
-                    Some(result) => result.clone(),
-                    None => {
-                        return Err(A2aError::InvalidAgentResponse(format!(
-                            "{url}: JSON-RPC response without result or error"
-                        )));
-                    }
-                }
-            }
-            Binding::Rest => {
-                if !status.is_success() {
-                    return Err(rest_error(&body, status.as_u16(), &url));
-                }
-                if body.is_empty() {
-                    Value::Object(Default::default())
-                } else {
-                    decode(&body, &url)?
-                }
-            }
-        };
+        let (value, meta) = self.read_result(resp, &url).await?;
         // Delete returns Empty: `{}` or (from some SDKs) `null`.
         let value = if value.is_null() {
             Value::Object(Default::default())
@@ -485,11 +450,21 @@ impl Transport {
         };
         let (rb, url, _) = self.build_target(target, &[], None, false)?;
         let resp = self.send(rb, &url, None).await?;
+        self.read_result(resp, &url).await
+    }
+
+    /// The JSON result of a unary answer (the JSON-RPC `result`, or the REST body), or the
+    /// error it carries, with the response headers.
+    async fn read_result(
+        &self,
+        resp: reqwest::Response,
+        url: &str,
+    ) -> Result<(Value, Meta), A2aError> {
         let meta = meta(&resp);
         let status = resp.status();
         let media = media_type(&resp);
-        let body = resp.bytes().await.map_err(|e| transport_error(&url, &e))?;
-        if !is_json(&media) {
+        let body = resp.bytes().await.map_err(|e| transport_error(url, &e))?;
+        if !(is_json(&media) || body.is_empty() && status.is_success()) {
             return Err(A2aError::InvalidAgentResponse(format!(
                 "{url} answered HTTP {status} with content type {media:?}, not JSON: {}",
                 snippet(&body)
@@ -497,16 +472,24 @@ impl Transport {
         }
         let value = match self.binding {
             Binding::JsonRpc => {
-                let envelope: Value = decode(&body, &url)?;
+                let envelope: Value = decode(&body, url)?;
                 if let Some(err) = envelope.get("error") {
                     return Err(wire_error(err));
                 }
-                envelope.get("result").cloned().unwrap_or(Value::Null)
+                match envelope.get("result") {
+                    Some(result) => result.clone(),
+                    None => {
+                        return Err(A2aError::InvalidAgentResponse(format!(
+                            "{url}: JSON-RPC response without result or error"
+                        )));
+                    }
+                }
             }
             Binding::Rest if !status.is_success() => {
-                return Err(rest_error(&body, status.as_u16(), &url));
+                return Err(rest_error(&body, status.as_u16(), url));
             }
-            Binding::Rest => decode(&body, &url)?,
+            Binding::Rest if body.is_empty() => Value::Object(Default::default()),
+            Binding::Rest => decode(&body, url)?,
         };
         Ok((value, meta))
     }

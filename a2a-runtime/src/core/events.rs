@@ -1,23 +1,30 @@
 //! Per-task ordered event streams.
 //!
-//! Each live task has one [`TaskRuntime`]: the task as it stands, its version, and a broadcast
-//! channel. Every event an agent publishes is applied to the task, written to the store, and
-//! broadcast with a sequence number (the task's version after the write) while the task is
-//! locked, so every subscriber sees the same events in the same order and a snapshot taken with a
-//! subscription is exactly the state before the next event.
+//! Each live task has one [`TaskRuntime`]: the task as it stands, its version, and the parties
+//! listening to it. Every event an agent publishes is applied to the task in place, written to
+//! the store, and delivered with a sequence number (the task's version after the write) while
+//! the task is locked, so every subscriber sees the same events in the same order and a snapshot
+//! taken with a subscription is exactly the state before the next event.
 //!
-//! Slow subscribers never stall the agent or each other: each subscriber has a bounded buffer
-//! ([`Limits::subscriber_buffer`](crate::core::Limits::subscriber_buffer) events); a subscriber
-//! that falls further behind gets an error item and its stream ends (the client resubscribes to
-//! get the task as it stands). Other subscribers and the agent are unaffected.
+//! Two kinds of listener, each paying only for what it needs:
+//! - a **subscriber** (a stream: SendStreamingMessage, SubscribeToTask) gets every event through
+//!   its own bounded queue of [`Limits::subscriber_buffer`](crate::core::Limits::subscriber_buffer)
+//!   events, allocated when it subscribes. A subscriber that falls further behind gets an error
+//!   item and its stream ends (the client resubscribes to get the task as it stands); other
+//!   subscribers and the agent are unaffected.
+//! - a **waiter** (a blocking SendMessage) gets one answer when its wait ends: the task as it
+//!   stands when it reached a terminal or interrupted state, the agent's direct message, or the
+//!   agent's error.
+//!
+//! A task nobody listens to costs no channel at all.
 
 use std::collections::HashMap;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use futures::Stream;
-use tokio::sync::broadcast;
+use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::lifecycle::{self, HistoryPolicy, LifecycleError};
@@ -38,7 +45,11 @@ pub struct SeqEvent {
 /// A stream of task events, as returned by the streaming operations.
 pub type EventStream = Pin<Box<dyn Stream<Item = Result<SeqEvent, A2aError>> + Send>>;
 
-/// What travels on a task's broadcast channel.
+/// The hasher of the runtime's maps: fast, and seeded per process so keys sent by clients cannot
+/// be chosen to collide.
+pub(crate) type FastHash = foldhash::fast::RandomState;
+
+/// What a subscriber receives.
 #[derive(Clone, Debug)]
 pub(crate) enum BusItem {
     Event(Arc<SeqEvent>),
@@ -47,6 +58,28 @@ pub(crate) enum BusItem {
         execution: u64,
         error: Option<A2aError>,
     },
+    /// The subscriber fell more than its buffer behind; nothing follows.
+    Lagged,
+}
+
+/// How a blocking SendMessage's wait ended.
+#[derive(Debug)]
+pub(crate) enum WaitOutcome {
+    /// The agent replied with a direct message.
+    Message(Message),
+    /// The task as it stood when the wait ended.
+    Task(Task),
+    /// The agent failed before publishing anything.
+    Failed(A2aError),
+}
+
+/// A blocking SendMessage waiting for its execution.
+#[derive(Debug)]
+struct Waiter {
+    execution: u64,
+    /// Answer as soon as the task exists (`returnImmediately` on a new task).
+    until_created: bool,
+    tx: oneshot::Sender<WaitOutcome>,
 }
 
 #[derive(Debug)]
@@ -61,6 +94,127 @@ pub(crate) struct RuntimeState {
     pub(crate) replied: bool,
     /// Executions currently running, with their cancellation tokens.
     pub(crate) running: Vec<(u64, CancellationToken)>,
+    /// The queues of the streams listening to this task.
+    subscribers: Vec<mpsc::Sender<BusItem>>,
+    /// Blocking requests waiting for an execution.
+    waiters: Vec<Waiter>,
+}
+
+impl RuntimeState {
+    fn new(task: Option<Task>, version: u64, pending: Option<Task>) -> Self {
+        Self {
+            task,
+            version,
+            pending,
+            replied: false,
+            running: Vec::new(),
+            subscribers: Vec::new(),
+            waiters: Vec::new(),
+        }
+    }
+
+    /// True when someone will receive a delivered event.
+    fn has_subscribers(&self) -> bool {
+        !self.subscribers.is_empty()
+    }
+
+    /// Hands `item` to every subscriber; one whose queue is full gets [`BusItem::Lagged`] in its
+    /// last slot and is dropped, one that went away is forgotten.
+    fn deliver(&mut self, item: BusItem) {
+        self.subscribers.retain(|tx| {
+            if tx.capacity() <= 1 {
+                let _ = tx.try_send(BusItem::Lagged);
+                return false;
+            }
+            tx.try_send(item.clone()).is_ok()
+        });
+    }
+
+    /// Answers the waiters whose wait this event ends.
+    fn resolve_waiters(&mut self, event: &StreamResponse) {
+        if self.waiters.is_empty() {
+            return;
+        }
+        let ends = ends_wait(event);
+        let mut i = 0;
+        while i < self.waiters.len() {
+            if ends || self.waiters[i].until_created {
+                let w = self.waiters.swap_remove(i);
+                let outcome = match (event, &self.task) {
+                    (StreamResponse::Message(m), _) => WaitOutcome::Message(m.clone()),
+                    (_, Some(task)) => WaitOutcome::Task(task.clone()),
+                    (_, None) => {
+                        WaitOutcome::Failed(A2aError::Internal("the task was not created".into()))
+                    }
+                };
+                let _ = w.tx.send(outcome);
+            } else {
+                i += 1;
+            }
+        }
+    }
+}
+
+/// Does this event end a blocking SendMessage wait? Terminal and interrupted states, and messages.
+pub(crate) fn ends_wait(event: &StreamResponse) -> bool {
+    match event {
+        StreamResponse::Message(_) => true,
+        StreamResponse::Task(t) => t.status.state.is_terminal() || t.status.state.is_interrupted(),
+        StreamResponse::StatusUpdate(e) => {
+            e.status.state.is_terminal() || e.status.state.is_interrupted()
+        }
+        StreamResponse::ArtifactUpdate(_) => false,
+    }
+}
+
+/// What a request listens to while the agent runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Listen {
+    /// Every event (a stream).
+    Stream,
+    /// The end of the execution (a blocking SendMessage); with `until_created`, the task's
+    /// creation is enough.
+    Wait { until_created: bool },
+    /// Nothing (`returnImmediately` on an existing task).
+    Nothing,
+}
+
+/// The listening end a request got.
+#[derive(Debug)]
+pub(crate) enum Listener {
+    Stream(Subscription),
+    Wait(oneshot::Receiver<WaitOutcome>),
+    Nothing,
+}
+
+/// A stream's queue of a task's events. Dropping it stops the delivery.
+#[derive(Debug)]
+pub(crate) struct Subscription {
+    rx: mpsc::Receiver<BusItem>,
+    rt: Arc<TaskRuntime>,
+}
+
+impl Subscription {
+    /// The next item; `None` once the runtime stopped delivering (after [`BusItem::Lagged`]).
+    pub(crate) async fn recv(&mut self) -> Option<BusItem> {
+        self.rx.recv().await
+    }
+
+    /// The runtime this subscription listens to.
+    pub(crate) fn runtime(&self) -> &Arc<TaskRuntime> {
+        &self.rt
+    }
+
+    /// How many events the queue holds before the subscriber counts as lagging.
+    pub(crate) fn buffer(&self) -> usize {
+        self.rt.buffer
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        self.rt.listeners.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// The live state of one task.
@@ -69,20 +223,23 @@ pub(crate) struct TaskRuntime {
     pub(crate) scope: Scope,
     pub(crate) id: TaskId,
     pub(crate) state: tokio::sync::Mutex<RuntimeState>,
-    tx: broadcast::Sender<BusItem>,
     /// Executions running now (mirrors `RuntimeState::running`, readable without the lock).
-    executions: std::sync::atomic::AtomicUsize,
+    executions: AtomicUsize,
+    /// Subscriptions alive now.
+    listeners: AtomicUsize,
+    /// Each subscriber's queue length.
+    buffer: usize,
 }
 
 impl TaskRuntime {
     fn new(scope: Scope, id: TaskId, state: RuntimeState, buffer: usize) -> Self {
-        let (tx, _) = broadcast::channel(buffer.max(1));
         Self {
             scope,
             id,
             state: tokio::sync::Mutex::new(state),
-            tx,
-            executions: Default::default(),
+            executions: AtomicUsize::new(0),
+            listeners: AtomicUsize::new(0),
+            buffer: buffer.max(1),
         }
     }
 
@@ -97,27 +254,81 @@ impl TaskRuntime {
         self.executions.fetch_add(1, Ordering::SeqCst);
     }
 
-    /// Unregisters a finished execution and tells the listeners.
+    /// Registers a listener of `kind` for `execution` (call with the state locked, so it misses
+    /// nothing published after).
+    pub(crate) fn listen(
+        self: &Arc<Self>,
+        st: &mut RuntimeState,
+        kind: Listen,
+        execution: u64,
+    ) -> Listener {
+        match kind {
+            Listen::Stream => Listener::Stream(self.subscribe(st)),
+            Listen::Wait { until_created } => {
+                let (tx, rx) = oneshot::channel();
+                st.waiters.push(Waiter {
+                    execution,
+                    until_created,
+                    tx,
+                });
+                Listener::Wait(rx)
+            }
+            Listen::Nothing => Listener::Nothing,
+        }
+    }
+
+    /// A new subscriber's queue (call with the state locked).
+    fn subscribe(self: &Arc<Self>, st: &mut RuntimeState) -> Subscription {
+        // One slot more than the buffer: the last one carries `Lagged`.
+        let (tx, rx) = mpsc::channel(self.buffer + 1);
+        st.subscribers.push(tx);
+        self.listeners.fetch_add(1, Ordering::SeqCst);
+        Subscription {
+            rx,
+            rt: self.clone(),
+        }
+    }
+
+    /// Unregisters a finished execution and tells its listeners.
     pub(crate) async fn finish_execution(&self, execution: u64, error: Option<A2aError>) {
         {
             let mut st = self.state.lock().await;
             st.running.retain(|(x, _)| *x != execution);
+            if !st.waiters.is_empty() {
+                let mut i = 0;
+                while i < st.waiters.len() {
+                    if st.waiters[i].execution != execution {
+                        i += 1;
+                        continue;
+                    }
+                    let w = st.waiters.swap_remove(i);
+                    let outcome = match (&error, &st.task) {
+                        (Some(e), _) => WaitOutcome::Failed(e.clone()),
+                        (None, Some(task)) => WaitOutcome::Task(task.clone()),
+                        (None, None) => WaitOutcome::Failed(A2aError::Internal(
+                            "the agent ended without publishing anything".into(),
+                        )),
+                    };
+                    let _ = w.tx.send(outcome);
+                }
+            }
+            if st.has_subscribers() {
+                st.deliver(BusItem::ExecutionEnded { execution, error });
+            }
         }
         self.executions.fetch_sub(1, Ordering::SeqCst);
-        self.send(BusItem::ExecutionEnded { execution, error });
     }
 
-    pub(crate) fn subscribe(&self) -> broadcast::Receiver<BusItem> {
-        self.tx.subscribe()
-    }
-
-    fn send(&self, item: BusItem) {
-        // No receiver is fine: nobody is listening.
-        let _ = self.tx.send(item);
+    /// Delivers an event that was applied and stored as `seq`.
+    fn emit(st: &mut RuntimeState, seq: u64, event: StreamResponse) {
+        st.resolve_waiters(&event);
+        if st.has_subscribers() {
+            st.deliver(BusItem::Event(Arc::new(SeqEvent { seq, event })));
+        }
     }
 
     /// Applies an agent's event: creates the task on its first event, checks the lifecycle,
-    /// writes the store, then broadcasts. Returns the event's sequence number.
+    /// writes the store, then delivers. Returns the event's sequence number.
     pub(crate) async fn publish(
         &self,
         store: &dyn TaskStore,
@@ -125,29 +336,52 @@ impl TaskRuntime {
         extensions: &Negotiated,
         mut event: StreamResponse,
     ) -> Result<u64, A2aError> {
-        let mut st = self.state.lock().await;
+        let mut guard = self.state.lock().await;
+        let st = &mut *guard;
         if st.replied {
             return Err(LifecycleError::MessageAfterTask.into());
         }
-        let Some(current) = st.task.as_ref() else {
+        let version = st.version;
+        let Some(task) = st.task.as_mut() else {
             return self
-                .publish_first(&mut st, store, policy, extensions, event)
+                .publish_first(st, store, policy, extensions, event)
                 .await;
         };
         if let StreamResponse::Message(_) = event {
             return Err(LifecycleError::MessageAfterTask.into());
         }
-        let mut next = current.clone();
-        check_extensions(extensions, &current.status, &event)?;
-        lifecycle::apply_event(&mut next, &mut event, policy)?;
-        let version = store.update(&self.scope, &next, st.version).await?;
-        st.task = Some(next);
-        st.version = version;
-        self.send(BusItem::Event(Arc::new(SeqEvent {
-            seq: version,
-            event,
-        })));
-        Ok(version)
+        check_extensions(extensions, &task.status, &event)?;
+        // The lifecycle checks everything before it changes anything: on error the task is as
+        // it was.
+        lifecycle::apply_event(task, &mut event, policy)?;
+        match store.update(&self.scope, task, version).await {
+            Ok(v) => {
+                st.version = v;
+                Self::emit(st, v, event);
+                Ok(v)
+            }
+            Err(e) => {
+                // The change was applied here but not stored: go back to what the store holds.
+                self.reload(st, store).await;
+                Err(e.into())
+            }
+        }
+    }
+
+    /// Replaces the live copy with the stored task after a failed write.
+    async fn reload(&self, st: &mut RuntimeState, store: &dyn TaskStore) {
+        match store.get(&self.scope, &self.id).await {
+            Ok(Some(stored)) => {
+                st.task = Some(stored.task);
+                st.version = stored.version;
+            }
+            Ok(None) => {
+                tracing::error!(task_id = %self.id, "task vanished from the store");
+            }
+            Err(e) => {
+                tracing::error!(task_id = %self.id, error = %e, "cannot reload the task after a failed write");
+            }
+        }
     }
 
     async fn publish_first(
@@ -158,19 +392,23 @@ impl TaskRuntime {
         extensions: &Negotiated,
         mut event: StreamResponse,
     ) -> Result<u64, A2aError> {
-        let template = st.pending.clone().unwrap_or_else(|| Task {
-            id: self.id.clone(),
-            ..Task::default()
-        });
         if let StreamResponse::Message(m) = &mut event {
-            if m.context_id.is_empty() {
-                m.context_id = template.context_id.clone();
+            if m.context_id.is_empty()
+                && let Some(p) = &st.pending
+            {
+                m.context_id = p.context_id.clone();
             }
             st.replied = true;
-            self.send(BusItem::Event(Arc::new(SeqEvent { seq: 1, event })));
+            Self::emit(st, 1, event);
             return Ok(1);
         }
-        let mut task = template;
+        let mut task = match &st.pending {
+            Some(p) => p.clone(),
+            None => Task {
+                id: self.id.clone(),
+                ..Task::default()
+            },
+        };
         if let StreamResponse::Task(t) = &mut event {
             if !t.id.is_empty() && t.id != task.id {
                 return Err(LifecycleError::WrongTask {
@@ -186,54 +424,57 @@ impl TaskRuntime {
             if t.status.state == TaskState::Unspecified {
                 t.status.state = TaskState::Submitted;
             }
-        }
-        if let StreamResponse::Task(_) = event {
             check_extensions(extensions, &task.status, &event)?;
             lifecycle::apply_event(&mut task, &mut event, policy)?;
             let version = store.create(&self.scope, &task).await?;
-            st.task = Some(task.clone());
-            st.pending = None;
-            st.version = version;
             let seq = SeqEvent {
                 seq: version,
-                event: StreamResponse::Task(task),
+                event: StreamResponse::Task(task.clone()),
             };
-            self.send(BusItem::Event(Arc::new(seq)));
+            st.task = Some(task);
+            st.pending = None;
+            st.version = version;
+            st.resolve_waiters(&seq.event);
+            if st.has_subscribers() {
+                st.deliver(BusItem::Event(Arc::new(seq)));
+            }
             return Ok(version);
         }
         // Subscribers see the created task first (as it was before this event), then the event.
-        let before = task.clone();
+        let before = st.has_subscribers().then(|| task.clone());
         check_extensions(extensions, &task.status, &event)?;
         lifecycle::apply_event(&mut task, &mut event, policy)?;
         let version = store.create(&self.scope, &task).await?;
         st.task = Some(task);
         st.pending = None;
         st.version = version;
-        let snapshot = SeqEvent {
-            seq: version.saturating_sub(1),
-            event: StreamResponse::Task(before),
-        };
-        self.send(BusItem::Event(Arc::new(snapshot)));
-        self.send(BusItem::Event(Arc::new(SeqEvent {
-            seq: version,
-            event,
-        })));
+        if let Some(before) = before {
+            st.deliver(BusItem::Event(Arc::new(SeqEvent {
+                seq: version.saturating_sub(1),
+                event: StreamResponse::Task(before),
+            })));
+        }
+        Self::emit(st, version, event);
         Ok(version)
     }
 
     /// Starts a new turn on an existing task: checks it can take a message, appends the user
-    /// message to the history, registers the execution, and subscribes — all under the lock, so
-    /// the returned snapshot is exactly the state before the turn's first event.
+    /// message to the history, registers the execution and the listener — all under the lock,
+    /// so a stream's opening snapshot (returned for [`Listen::Stream`]) is exactly the state
+    /// before the turn's first event.
     pub(crate) async fn begin_turn(
-        &self,
+        self: &Arc<Self>,
         store: &dyn TaskStore,
         policy: HistoryPolicy,
         message: &mut Message,
         execution: u64,
         token: CancellationToken,
-    ) -> Result<(SeqEvent, broadcast::Receiver<BusItem>), A2aError> {
-        let mut st = self.state.lock().await;
-        let Some(current) = st.task.as_ref() else {
+        listen: Listen,
+    ) -> Result<(Option<SeqEvent>, Listener), A2aError> {
+        let mut guard = self.state.lock().await;
+        let st = &mut *guard;
+        let version = st.version;
+        let Some(current) = st.task.as_mut() else {
             return Err(A2aError::TaskNotFound {
                 task_id: self.id.to_string(),
             });
@@ -254,38 +495,41 @@ impl TaskRuntime {
             ));
         }
         message.context_id = current.context_id.clone();
-        let mut next = current.clone();
-        lifecycle::push_history(&mut next, message.clone(), policy);
-        let version = store.update(&self.scope, &next, st.version).await?;
-        st.task = Some(next.clone());
+        lifecycle::push_history(current, message.clone(), policy);
+        let version = match store.update(&self.scope, current, version).await {
+            Ok(v) => v,
+            Err(e) => {
+                self.reload(st, store).await;
+                return Err(e.into());
+            }
+        };
         st.version = version;
-        self.start_execution(&mut st, execution, token);
-        let rx = self.tx.subscribe();
-        Ok((
-            SeqEvent {
+        let first = match (&st.task, listen) {
+            (Some(task), Listen::Stream) => Some(SeqEvent {
                 seq: version,
-                event: StreamResponse::Task(next),
-            },
-            rx,
-        ))
+                event: StreamResponse::Task(task.clone()),
+            }),
+            _ => None,
+        };
+        self.start_execution(st, execution, token);
+        let listener = self.listen(st, listen, execution);
+        Ok((first, listener))
     }
 
-    /// Subscribes to an existing task: the current snapshot and a receiver for what follows.
+    /// Subscribes to an existing task: the current snapshot and a queue for what follows.
     pub(crate) async fn snapshot_and_subscribe(
-        &self,
-    ) -> Option<(SeqEvent, TaskState, broadcast::Receiver<BusItem>)> {
-        let st = self.state.lock().await;
+        self: &Arc<Self>,
+    ) -> Option<(SeqEvent, TaskState, Subscription)> {
+        let mut guard = self.state.lock().await;
+        let st = &mut *guard;
         let task = st.task.as_ref()?;
-        let rx = self.tx.subscribe();
         let state = task.status.state;
-        Some((
-            SeqEvent {
-                seq: st.version,
-                event: StreamResponse::Task(task.clone()),
-            },
-            state,
-            rx,
-        ))
+        let snapshot = SeqEvent {
+            seq: st.version,
+            event: StreamResponse::Task(task.clone()),
+        };
+        let sub = self.subscribe(st);
+        Some((snapshot, state, sub))
     }
 
     /// The task as it stands (`None` before the first event).
@@ -311,10 +555,12 @@ fn check_extensions(
     extensions.check_transition(from, to)
 }
 
+type LiveMap = HashMap<(Scope, TaskId), Arc<TaskRuntime>, FastHash>;
+
 /// The live runtimes, keyed by scope and task id.
 #[derive(Debug, Default)]
 pub(crate) struct Registry {
-    live: Mutex<HashMap<(Scope, TaskId), Arc<TaskRuntime>>>,
+    live: Mutex<LiveMap>,
     next_execution: AtomicU64,
     buffer: usize,
 }
@@ -328,7 +574,7 @@ impl Registry {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(Scope, TaskId), Arc<TaskRuntime>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, LiveMap> {
         self.live.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -342,13 +588,7 @@ impl Registry {
         let rt = Arc::new(TaskRuntime::new(
             scope.clone(),
             id.clone(),
-            RuntimeState {
-                task: None,
-                version: 0,
-                pending: Some(template),
-                replied: false,
-                running: Vec::new(),
-            },
+            RuntimeState::new(None, 0, Some(template)),
             self.buffer,
         ));
         self.lock().insert((scope.clone(), id), rt.clone());
@@ -373,13 +613,7 @@ impl Registry {
         let rt = Arc::new(TaskRuntime::new(
             scope.clone(),
             id.clone(),
-            RuntimeState {
-                task: Some(stored.task),
-                version: stored.version,
-                pending: None,
-                replied: false,
-                running: Vec::new(),
-            },
+            RuntimeState::new(Some(stored.task), stored.version, None),
             self.buffer,
         ));
         Ok(Some(self.lock().entry(key).or_insert(rt).clone()))
@@ -388,7 +622,7 @@ impl Registry {
     /// Forgets a runtime that nobody uses any more (no execution, no subscriber): the store
     /// holds the task, and the runtime is rebuilt from it when needed.
     pub(crate) fn release(&self, rt: &Arc<TaskRuntime>) {
-        if rt.executions.load(Ordering::SeqCst) == 0 && rt.tx.receiver_count() == 0 {
+        if rt.executions.load(Ordering::SeqCst) == 0 && rt.listeners.load(Ordering::SeqCst) == 0 {
             let mut live = self.lock();
             let key = (rt.scope.clone(), rt.id.clone());
             if live.get(&key).is_some_and(|x| Arc::ptr_eq(x, rt)) {
@@ -400,5 +634,154 @@ impl Registry {
     /// The number of live runtimes (for tests and metrics).
     pub(crate) fn live_count(&self) -> usize {
         self.lock().len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::store::InMemoryTaskStore;
+    use crate::types::{Artifact, Part, TaskArtifactUpdateEvent, TaskStatusUpdateEvent};
+
+    const POLICY: HistoryPolicy = HistoryPolicy { max_messages: 100 };
+
+    fn runtime(buffer: usize) -> (Registry, Arc<TaskRuntime>, Scope) {
+        let registry = Registry::new(buffer);
+        let scope = Scope::new("", "me");
+        let template = Task {
+            id: "t1".into(),
+            context_id: "c1".into(),
+            status: TaskStatus::new(TaskState::Submitted),
+            ..Task::default()
+        };
+        let rt = registry.create(&scope, template);
+        (registry, rt, scope)
+    }
+
+    fn chunk(i: usize) -> StreamResponse {
+        StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+            task_id: "t1".into(),
+            context_id: "c1".into(),
+            artifact: Artifact::new([Part::text(i.to_string())]).with_id("a"),
+            append: i > 0,
+            ..Default::default()
+        })
+    }
+
+    fn status(state: TaskState) -> StreamResponse {
+        StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+            task_id: "t1".into(),
+            context_id: "c1".into(),
+            status: TaskStatus::new(state),
+            ..Default::default()
+        })
+    }
+
+    #[tokio::test]
+    async fn a_subscriber_that_falls_behind_gets_what_fit_then_lagged_and_the_agent_goes_on() {
+        let (registry, rt, _) = runtime(3);
+        let store = InMemoryTaskStore::new();
+        let ext = Negotiated::default();
+        let (mut slow, mut fast) = {
+            let mut st = rt.state.lock().await;
+            (rt.subscribe(&mut st), rt.subscribe(&mut st))
+        };
+        let mut fast_seen = Vec::new();
+        for i in 0..6 {
+            let seq = rt.publish(&store, POLICY, &ext, chunk(i)).await.unwrap();
+            // The fast subscriber keeps up.
+            while let Ok(item) = fast.rx.try_recv() {
+                if let BusItem::Event(ev) = item {
+                    fast_seen.push(ev.seq);
+                }
+            }
+            assert_eq!(fast_seen.last(), Some(&seq));
+        }
+        // Sequence numbers: the created task (1, as it was before its first event), then one per
+        // event.
+        assert_eq!(fast_seen, vec![0, 1, 2, 3, 4, 5, 6]);
+        let mut slow_items = Vec::new();
+        while let Some(item) = slow.recv().await {
+            slow_items.push(item);
+        }
+        assert_eq!(slow_items.len(), 4, "{slow_items:?}");
+        assert!(matches!(slow_items[3], BusItem::Lagged));
+        assert!(
+            slow_items[..3]
+                .iter()
+                .all(|i| matches!(i, BusItem::Event(_)))
+        );
+        // The stored task has every chunk.
+        let t = rt.snapshot().await.unwrap();
+        assert_eq!(t.artifacts[0].parts.len(), 6);
+        drop((slow, fast));
+        assert_eq!(rt.listeners.load(Ordering::SeqCst), 0);
+        registry.release(&rt);
+        assert_eq!(registry.live_count(), 0);
+    }
+
+    #[tokio::test]
+    async fn a_waiter_gets_the_task_when_it_ends_and_refused_events_change_nothing() {
+        let (_registry, rt, _) = runtime(8);
+        let store = InMemoryTaskStore::new();
+        let ext = Negotiated::default();
+        let rx = {
+            let mut st = rt.state.lock().await;
+            rt.start_execution(&mut st, 7, CancellationToken::new());
+            match rt.listen(
+                &mut st,
+                Listen::Wait {
+                    until_created: false,
+                },
+                7,
+            ) {
+                Listener::Wait(rx) => rx,
+                other => panic!("{other:?}"),
+            }
+        };
+        rt.publish(&store, POLICY, &ext, status(TaskState::Working))
+            .await
+            .unwrap();
+        rt.publish(&store, POLICY, &ext, chunk(0)).await.unwrap();
+        rt.publish(&store, POLICY, &ext, status(TaskState::Completed))
+            .await
+            .unwrap();
+        // After the terminal state, nothing is accepted and the task stays as it was.
+        let before = rt.snapshot().await.unwrap();
+        assert!(rt.publish(&store, POLICY, &ext, chunk(1)).await.is_err());
+        assert_eq!(rt.snapshot().await.unwrap(), before);
+        match rx.await.unwrap() {
+            WaitOutcome::Task(t) => {
+                assert_eq!(t.status.state, TaskState::Completed);
+                assert_eq!(t.artifacts.len(), 1);
+            }
+            other => panic!("{other:?}"),
+        }
+        rt.finish_execution(7, None).await;
+    }
+
+    #[tokio::test]
+    async fn a_waiter_gets_the_agents_error_when_it_fails_before_any_event() {
+        let (_registry, rt, _) = runtime(8);
+        let rx = {
+            let mut st = rt.state.lock().await;
+            rt.start_execution(&mut st, 1, CancellationToken::new());
+            match rt.listen(
+                &mut st,
+                Listen::Wait {
+                    until_created: true,
+                },
+                1,
+            ) {
+                Listener::Wait(rx) => rx,
+                other => panic!("{other:?}"),
+            }
+        };
+        rt.finish_execution(1, Some(A2aError::Internal("boom".into())))
+            .await;
+        assert!(
+            matches!(rx.await.unwrap(), WaitOutcome::Failed(A2aError::Internal(m)) if m == "boom")
+        );
     }
 }

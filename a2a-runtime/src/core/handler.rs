@@ -5,11 +5,13 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use futures::{FutureExt as _, StreamExt as _};
-use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use super::context::RequestContext;
-use super::events::{BusItem, EventStream, Registry, SeqEvent, TaskRuntime};
+use super::events::{
+    BusItem, EventStream, Listen, Listener, Registry, SeqEvent, Subscription, TaskRuntime,
+    WaitOutcome,
+};
 use super::executor::{AgentContext, AgentExecutor, DynExecutor, EventSink};
 use super::lifecycle::HistoryPolicy;
 use super::limits::Limits;
@@ -173,6 +175,7 @@ impl DefaultRequestHandler {
         &self,
         ctx: RequestContext,
         req: SendMessageRequest,
+        listen: Listen,
     ) -> Result<Started, A2aError> {
         let scope = ctx.scope();
         let mut message = req.message;
@@ -186,7 +189,7 @@ impl DefaultRequestHandler {
         }
         let execution = self.registry.next_execution_id();
         let token = CancellationToken::new();
-        let (rt, first, rx, prior) = if message.task_id.is_empty() {
+        let (rt, first, listener, prior) = if message.task_id.is_empty() {
             let task_id = TaskId::random();
             if message.context_id.is_empty() {
                 message.context_id = ContextId::random();
@@ -200,12 +203,12 @@ impl DefaultRequestHandler {
                 ..Task::default()
             };
             let rt = self.registry.create(&scope, template);
-            let rx = {
+            let listener = {
                 let mut st = rt.state.lock().await;
                 rt.start_execution(&mut st, execution, token.clone());
-                rt.subscribe()
+                rt.listen(&mut st, listen, execution)
             };
-            (rt, None, rx, None)
+            (rt, None, listener, None)
         } else {
             let Some(rt) = self
                 .registry
@@ -224,10 +227,11 @@ impl DefaultRequestHandler {
                     &mut message,
                     execution,
                     token.clone(),
+                    listen,
                 )
                 .await
             {
-                Ok((first, rx)) => (rt, Some(first), rx, prior),
+                Ok((first, listener)) => (rt, first, listener, prior),
                 Err(e) => {
                     self.registry.release(&rt);
                     return Err(e);
@@ -266,7 +270,7 @@ impl DefaultRequestHandler {
         Ok(Started {
             rt,
             first,
-            rx,
+            listener,
             execution,
         })
     }
@@ -335,7 +339,7 @@ struct Started {
     rt: Arc<TaskRuntime>,
     /// The snapshot that opens the stream of a continued task.
     first: Option<SeqEvent>,
-    rx: broadcast::Receiver<BusItem>,
+    listener: Listener,
     execution: u64,
 }
 
@@ -354,20 +358,8 @@ fn ends_stream(event: &StreamResponse) -> bool {
     }
 }
 
-/// Does this event end a blocking SendMessage wait? Terminal and interrupted states, and messages.
-fn ends_wait(event: &StreamResponse) -> bool {
-    match event {
-        StreamResponse::Message(_) => true,
-        StreamResponse::Task(t) => t.status.state.is_terminal() || t.status.state.is_interrupted(),
-        StreamResponse::StatusUpdate(e) => {
-            e.status.state.is_terminal() || e.status.state.is_interrupted()
-        }
-        StreamResponse::ArtifactUpdate(_) => false,
-    }
-}
-
 struct StreamState {
-    rx: broadcast::Receiver<BusItem>,
+    sub: Subscription,
     first: Option<SeqEvent>,
     /// End when this execution ends (streams opened by SendStreamingMessage).
     execution: Option<u64>,
@@ -375,7 +367,8 @@ struct StreamState {
     guard: ReleaseGuard,
 }
 
-/// Releases the runtime when the stream is dropped (client gone or stream finished).
+/// Releases the runtime when the stream is dropped (client gone or stream finished), after the
+/// subscription (declared before it in [`StreamState`]) was dropped.
 struct ReleaseGuard {
     rt: Arc<TaskRuntime>,
     registry: Arc<Registry>,
@@ -388,14 +381,14 @@ impl Drop for ReleaseGuard {
 }
 
 fn bus_stream(
-    rt: Arc<TaskRuntime>,
     registry: Arc<Registry>,
-    rx: broadcast::Receiver<BusItem>,
+    sub: Subscription,
     first: Option<SeqEvent>,
     execution: Option<u64>,
 ) -> EventStream {
+    let rt = sub.runtime().clone();
     let state = StreamState {
-        rx,
+        sub,
         first,
         execution,
         done: false,
@@ -413,26 +406,29 @@ fn bus_stream(
             return Some((Ok(first), s));
         }
         loop {
-            match s.rx.recv().await {
-                Ok(BusItem::Event(ev)) => {
+            match s.sub.recv().await {
+                Some(BusItem::Event(ev)) => {
                     s.done = ends_stream(&ev.event);
-                    return Some((Ok((*ev).clone()), s));
+                    // The only subscriber owns the event: no copy.
+                    let ev = Arc::try_unwrap(ev).unwrap_or_else(|shared| (*shared).clone());
+                    return Some((Ok(ev), s));
                 }
-                Ok(BusItem::ExecutionEnded { execution, error }) => {
+                Some(BusItem::ExecutionEnded { execution, error }) => {
                     if s.execution == Some(execution) {
                         s.done = true;
                         return error.map(|e| (Err(e), s));
                     }
                 }
-                Err(broadcast::error::RecvError::Lagged(n)) => {
+                Some(BusItem::Lagged) => {
                     s.done = true;
                     let msg = format!(
-                        "this subscriber fell {n} events behind task {} and was disconnected; resubscribe to get the task as it stands",
+                        "this subscriber fell more than {} events behind task {} and was disconnected; resubscribe to get the task as it stands",
+                        s.sub.buffer(),
                         s.guard.rt.id
                     );
                     return Some((Err(A2aError::Internal(msg)), s));
                 }
-                Err(broadcast::error::RecvError::Closed) => return None,
+                None => return None,
             }
         }
     }))
@@ -470,32 +466,37 @@ impl RequestHandler for DefaultRequestHandler {
             .configuration
             .as_ref()
             .is_some_and(|c| c.return_immediately);
-        let Started {
-            rt,
-            first,
-            mut rx,
-            execution,
-        } = self.start(ctx, req).await?;
-        let continued = first.is_some();
-        let outcome = wait(
-            &rt,
-            &mut rx,
-            execution,
-            return_immediately && continued,
-            return_immediately,
-        )
-        .await;
-        drop(rx);
+        // `returnImmediately`: a new task is answered once it exists, a continued one at once.
+        let continued = !req.message.task_id.is_empty();
+        let listen = if return_immediately && continued {
+            Listen::Nothing
+        } else {
+            Listen::Wait {
+                until_created: return_immediately,
+            }
+        };
+        let Started { rt, listener, .. } = self.start(ctx, req, listen).await?;
+        let outcome = match listener {
+            Listener::Wait(rx) => rx.await.unwrap_or_else(|_| {
+                WaitOutcome::Failed(A2aError::Internal(
+                    "the task's execution ended without an answer".into(),
+                ))
+            }),
+            Listener::Nothing | Listener::Stream(_) => match rt.snapshot().await {
+                Some(task) => WaitOutcome::Task(task),
+                None => WaitOutcome::Failed(A2aError::Internal(
+                    "the agent ended without publishing anything".into(),
+                )),
+            },
+        };
         self.registry.release(&rt);
-        match outcome? {
-            Some(message) => Ok(SendMessageResponse::Message(message)),
-            None => {
-                let mut task = rt.snapshot().await.ok_or_else(|| {
-                    A2aError::Internal("the agent ended without publishing anything".into())
-                })?;
+        match outcome {
+            WaitOutcome::Message(message) => Ok(SendMessageResponse::Message(message)),
+            WaitOutcome::Task(mut task) => {
                 trim_history(&mut task, history_length);
                 Ok(SendMessageResponse::Task(task))
             }
+            WaitOutcome::Failed(e) => Err(e),
         }
     }
 
@@ -512,13 +513,16 @@ impl RequestHandler for DefaultRequestHandler {
         let Started {
             rt,
             first,
-            rx,
+            listener,
             execution,
-        } = self.start(ctx, req).await?;
+        } = self.start(ctx, req, Listen::Stream).await?;
+        let Listener::Stream(sub) = listener else {
+            self.registry.release(&rt);
+            return Err(A2aError::Internal("no subscription for the stream".into()));
+        };
         Ok(bus_stream(
-            rt,
             self.registry.clone(),
-            rx,
+            sub,
             first,
             Some(execution),
         ))
@@ -603,14 +607,14 @@ impl RequestHandler for DefaultRequestHandler {
                 task_id: req.id.to_string(),
             });
         };
-        let Some((first, state, rx)) = rt.snapshot_and_subscribe().await else {
+        let Some((first, state, sub)) = rt.snapshot_and_subscribe().await else {
             self.registry.release(&rt);
             return Err(A2aError::TaskNotFound {
                 task_id: req.id.to_string(),
             });
         };
         if state.is_terminal() {
-            drop(rx);
+            drop(sub);
             self.registry.release(&rt);
             return Err(A2aError::UnsupportedOperation(format!(
                 "task {} is {state} (terminal); there is nothing to subscribe to — use GetTask",
@@ -619,7 +623,7 @@ impl RequestHandler for DefaultRequestHandler {
         }
         // The opening snapshot of an interrupted task does not end the stream: it waits for the
         // next turn.
-        let rest = bus_stream(rt, self.registry.clone(), rx, None, None);
+        let rest = bus_stream(self.registry.clone(), sub, None, None);
         Ok(Box::pin(
             futures::stream::once(async move { Ok(first) }).chain(rest),
         ))
@@ -808,50 +812,6 @@ impl DefaultRequestHandler {
                 task_id: after.id.to_string(),
                 state: s.to_string(),
             }),
-        }
-    }
-}
-
-/// Waits on a task's events for a SendMessage. Returns the direct message, or `None` when the
-/// task should be returned as it stands.
-async fn wait(
-    rt: &TaskRuntime,
-    rx: &mut broadcast::Receiver<BusItem>,
-    execution: u64,
-    at_once: bool,
-    until_created: bool,
-) -> Result<Option<Message>, A2aError> {
-    if at_once {
-        return Ok(None);
-    }
-    loop {
-        match rx.recv().await {
-            Ok(BusItem::Event(ev)) => {
-                if let StreamResponse::Message(m) = &ev.event {
-                    return Ok(Some(m.clone()));
-                }
-                if until_created || ends_wait(&ev.event) {
-                    return Ok(None);
-                }
-            }
-            Ok(BusItem::ExecutionEnded {
-                execution: x,
-                error,
-            }) if x == execution => {
-                return match error {
-                    Some(e) => Err(e),
-                    None => Ok(None),
-                };
-            }
-            Ok(BusItem::ExecutionEnded { .. }) => {}
-            Err(broadcast::error::RecvError::Lagged(_)) => {
-                if rt.snapshot().await.is_some_and(|t| {
-                    t.status.state.is_terminal() || t.status.state.is_interrupted()
-                }) {
-                    return Ok(None);
-                }
-            }
-            Err(broadcast::error::RecvError::Closed) => return Ok(None),
         }
     }
 }

@@ -1,33 +1,144 @@
 //! Server-Sent Events framing for both streaming operations on both bindings.
 //!
 //! Each event is `id: <sequence number>` and one `data:` line of single-line JSON, then a blank
-//! line. A comment line (`: keep-alive`) goes out whenever no event was sent for the keep-alive
+//! line. A comment line (`: keep-alive`) goes out whenever nothing was sent for the keep-alive
 //! interval (15 s by default), so proxies keep the connection open. An error after the stream
 //! started is sent as `event: error` with the binding's error body, and the stream ends.
+//!
+//! **Write coalescing.** Every write to the socket costs a system call and a wake-up of the
+//! reader, which dominates when an agent emits small events quickly (tokens, chunks). So the body
+//! gathers the events that are ready into one write: after an event it lets the scheduler run
+//! one more round (the agent usually publishes its next event in it) and takes what arrived, for
+//! as long as each round brings something new, up to [`MAX_BATCH_EVENTS`] events or
+//! [`MAX_BATCH_BYTES`] bytes. The first event of a stream is written at once, and an event
+//! followed by a quiet round is written after that round: an agent that pauses between events
+//! sees each of them on the wire a scheduler round (microseconds) after it published it.
 
+use std::future::Future as _;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use actix_web::HttpResponse;
 use actix_web::http::header;
 use actix_web::web::Bytes;
-use futures::StreamExt as _;
+use futures::Stream;
+use tokio::time::{Instant, Sleep};
 
 use crate::core::{EventStream, SeqEvent};
 use crate::error::A2aError;
 
+/// At most this many events go out in one write.
+pub(crate) const MAX_BATCH_EVENTS: usize = 32;
+/// A write is started once this many bytes are gathered.
+pub(crate) const MAX_BATCH_BYTES: usize = 32 * 1024;
+
 /// How one binding frames an event and an error as JSON.
-pub(crate) trait Framing: Send + 'static {
+pub(crate) trait Framing: Send + Unpin + 'static {
     /// Appends the JSON of `event` to `out`.
     fn event(&self, event: &SeqEvent, out: &mut Vec<u8>);
     /// Appends the JSON of `error` to `out`.
     fn error(&self, error: &A2aError, out: &mut Vec<u8>);
 }
 
-struct State<F> {
+/// The body of an SSE response.
+struct SseBody<F> {
     events: EventStream,
     framing: F,
     keep_alive: Duration,
-    done: bool,
+    /// Fires when nothing was written for `keep_alive`.
+    idle: Pin<Box<Sleep>>,
+    /// When the last write went out.
+    last_write: Instant,
+    /// Framed events not written yet.
+    buf: Vec<u8>,
+    /// Events in `buf`.
+    batched: usize,
+    /// Events written so far.
+    written: usize,
+    /// The event stream ended (or failed): write what is left, then end.
+    finished: bool,
+}
+
+impl<F: Framing> SseBody<F> {
+    fn frame(&mut self, item: Option<Result<SeqEvent, A2aError>>) {
+        match item {
+            Some(Ok(ev)) => {
+                self.buf.extend_from_slice(b"id: ");
+                self.buf
+                    .extend_from_slice(itoa::Buffer::new().format(ev.seq).as_bytes());
+                self.buf.extend_from_slice(b"\ndata: ");
+                self.framing.event(&ev, &mut self.buf);
+                self.buf.extend_from_slice(b"\n\n");
+                self.batched += 1;
+            }
+            Some(Err(e)) => {
+                self.buf.extend_from_slice(b"event: error\ndata: ");
+                self.framing.error(&e, &mut self.buf);
+                self.buf.extend_from_slice(b"\n\n");
+                self.batched += 1;
+                self.finished = true;
+            }
+            None => self.finished = true,
+        }
+    }
+
+    fn take(&mut self) -> Poll<Option<Result<Bytes, std::convert::Infallible>>> {
+        self.written += self.batched;
+        self.batched = 0;
+        self.last_write = Instant::now();
+        let out = std::mem::replace(&mut self.buf, Vec::with_capacity(512));
+        Poll::Ready(Some(Ok(Bytes::from(out))))
+    }
+}
+
+impl<F: Framing> Stream for SseBody<F> {
+    type Item = Result<Bytes, std::convert::Infallible>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        // Take whatever is ready now.
+        let before = this.batched;
+        while !this.finished && this.batched < MAX_BATCH_EVENTS && this.buf.len() < MAX_BATCH_BYTES
+        {
+            match this.events.as_mut().poll_next(cx) {
+                Poll::Ready(item) => this.frame(item),
+                Poll::Pending => break,
+            }
+        }
+        if this.batched > 0 {
+            let full = this.batched >= MAX_BATCH_EVENTS || this.buf.len() >= MAX_BATCH_BYTES;
+            let first = this.written == 0;
+            let quiet_round = this.batched == before;
+            if this.finished || full || first || quiet_round {
+                return this.take();
+            }
+            // Something new arrived since the last look: give the producer one more scheduler
+            // round (woken after the other ready tasks ran) before writing.
+            let mut round = std::pin::pin!(tokio::task::yield_now());
+            let _ = round.as_mut().poll(cx);
+            return Poll::Pending;
+        }
+        if this.finished {
+            return Poll::Ready(None);
+        }
+        // Nothing to write: keep the connection alive while the task is quiet.
+        loop {
+            match this.idle.as_mut().poll(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(()) => {
+                    let due = this.last_write + this.keep_alive;
+                    if Instant::now() >= due {
+                        this.buf.extend_from_slice(b": keep-alive\n\n");
+                        let out = this.take();
+                        this.idle.as_mut().reset(Instant::now() + this.keep_alive);
+                        return out;
+                    }
+                    this.idle.as_mut().reset(due);
+                }
+            }
+        }
+    }
 }
 
 /// An HTTP 200 `text/event-stream` response carrying `events`.
@@ -37,40 +148,116 @@ pub(crate) fn response<F: Framing>(
     keep_alive: Duration,
     mut builder: actix_web::HttpResponseBuilder,
 ) -> HttpResponse {
-    let state = State {
+    let now = Instant::now();
+    let body = SseBody {
         events,
         framing,
         keep_alive,
-        done: false,
+        idle: Box::pin(tokio::time::sleep_until(now + keep_alive)),
+        last_write: now,
+        buf: Vec::with_capacity(512),
+        batched: 0,
+        written: 0,
+        finished: false,
     };
-    let body = futures::stream::unfold(state, |mut s| async move {
-        if s.done {
-            return None;
-        }
-        let next = tokio::time::timeout(s.keep_alive, s.events.next()).await;
-        let mut out = Vec::with_capacity(512);
-        match next {
-            Err(_) => out.extend_from_slice(b": keep-alive\n\n"),
-            Ok(None) => return None,
-            Ok(Some(Ok(ev))) => {
-                out.extend_from_slice(b"id: ");
-                out.extend_from_slice(ev.seq.to_string().as_bytes());
-                out.extend_from_slice(b"\ndata: ");
-                s.framing.event(&ev, &mut out);
-                out.extend_from_slice(b"\n\n");
-            }
-            Ok(Some(Err(e))) => {
-                out.extend_from_slice(b"event: error\ndata: ");
-                s.framing.error(&e, &mut out);
-                out.extend_from_slice(b"\n\n");
-                s.done = true;
-            }
-        }
-        Some((Ok::<_, std::convert::Infallible>(Bytes::from(out)), s))
-    });
     builder
         .insert_header((header::CONTENT_TYPE, "text/event-stream"))
         .insert_header((header::CACHE_CONTROL, "no-cache"))
         .insert_header(("x-accel-buffering", "no"))
         .streaming(body)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::types::StreamResponse;
+    use futures::StreamExt as _;
+
+    struct Plain;
+
+    impl Framing for Plain {
+        fn event(&self, event: &SeqEvent, out: &mut Vec<u8>) {
+            out.extend_from_slice(format!("{}", event.seq).as_bytes());
+        }
+        fn error(&self, error: &A2aError, out: &mut Vec<u8>) {
+            out.extend_from_slice(error.to_string().as_bytes());
+        }
+    }
+
+    fn body(events: EventStream) -> SseBody<Plain> {
+        let now = Instant::now();
+        SseBody {
+            events,
+            framing: Plain,
+            keep_alive: Duration::from_secs(15),
+            idle: Box::pin(tokio::time::sleep_until(now + Duration::from_secs(15))),
+            last_write: now,
+            buf: Vec::new(),
+            batched: 0,
+            written: 0,
+            finished: false,
+        }
+    }
+
+    /// A producer that yields to the scheduler after every event, like an agent awaiting
+    /// something between events; the body on another task.
+    async fn run(events: u64, pause: bool) -> Vec<Vec<u64>> {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Result<SeqEvent, A2aError>>();
+        let stream: EventStream = Box::pin(tokio_stream_from(rx));
+        let (written_tx, mut written) = tokio::sync::mpsc::unbounded_channel::<()>();
+        let consumer = tokio::spawn(async move {
+            let mut chunks = Vec::new();
+            let mut b = body(stream);
+            while let Some(Ok(chunk)) = b.next().await {
+                let text = String::from_utf8(chunk.to_vec()).unwrap();
+                let ids: Vec<u64> = text
+                    .split("\n\n")
+                    .filter(|s| !s.is_empty())
+                    .map(|e| e.lines().next().unwrap()["id: ".len()..].parse().unwrap())
+                    .collect();
+                chunks.push(ids);
+                let _ = written_tx.send(());
+            }
+            chunks
+        });
+        for seq in 1..=events {
+            let event = StreamResponse::StatusUpdate(Default::default());
+            tx.send(Ok(SeqEvent { seq, event })).unwrap();
+            if pause {
+                // The producer waits for something else (here: until its event was written).
+                written.recv().await.unwrap();
+            } else {
+                tokio::task::yield_now().await;
+            }
+        }
+        drop(tx);
+        consumer.await.unwrap()
+    }
+
+    fn tokio_stream_from(
+        mut rx: tokio::sync::mpsc::UnboundedReceiver<Result<SeqEvent, A2aError>>,
+    ) -> impl futures::Stream<Item = Result<SeqEvent, A2aError>> + Send {
+        futures::stream::poll_fn(move |cx| rx.poll_recv(cx))
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn events_ready_together_go_out_in_one_write_and_the_first_at_once() {
+        let chunks = run(200, false).await;
+        let all: Vec<u64> = chunks.iter().flatten().copied().collect();
+        assert_eq!(all, (1..=200).collect::<Vec<_>>(), "every event, in order");
+        assert_eq!(chunks[0], vec![1], "the first event is not held back");
+        assert!(
+            chunks.len() <= 200 / 4,
+            "a producer yielding per event gets batched writes: {} writes",
+            chunks.len()
+        );
+        assert!(chunks.iter().all(|c| c.len() <= MAX_BATCH_EVENTS));
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn an_event_followed_by_a_pause_is_written_without_waiting_for_more() {
+        let chunks = run(5, true).await;
+        assert_eq!(chunks, vec![vec![1], vec![2], vec![3], vec![4], vec![5]]);
+    }
 }

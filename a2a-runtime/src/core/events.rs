@@ -402,14 +402,58 @@ impl TaskRuntime {
             Self::emit(st, 1, event);
             return Ok(1);
         }
-        let mut task = match &st.pending {
-            Some(p) => p.clone(),
-            None => Task {
-                id: self.id.clone(),
-                ..Task::default()
-            },
+        // The template becomes the task. It goes back if the event is refused; a failed store
+        // write leaves the event applied to it (the agent got the error either way).
+        let mut task = st.pending.take().unwrap_or_else(|| Task {
+            id: self.id.clone(),
+            ..Task::default()
+        });
+        let is_task = matches!(event, StreamResponse::Task(_));
+        // Subscribers see the created task first (as it was before this event), then the event;
+        // a `Task` event is itself the created task.
+        let before = (!is_task && st.has_subscribers()).then(|| task.clone());
+        let version = match Self::create_with(
+            &self.scope,
+            &mut task,
+            &mut event,
+            store,
+            policy,
+            extensions,
+        )
+        .await
+        {
+            Ok(v) => v,
+            Err(e) => {
+                st.pending = Some(task);
+                return Err(e);
+            }
         };
-        if let StreamResponse::Task(t) = &mut event {
+        st.version = version;
+        if let Some(before) = before {
+            st.deliver(BusItem::Event(Arc::new(SeqEvent {
+                seq: version.saturating_sub(1),
+                event: StreamResponse::Task(before),
+            })));
+        }
+        if is_task && st.has_subscribers() {
+            // Subscribers get the task as created (with the history the runtime keeps).
+            event = StreamResponse::Task(task.clone());
+        }
+        st.task = Some(task);
+        Self::emit(st, version, event);
+        Ok(version)
+    }
+
+    /// Applies the first event to the task and creates it in the store.
+    async fn create_with(
+        scope: &Scope,
+        task: &mut Task,
+        event: &mut StreamResponse,
+        store: &dyn TaskStore,
+        policy: HistoryPolicy,
+        extensions: &Negotiated,
+    ) -> Result<u64, A2aError> {
+        if let StreamResponse::Task(t) = event {
             if !t.id.is_empty() && t.id != task.id {
                 return Err(LifecycleError::WrongTask {
                     task: task.id.to_string(),
@@ -424,38 +468,10 @@ impl TaskRuntime {
             if t.status.state == TaskState::Unspecified {
                 t.status.state = TaskState::Submitted;
             }
-            check_extensions(extensions, &task.status, &event)?;
-            lifecycle::apply_event(&mut task, &mut event, policy)?;
-            let version = store.create(&self.scope, &task).await?;
-            let seq = SeqEvent {
-                seq: version,
-                event: StreamResponse::Task(task.clone()),
-            };
-            st.task = Some(task);
-            st.pending = None;
-            st.version = version;
-            st.resolve_waiters(&seq.event);
-            if st.has_subscribers() {
-                st.deliver(BusItem::Event(Arc::new(seq)));
-            }
-            return Ok(version);
         }
-        // Subscribers see the created task first (as it was before this event), then the event.
-        let before = st.has_subscribers().then(|| task.clone());
-        check_extensions(extensions, &task.status, &event)?;
-        lifecycle::apply_event(&mut task, &mut event, policy)?;
-        let version = store.create(&self.scope, &task).await?;
-        st.task = Some(task);
-        st.pending = None;
-        st.version = version;
-        if let Some(before) = before {
-            st.deliver(BusItem::Event(Arc::new(SeqEvent {
-                seq: version.saturating_sub(1),
-                event: StreamResponse::Task(before),
-            })));
-        }
-        Self::emit(st, version, event);
-        Ok(version)
+        check_extensions(extensions, &task.status, event)?;
+        lifecycle::apply_event(task, event, policy)?;
+        Ok(store.create(scope, task).await?)
     }
 
     /// Starts a new turn on an existing task: checks it can take a message, appends the user

@@ -185,14 +185,20 @@ impl A2aResponse {
 
     /// The JSON of a unary result (`None` for streams).
     pub fn to_json(&self) -> Option<Result<Vec<u8>, serde_json::Error>> {
+        let mut out = Vec::with_capacity(512);
+        self.write_json(&mut out).map(|r| r.map(|()| out))
+    }
+
+    /// Appends the JSON of a unary result to `out` (`None` for streams, and `out` is unchanged).
+    pub fn write_json(&self, out: &mut Vec<u8>) -> Option<Result<(), serde_json::Error>> {
         Some(match self {
-            Self::SendMessage(r) => serde_json::to_vec(r),
-            Self::Task(r) => serde_json::to_vec(r),
-            Self::ListTasks(r) => serde_json::to_vec(r),
-            Self::PushConfig(r) => serde_json::to_vec(r),
-            Self::PushConfigs(r) => serde_json::to_vec(r),
-            Self::Empty(r) => serde_json::to_vec(r),
-            Self::AgentCard(r) => serde_json::to_vec(r),
+            Self::SendMessage(r) => serde_json::to_writer(out, r),
+            Self::Task(r) => serde_json::to_writer(out, r),
+            Self::ListTasks(r) => serde_json::to_writer(out, r),
+            Self::PushConfig(r) => serde_json::to_writer(out, r),
+            Self::PushConfigs(r) => serde_json::to_writer(out, r),
+            Self::Empty(r) => serde_json::to_writer(out, r),
+            Self::AgentCard(r) => serde_json::to_writer(out, r),
             Self::Stream(_) => return None,
         })
     }

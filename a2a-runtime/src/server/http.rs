@@ -96,7 +96,10 @@ impl header::Header for A2aExtensions {
 /// The protocol version comes from the `A2A-Version` header, or the `A2A-Version` query
 /// parameter when the header is absent.
 pub(crate) fn request_context(req: &HttpRequest, tenant: Option<&str>) -> RequestContext {
-    let mut headers = RequestHeaders::new();
+    let (count, bytes) = req.headers().iter().fold((0, 0), |(c, b), (n, v)| {
+        (c + 1, b + n.as_str().len() + v.len())
+    });
+    let mut headers = RequestHeaders::with_capacity(count, bytes);
     for (name, value) in req.headers() {
         if let Ok(v) = value.to_str() {
             headers.push(name.as_str(), v);

@@ -68,13 +68,17 @@ pub(crate) async fn handle(
                 let builder = HttpResponse::Ok().a2a_headers_builder(&inner, &activated);
                 sse::response(events, JsonRpcFraming { id }, inner.keep_alive, builder)
             }
-            unary => match unary.to_json() {
-                Some(Ok(result)) => result_response(&inner, &id, &result, &activated),
-                _ => error_response(
-                    &id,
-                    &A2aError::Internal("could not encode the result".into()),
-                ),
-            },
+            unary => {
+                // The result is encoded straight into the envelope.
+                let mut body = envelope(&id, 768);
+                match unary.write_json(&mut body) {
+                    Some(Ok(())) => finish_result(&inner, body, &activated),
+                    _ => error_response(
+                        &id,
+                        &A2aError::Internal("could not encode the result".into()),
+                    ),
+                }
+            }
         },
     }
 }
@@ -86,11 +90,22 @@ fn result_response(
     result: &[u8],
     activated: &[&'static str],
 ) -> HttpResponse {
-    let mut body = Vec::with_capacity(result.len() + id.len() + 32);
+    let mut body = envelope(id, result.len());
+    body.extend_from_slice(result);
+    finish_result(inner, body, activated)
+}
+
+/// `{"jsonrpc":"2.0","id":<id>,"result":` with room for `room` more bytes.
+fn envelope(id: &str, room: usize) -> Vec<u8> {
+    let mut body = Vec::with_capacity(room + id.len() + 32);
     body.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
     body.extend_from_slice(id.as_bytes());
     body.extend_from_slice(br#","result":"#);
-    body.extend_from_slice(result);
+    body
+}
+
+/// Closes an [`envelope`] holding a result and sends it with the A2A headers.
+fn finish_result(inner: &Inner, mut body: Vec<u8>, activated: &[&'static str]) -> HttpResponse {
     body.push(b'}');
     HttpResponse::Ok()
         .a2a_headers(inner, activated)

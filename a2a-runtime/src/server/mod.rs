@@ -207,11 +207,11 @@ impl A2aServer {
                 let inner = rpc.clone();
                 async move { jsonrpc::handle(inner, req, payload).await }
             };
+            // Two plain resources rather than one with two patterns: actix matches a
+            // multi-pattern resource with a regex on every request.
             let path = inner.jsonrpc_path.trim_end_matches('/').to_owned();
-            cfg.service(
-                web::resource([path.clone(), format!("{path}/")])
-                    .route(web::post().to(rpc_handler)),
-            );
+            cfg.service(web::resource(path.clone()).route(web::post().to(rpc_handler.clone())));
+            cfg.service(web::resource(format!("{path}/")).route(web::post().to(rpc_handler)));
             if inner.service.extensions().has_methods() {
                 for prefix in ["", "/{tenant}"] {
                     let methods = inner.clone();

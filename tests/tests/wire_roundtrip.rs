@@ -579,6 +579,23 @@ proptest! {
         roundtrip(&t)?;
     }
 
+    /// `clone_from` copies only what differs; the result must equal the source whatever the
+    /// two tasks were, including a task that grew by appended parts.
+    #[test]
+    fn task_clone_from_equals_the_source(a in task(), b in task(), extra in proptest::collection::vec(part(), 0..4)) {
+        let mut dst = a.clone();
+        dst.clone_from(&b);
+        prop_assert_eq!(&dst, &b);
+        let mut grown = b.clone();
+        if let Some(first) = grown.artifacts.first_mut() {
+            first.parts.extend(extra);
+        }
+        dst.clone_from(&grown);
+        prop_assert_eq!(&dst, &grown);
+        dst.clone_from(&a);
+        prop_assert_eq!(&dst, &a);
+    }
+
     #[test]
     fn stream_response_roundtrips(e in stream_response()) {
         roundtrip(&e)?;

@@ -8,6 +8,14 @@ use serde_json::{Map, Value};
 
 use crate::error::{A2aError, FieldViolation};
 
+/// `*dst = src.clone()`, skipped when they are already equal (no allocation for what did not
+/// change).
+pub(crate) fn assign<T: Clone + PartialEq>(dst: &mut T, src: &T) {
+    if dst != src {
+        *dst = src.clone();
+    }
+}
+
 macro_rules! id_newtype {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*

@@ -7,7 +7,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::common::{ContextId, MessageId, Metadata, TaskId, Validate, Violations};
+use super::common::{ContextId, MessageId, Metadata, TaskId, Validate, Violations, assign};
 use crate::json::{Base64Bytes, KeyIn, null_default};
 
 /// Who sent a [`Message`].
@@ -29,7 +29,9 @@ super::proto_enum!(Role, "role", {
 });
 
 /// One turn of communication between a client and an agent.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+///
+/// `clone_from` leaves an equal message untouched (no copy).
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Message {
     /// REQUIRED. Set by whoever creates the message.
@@ -79,6 +81,25 @@ pub struct Message {
         skip_serializing_if = "Vec::is_empty"
     )]
     pub reference_task_ids: Vec<TaskId>,
+}
+
+impl Clone for Message {
+    fn clone(&self) -> Self {
+        Self {
+            message_id: self.message_id.clone(),
+            context_id: self.context_id.clone(),
+            task_id: self.task_id.clone(),
+            role: self.role,
+            parts: self.parts.clone(),
+            metadata: self.metadata.clone(),
+            extensions: self.extensions.clone(),
+            reference_task_ids: self.reference_task_ids.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        assign(self, source);
+    }
 }
 
 impl Message {
@@ -149,7 +170,9 @@ impl Default for PartContent {
 }
 
 /// A piece of content in a [`Message`] or [`Artifact`](crate::types::Artifact).
-#[derive(Clone, Debug, Default, PartialEq)]
+///
+/// `clone_from` leaves an equal part untouched (no copy).
+#[derive(Debug, Default, PartialEq)]
 pub struct Part {
     /// The content; its JSON member name (`text`/`raw`/`url`/`data`) is the discriminator.
     pub content: PartContent,
@@ -159,6 +182,23 @@ pub struct Part {
     pub filename: String,
     /// The MIME type of the content (allowed on any kind of part).
     pub media_type: String,
+}
+
+impl Clone for Part {
+    fn clone(&self) -> Self {
+        Self {
+            content: self.content.clone(),
+            metadata: self.metadata.clone(),
+            filename: self.filename.clone(),
+            media_type: self.media_type.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        if self != source {
+            *self = source.clone();
+        }
+    }
 }
 
 impl Part {

@@ -2,7 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::common::{ArtifactId, ContextId, Metadata, TaskId, Timestamp, Validate, Violations};
+use super::common::{
+    ArtifactId, ContextId, Metadata, TaskId, Timestamp, Validate, Violations, assign,
+};
 use super::message::{Message, Part};
 use crate::json::null_default;
 
@@ -101,7 +103,10 @@ impl Validate for TaskStatus {
 }
 
 /// The unit of work an agent performs, with its status, outputs and history.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+///
+/// `clone_from` copies only what differs (the runtime and the in-memory store update a stored
+/// copy after every event: an appended artifact chunk costs the new part, not the whole task).
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Task {
     /// REQUIRED. Server-generated, unique.
@@ -141,6 +146,28 @@ pub struct Task {
     pub metadata: Metadata,
 }
 
+impl Clone for Task {
+    fn clone(&self) -> Self {
+        Self {
+            id: self.id.clone(),
+            context_id: self.context_id.clone(),
+            status: self.status.clone(),
+            artifacts: self.artifacts.clone(),
+            history: self.history.clone(),
+            metadata: self.metadata.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        assign(&mut self.id, &source.id);
+        assign(&mut self.context_id, &source.context_id);
+        assign(&mut self.status, &source.status);
+        self.artifacts.clone_from(&source.artifacts);
+        self.history.clone_from(&source.history);
+        assign(&mut self.metadata, &source.metadata);
+    }
+}
+
 impl Task {
     /// Keeps at most the `n` most recent history messages (`0` drops the history).
     pub fn trim_history(&mut self, n: usize) {
@@ -161,7 +188,9 @@ impl Validate for Task {
 }
 
 /// An output of a task.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+///
+/// `clone_from` copies only what differs, part by part.
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Artifact {
     /// REQUIRED. Unique within its task.
@@ -198,6 +227,28 @@ pub struct Artifact {
         skip_serializing_if = "Vec::is_empty"
     )]
     pub extensions: Vec<String>,
+}
+
+impl Clone for Artifact {
+    fn clone(&self) -> Self {
+        Self {
+            artifact_id: self.artifact_id.clone(),
+            name: self.name.clone(),
+            description: self.description.clone(),
+            parts: self.parts.clone(),
+            metadata: self.metadata.clone(),
+            extensions: self.extensions.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        assign(&mut self.artifact_id, &source.artifact_id);
+        assign(&mut self.name, &source.name);
+        assign(&mut self.description, &source.description);
+        self.parts.clone_from(&source.parts);
+        assign(&mut self.metadata, &source.metadata);
+        assign(&mut self.extensions, &source.extensions);
+    }
 }
 
 impl Artifact {

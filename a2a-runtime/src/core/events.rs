@@ -179,6 +179,35 @@ pub(crate) enum Listen {
     Nothing,
 }
 
+/// The receiving end of a listener, before it is tied to its runtime.
+enum Receiving {
+    Stream(mpsc::Receiver<BusItem>),
+    Wait(oneshot::Receiver<WaitOutcome>),
+    Nothing,
+}
+
+/// Registers a listener of `kind` for `execution` in a task's state.
+fn register(st: &mut RuntimeState, kind: Listen, execution: u64, buffer: usize) -> Receiving {
+    match kind {
+        Listen::Stream => {
+            // One slot more than the buffer: the last one carries `Lagged`.
+            let (tx, rx) = mpsc::channel(buffer + 1);
+            st.subscribers.push(tx);
+            Receiving::Stream(rx)
+        }
+        Listen::Wait { until_created } => {
+            let (tx, rx) = oneshot::channel();
+            st.waiters.push(Waiter {
+                execution,
+                until_created,
+                tx,
+            });
+            Receiving::Wait(rx)
+        }
+        Listen::Nothing => Receiving::Nothing,
+    }
+}
+
 /// The listening end a request got.
 #[derive(Debug)]
 pub(crate) enum Listener {
@@ -262,24 +291,26 @@ impl TaskRuntime {
         kind: Listen,
         execution: u64,
     ) -> Listener {
-        match kind {
-            Listen::Stream => Listener::Stream(self.subscribe(st)),
-            Listen::Wait { until_created } => {
-                let (tx, rx) = oneshot::channel();
-                st.waiters.push(Waiter {
-                    execution,
-                    until_created,
-                    tx,
-                });
-                Listener::Wait(rx)
+        self.attach(register(st, kind, execution, self.buffer))
+    }
+
+    /// The listener for what [`register`] set up.
+    fn attach(self: &Arc<Self>, receiving: Receiving) -> Listener {
+        match receiving {
+            Receiving::Stream(rx) => {
+                self.listeners.fetch_add(1, Ordering::SeqCst);
+                Listener::Stream(Subscription {
+                    rx,
+                    rt: self.clone(),
+                })
             }
-            Listen::Nothing => Listener::Nothing,
+            Receiving::Wait(rx) => Listener::Wait(rx),
+            Receiving::Nothing => Listener::Nothing,
         }
     }
 
     /// A new subscriber's queue (call with the state locked).
     fn subscribe(self: &Arc<Self>, st: &mut RuntimeState) -> Subscription {
-        // One slot more than the buffer: the last one carries `Lagged`.
         let (tx, rx) = mpsc::channel(self.buffer + 1);
         st.subscribers.push(tx);
         self.listeners.fetch_add(1, Ordering::SeqCst);
@@ -598,17 +629,30 @@ impl Registry {
         self.next_execution.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// A runtime for a task that does not exist yet (created by the agent's first event).
-    pub(crate) fn create(&self, scope: &Scope, template: Task) -> Arc<TaskRuntime> {
+    /// A runtime for a task that does not exist yet (created by the agent's first event), with
+    /// `execution` running and its listener registered before anyone else can see it.
+    pub(crate) fn create(
+        &self,
+        scope: &Scope,
+        template: Task,
+        execution: u64,
+        token: CancellationToken,
+        listen: Listen,
+    ) -> (Arc<TaskRuntime>, Listener) {
         let id = template.id.clone();
+        let mut state = RuntimeState::new(None, 0, Some(template));
+        state.running.push((execution, token));
+        let receiving = register(&mut state, listen, execution, self.buffer.max(1));
         let rt = Arc::new(TaskRuntime::new(
             scope.clone(),
             id.clone(),
-            RuntimeState::new(None, 0, Some(template)),
+            state,
             self.buffer,
         ));
+        rt.executions.store(1, Ordering::SeqCst);
+        let listener = rt.attach(receiving);
         self.lock().insert((scope.clone(), id), rt.clone());
-        rt
+        (rt, listener)
     }
 
     /// The runtime of an existing task, loading it from the store when it is not live.
@@ -671,7 +715,13 @@ mod tests {
             status: TaskStatus::new(TaskState::Submitted),
             ..Task::default()
         };
-        let rt = registry.create(&scope, template);
+        let (rt, _) = registry.create(
+            &scope,
+            template,
+            0,
+            CancellationToken::new(),
+            Listen::Nothing,
+        );
         (registry, rt, scope)
     }
 
@@ -697,6 +747,7 @@ mod tests {
     #[tokio::test]
     async fn a_subscriber_that_falls_behind_gets_what_fit_then_lagged_and_the_agent_goes_on() {
         let (registry, rt, _) = runtime(3);
+        rt.finish_execution(0, None).await;
         let store = InMemoryTaskStore::new();
         let ext = Negotiated::default();
         let (mut slow, mut fast) = {

@@ -96,31 +96,31 @@ pub trait AgentExecutor: Send + Sync + 'static {
 /// Object-safe form of [`AgentExecutor`], implemented for every executor.
 pub(crate) trait DynExecutor: Send + Sync + 'static {
     fn execute_boxed(
-        &self,
+        self: Arc<Self>,
         ctx: AgentContext,
         events: EventSink,
-    ) -> BoxFuture<'_, Result<(), A2aError>>;
+    ) -> BoxFuture<'static, Result<(), A2aError>>;
     fn cancel_boxed(
-        &self,
+        self: Arc<Self>,
         ctx: AgentContext,
         events: EventSink,
-    ) -> BoxFuture<'_, Result<(), A2aError>>;
+    ) -> BoxFuture<'static, Result<(), A2aError>>;
 }
 
 impl<T: AgentExecutor> DynExecutor for T {
     fn execute_boxed(
-        &self,
+        self: Arc<Self>,
         ctx: AgentContext,
         events: EventSink,
-    ) -> BoxFuture<'_, Result<(), A2aError>> {
-        Box::pin(self.execute(ctx, events))
+    ) -> BoxFuture<'static, Result<(), A2aError>> {
+        Box::pin(async move { self.execute(ctx, events).await })
     }
     fn cancel_boxed(
-        &self,
+        self: Arc<Self>,
         ctx: AgentContext,
         events: EventSink,
-    ) -> BoxFuture<'_, Result<(), A2aError>> {
-        Box::pin(self.cancel(ctx, events))
+    ) -> BoxFuture<'static, Result<(), A2aError>> {
+        Box::pin(async move { self.cancel(ctx, events).await })
     }
 }
 

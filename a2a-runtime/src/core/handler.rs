@@ -16,7 +16,7 @@ use super::executor::{AgentContext, AgentExecutor, DynExecutor, EventSink};
 use super::lifecycle::HistoryPolicy;
 use super::limits::Limits;
 use crate::error::A2aError;
-use crate::store::{PushConfigStore, TaskQuery, TaskStore};
+use crate::store::{PushConfigStore, Scope, TaskQuery, TaskStore};
 use crate::types::{
     AgentCard, CancelTaskRequest, ContextId, DeleteTaskPushNotificationConfigRequest, Empty,
     GetExtendedAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest,
@@ -202,41 +202,14 @@ impl DefaultRequestHandler {
                 history: vec![message.clone()],
                 ..Task::default()
             };
-            let rt = self.registry.create(&scope, template);
-            let listener = {
-                let mut st = rt.state.lock().await;
-                rt.start_execution(&mut st, execution, token.clone());
-                rt.listen(&mut st, listen, execution)
-            };
+            let (rt, listener) =
+                self.registry
+                    .create(&scope, template, execution, token.clone(), listen);
             (rt, None, listener, None)
         } else {
-            let Some(rt) = self
-                .registry
-                .load(self.store.as_ref(), &scope, &message.task_id)
+            // Boxed: this path's state would otherwise enlarge every SendMessage's future.
+            Box::pin(self.continue_task(&scope, &mut message, execution, token.clone(), listen))
                 .await?
-            else {
-                return Err(A2aError::TaskNotFound {
-                    task_id: message.task_id.to_string(),
-                });
-            };
-            let prior = rt.snapshot().await;
-            match rt
-                .begin_turn(
-                    self.store.as_ref(),
-                    self.policy(),
-                    &mut message,
-                    execution,
-                    token.clone(),
-                    listen,
-                )
-                .await
-            {
-                Ok((first, listener)) => (rt, first, listener, prior),
-                Err(e) => {
-                    self.registry.release(&rt);
-                    return Err(e);
-                }
-            }
         };
         if let Some(mut push) = req
             .configuration
@@ -275,6 +248,44 @@ impl DefaultRequestHandler {
         })
     }
 
+    /// Resolves the task a message continues and begins its turn.
+    async fn continue_task(
+        &self,
+        scope: &Scope,
+        message: &mut Message,
+        execution: u64,
+        token: CancellationToken,
+        listen: Listen,
+    ) -> Result<(Arc<TaskRuntime>, Option<SeqEvent>, Listener, Option<Task>), A2aError> {
+        let Some(rt) = self
+            .registry
+            .load(self.store.as_ref(), scope, &message.task_id)
+            .await?
+        else {
+            return Err(A2aError::TaskNotFound {
+                task_id: message.task_id.to_string(),
+            });
+        };
+        let prior = rt.snapshot().await;
+        match rt
+            .begin_turn(
+                self.store.as_ref(),
+                self.policy(),
+                message,
+                execution,
+                token,
+                listen,
+            )
+            .await
+        {
+            Ok((first, listener)) => Ok((rt, first, listener, prior)),
+            Err(e) => {
+                self.registry.release(&rt);
+                Err(e)
+            }
+        }
+    }
+
     fn spawn_execution(
         &self,
         rt: Arc<TaskRuntime>,
@@ -282,12 +293,11 @@ impl DefaultRequestHandler {
         actx: AgentContext,
         sink: EventSink,
     ) {
-        let executor = self.executor.clone();
+        // The agent's future is boxed here, so the spawned task stays small.
+        let execution_future = self.executor.clone().execute_boxed(actx, sink.clone());
         let registry = self.registry.clone();
         tokio::spawn(async move {
-            let outcome = AssertUnwindSafe(executor.execute_boxed(actx, sink.clone()))
-                .catch_unwind()
-                .await;
+            let outcome = AssertUnwindSafe(execution_future).catch_unwind().await;
             let error = match outcome {
                 Ok(Ok(())) => None,
                 Ok(Err(e)) => Some(e),
@@ -784,7 +794,8 @@ impl DefaultRequestHandler {
             };
             let grace = self.limits.cancel_grace;
             let agent_cancel =
-                AssertUnwindSafe(self.executor.cancel_boxed(actx, sink.clone())).catch_unwind();
+                AssertUnwindSafe(self.executor.clone().cancel_boxed(actx, sink.clone()))
+                    .catch_unwind();
             match tokio::time::timeout(grace, agent_cancel).await {
                 Ok(Ok(Ok(()))) => {}
                 Ok(Ok(Err(e))) => {

@@ -35,6 +35,27 @@ async fn send_blocks_until_completed_and_returns_artifacts_17_18() {
     }
 }
 
+/// A blocking SendMessage whose client goes away while the agent works: the task is not
+/// abandoned with the request (the agent runs inside the waiting request until it is answered,
+/// and carries on as a task of its own when the request is dropped).
+#[tokio::test]
+async fn task_completes_after_the_blocking_client_went_away() {
+    let (server, mut control) = scripted().await;
+    let server = std::sync::Arc::new(server);
+    for binding in BOTH {
+        let s = server.clone();
+        let pending = tokio::spawn(async move { s.send_task(binding, msg("gate 2")).await });
+        let task_id = control.started().await;
+        pending.abort();
+        assert!(pending.await.unwrap_err().is_cancelled());
+        control.release(3);
+        assert_eq!(control.finished().await, task_id);
+        let done = server.ok(binding, "GetTask", json!({"id": task_id})).await;
+        assert_eq!(state(&done), "TASK_STATE_COMPLETED", "{done}");
+        assert_eq!(text(&done["artifacts"][0]), "chunk 0chunk 1");
+    }
+}
+
 /// #17 #18 with the plain echo: COMPLETED, the artifact, the user message in the history.
 #[tokio::test]
 async fn send_echo_returns_completed_task_17_18() {

@@ -4,11 +4,15 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use std::panic::AssertUnwindSafe;
+
+use futures::FutureExt as _;
 use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
 use super::context::RequestContext;
 use super::events::TaskRuntime;
+use super::handler::Finish;
 use super::lifecycle::HistoryPolicy;
 use crate::error::A2aError;
 use crate::store::TaskStore;
@@ -95,32 +99,41 @@ pub trait AgentExecutor: Send + Sync + 'static {
 
 /// Object-safe form of [`AgentExecutor`], implemented for every executor.
 pub(crate) trait DynExecutor: Send + Sync + 'static {
-    fn execute_boxed(
-        self: Arc<Self>,
-        ctx: AgentContext,
-        events: EventSink,
-    ) -> BoxFuture<'static, Result<(), A2aError>>;
     fn cancel_boxed(
         self: Arc<Self>,
         ctx: AgentContext,
         events: EventSink,
     ) -> BoxFuture<'static, Result<(), A2aError>>;
-}
-
-impl<T: AgentExecutor> DynExecutor for T {
-    fn execute_boxed(
+    /// The agent's whole run for one message: `execute` (panics caught), then `finish`; one
+    /// allocation.
+    fn run_boxed(
         self: Arc<Self>,
         ctx: AgentContext,
         events: EventSink,
-    ) -> BoxFuture<'static, Result<(), A2aError>> {
-        Box::pin(async move { self.execute(ctx, events).await })
-    }
+        finish: Finish,
+    ) -> BoxFuture<'static, ()>;
+}
+
+impl<T: AgentExecutor> DynExecutor for T {
     fn cancel_boxed(
         self: Arc<Self>,
         ctx: AgentContext,
         events: EventSink,
     ) -> BoxFuture<'static, Result<(), A2aError>> {
         Box::pin(async move { self.cancel(ctx, events).await })
+    }
+    fn run_boxed(
+        self: Arc<Self>,
+        ctx: AgentContext,
+        events: EventSink,
+        finish: Finish,
+    ) -> BoxFuture<'static, ()> {
+        Box::pin(async move {
+            let outcome = AssertUnwindSafe(self.execute(ctx, events.clone()))
+                .catch_unwind()
+                .await;
+            finish.after(outcome, events).await;
+        })
     }
 }
 

@@ -4,6 +4,7 @@
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
+use futures::future::BoxFuture;
 use futures::{FutureExt as _, StreamExt as _};
 use tokio_util::sync::CancellationToken;
 
@@ -239,12 +240,18 @@ impl DefaultRequestHandler {
             metadata: req.metadata,
             cancel: token,
         };
-        self.spawn_execution(rt.clone(), execution, actx, sink);
+        let finish = Finish {
+            rt: rt.clone(),
+            registry: self.registry.clone(),
+            execution,
+        };
+        let run = self.executor.clone().run_boxed(actx, sink, finish);
         Ok(Started {
             rt,
             first,
             listener,
             execution,
+            run,
         })
     }
 
@@ -286,34 +293,6 @@ impl DefaultRequestHandler {
         }
     }
 
-    fn spawn_execution(
-        &self,
-        rt: Arc<TaskRuntime>,
-        execution: u64,
-        actx: AgentContext,
-        sink: EventSink,
-    ) {
-        // The agent's future is boxed here, so the spawned task stays small.
-        let execution_future = self.executor.clone().execute_boxed(actx, sink.clone());
-        let registry = self.registry.clone();
-        tokio::spawn(async move {
-            let outcome = AssertUnwindSafe(execution_future).catch_unwind().await;
-            let error = match outcome {
-                Ok(Ok(())) => None,
-                Ok(Err(e)) => Some(e),
-                Err(_) => Some(A2aError::Internal(
-                    "the agent panicked while handling the message".into(),
-                )),
-            };
-            let report = match error {
-                Some(e) => fail_or_report(&rt, &sink, e).await,
-                None => None,
-            };
-            rt.finish_execution(execution, report).await;
-            registry.release(&rt);
-        });
-    }
-
     async fn task_or_not_found(&self, ctx: &RequestContext, id: &TaskId) -> Result<Task, A2aError> {
         match self.store.get(&ctx.scope(), id).await? {
             Some(stored) => Ok(stored.task),
@@ -351,6 +330,82 @@ struct Started {
     first: Option<SeqEvent>,
     listener: Listener,
     execution: u64,
+    /// The agent's run, not started yet: spawned, or driven by a blocking request.
+    run: BoxFuture<'static, ()>,
+}
+
+/// What happens when an execution of the agent returns: a failure is recorded, the listeners
+/// learn that it ended, and the runtime is released if nobody needs it any more.
+pub(crate) struct Finish {
+    rt: Arc<TaskRuntime>,
+    registry: Arc<Registry>,
+    execution: u64,
+}
+
+impl Finish {
+    /// Runs the end of an execution, given how the agent's `execute` returned (or panicked).
+    pub(crate) async fn after(
+        self,
+        outcome: std::thread::Result<Result<(), A2aError>>,
+        sink: EventSink,
+    ) {
+        let error = match outcome {
+            Ok(Ok(())) => None,
+            Ok(Err(e)) => Some(e),
+            Err(_) => Some(A2aError::Internal(
+                "the agent panicked while handling the message".into(),
+            )),
+        };
+        let report = match error {
+            Some(e) => fail_or_report(&self.rt, &sink, e).await,
+            None => None,
+        };
+        drop(sink);
+        self.rt.finish_execution(self.execution, report).await;
+        self.registry.release(&self.rt);
+    }
+}
+
+/// Drives an agent's run inside the request that waits for it, until the wait is answered; a run
+/// still going then (or when the request is dropped, e.g. the client went away) continues as a
+/// task of its own. Running the agent inline saves a task spawn and a cross-task wake-up per
+/// blocking SendMessage.
+async fn run_until_answered(
+    run: BoxFuture<'static, ()>,
+    mut rx: tokio::sync::oneshot::Receiver<WaitOutcome>,
+) -> WaitOutcome {
+    let mut detach = Detach(Some(run));
+    let answer = std::future::poll_fn(|cx| {
+        if let Some(run) = detach.0.as_mut()
+            && run.as_mut().poll(cx).is_ready()
+        {
+            detach.0 = None;
+        }
+        std::pin::Pin::new(&mut rx).poll(cx)
+    })
+    .await;
+    drop(detach);
+    answer.unwrap_or_else(|_| {
+        WaitOutcome::Failed(A2aError::Internal(
+            "the task's execution ended without an answer".into(),
+        ))
+    })
+}
+
+/// Spawns an unfinished run when dropped.
+struct Detach(Option<BoxFuture<'static, ()>>);
+
+impl Drop for Detach {
+    fn drop(&mut self) {
+        if let Some(run) = self.0.take() {
+            match tokio::runtime::Handle::try_current() {
+                Ok(handle) => {
+                    handle.spawn(run);
+                }
+                Err(_) => tracing::warn!("no runtime to finish an agent's run; it is dropped"),
+            }
+        }
+    }
 }
 
 /// Does this event end a stream? Terminal states do, and INPUT_REQUIRED (the client must send a
@@ -485,19 +540,21 @@ impl RequestHandler for DefaultRequestHandler {
                 until_created: return_immediately,
             }
         };
-        let Started { rt, listener, .. } = self.start(ctx, req, listen).await?;
+        let Started {
+            rt, listener, run, ..
+        } = self.start(ctx, req, listen).await?;
         let outcome = match listener {
-            Listener::Wait(rx) => rx.await.unwrap_or_else(|_| {
-                WaitOutcome::Failed(A2aError::Internal(
-                    "the task's execution ended without an answer".into(),
-                ))
-            }),
-            Listener::Nothing | Listener::Stream(_) => match rt.snapshot().await {
-                Some(task) => WaitOutcome::Task(task),
-                None => WaitOutcome::Failed(A2aError::Internal(
-                    "the agent ended without publishing anything".into(),
-                )),
-            },
+            Listener::Wait(rx) => run_until_answered(run, rx).await,
+            Listener::Nothing | Listener::Stream(_) => {
+                // `returnImmediately` on a continued task: the agent runs on its own.
+                tokio::spawn(run);
+                match rt.snapshot().await {
+                    Some(task) => WaitOutcome::Task(task),
+                    None => WaitOutcome::Failed(A2aError::Internal(
+                        "the agent ended without publishing anything".into(),
+                    )),
+                }
+            }
         };
         self.registry.release(&rt);
         match outcome {
@@ -525,7 +582,9 @@ impl RequestHandler for DefaultRequestHandler {
             first,
             listener,
             execution,
+            run,
         } = self.start(ctx, req, Listen::Stream).await?;
+        tokio::spawn(run);
         let Listener::Stream(sub) = listener else {
             self.registry.release(&rt);
             return Err(A2aError::Internal("no subscription for the stream".into()));
@@ -824,5 +883,80 @@ impl DefaultRequestHandler {
                 state: s.to_string(),
             }),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::store::{InMemoryPushConfigStore, InMemoryTaskStore};
+    use crate::types::{Artifact, Part};
+    use tokio::sync::{Semaphore, mpsc};
+
+    /// Reports its task id, waits for one permit, then completes with an artifact.
+    struct Gated {
+        gate: Arc<Semaphore>,
+        started: mpsc::UnboundedSender<TaskId>,
+    }
+
+    impl AgentExecutor for Gated {
+        async fn execute(&self, ctx: AgentContext, events: EventSink) -> Result<(), A2aError> {
+            events.working().await?;
+            let _ = self.started.send(ctx.task_id().clone());
+            let _permit = self.gate.acquire().await;
+            events.artifact(Artifact::new([Part::text("done")])).await?;
+            events.complete().await
+        }
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_dropped_blocking_request_leaves_its_agent_running_to_the_end() {
+        let gate = Arc::new(Semaphore::new(0));
+        let (started_tx, mut started) = mpsc::unbounded_channel();
+        let handler = Arc::new(DefaultRequestHandler::new(
+            Gated {
+                gate: gate.clone(),
+                started: started_tx,
+            },
+            Arc::new(InMemoryTaskStore::new()),
+            Arc::new(InMemoryPushConfigStore::new()),
+            Arc::new(AgentCard::default()),
+            Limits::default(),
+        ));
+        let req = SendMessageRequest {
+            message: Message::user_text("hi"),
+            ..SendMessageRequest::default()
+        };
+        // The request drives the agent until it waits at its gate; then the request is dropped.
+        let mut request = handler.send_message(RequestContext::v1(), req);
+        let task_id = tokio::select! {
+            _ = &mut request => panic!("answered before the agent finished"),
+            id = started.recv() => id.unwrap(),
+        };
+        drop(request);
+        gate.add_permits(1);
+        // The run continues as its own task and completes the task.
+        let mut state = TaskState::Working;
+        for _ in 0..100 {
+            tokio::task::yield_now().await;
+            let task = handler
+                .get_task(
+                    RequestContext::v1(),
+                    GetTaskRequest {
+                        id: task_id.clone(),
+                        ..GetTaskRequest::default()
+                    },
+                )
+                .await
+                .unwrap();
+            state = task.status.state;
+            if state == TaskState::Completed {
+                assert_eq!(task.artifacts.len(), 1);
+                break;
+            }
+        }
+        assert_eq!(state, TaskState::Completed);
+        assert_eq!(handler.live_tasks(), 0, "the runtime is released");
     }
 }

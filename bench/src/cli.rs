@@ -7,7 +7,7 @@ use crate::servers::Kind;
 pub(crate) const USAGE: &str = "\
 usage: a2a-bench [--smoke] [--duration 10s] [--rounds 3] [--servers LIST] [--tasks N]
                  [--warmup 1s] [--no-pin] [--out DIR]
-       a2a-bench serve <ours|ours3ext|official|floor> <port>
+       a2a-bench serve <ours|ours3ext|ours10ext|official|floor> <port>
        a2a-bench drive <addr> <send|send-ext|card|stream> <conns> <requests>
                        (a fixed load against a server you started, e.g. under a profiler)
 
@@ -15,7 +15,8 @@ usage: a2a-bench [--smoke] [--duration 10s] [--rounds 3] [--servers LIST] [--tas
                    toolchain is unavailable (Python venv) are skipped instead of failing
   --duration D     time per workload and round (default 10s; units ms, s)
   --rounds N       rounds, servers interleaved within each round (default 3)
-  --servers LIST   comma-separated subset of ours,ours3ext,official,python,floor (default all)
+  --servers LIST   comma-separated subset of ours,ours3ext,ours10ext,official,python,
+                   floor (default all)
   --tasks N        tasks sent for the bytes-per-task workload (default 100000)
   --warmup D       unmeasured load before each measured run (default 1s; smoke 200ms)
   --no-pin         do not pin servers to core 0 and the load generator to core 1

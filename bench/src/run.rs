@@ -201,7 +201,7 @@ async fn run_async(opts: &Options, pinned: bool, machine: String) -> Result<bool
                         round + 1,
                         sample.errors
                     ));
-                    if matches!(k, Kind::Ours | Kind::Ours3Ext) {
+                    if k.is_ours() {
                         ok = false;
                     }
                 }
@@ -231,7 +231,7 @@ async fn run_async(opts: &Options, pinned: bool, machine: String) -> Result<bool
                         m.errors,
                         m.first_error.clone().unwrap_or_default()
                     ));
-                    if matches!(k, Kind::Ours | Kind::Ours3Ext) {
+                    if k.is_ours() {
                         ok = false;
                     }
                 }
@@ -357,7 +357,7 @@ async fn timed(k: Kind, w: Workload, env: &Env, opts: &Options) -> Result<Sample
 async fn memory(k: Kind, env: &Env, opts: &Options) -> Result<Memory, String> {
     let warm = (opts.tasks / 10).clamp(100, 2_000);
     let extra: Vec<String> = match k {
-        Kind::Ours | Kind::Ours3Ext => {
+        k if k.is_ours() => {
             vec!["--retain".into(), (opts.tasks + warm + 100).to_string()]
         }
         _ => Vec::new(),

@@ -13,7 +13,7 @@ fn smoke_mode_runs_ours_and_the_floor() {
         .args([
             "--smoke",
             "--servers",
-            "ours,ours3ext,floor",
+            "ours,ours3ext,ours10ext,floor",
             "--duration",
             "500ms",
             "--warmup",
@@ -50,6 +50,7 @@ fn smoke_mode_runs_ours_and_the_floor() {
     for row in [
         "| SendMessage, 1 conn | ours |",
         "| SendMessage, 16 conns | ours+3ext |",
+        "| SendMessage, 16 conns | ours+10ext |",
         "| SendMessage, 64 conns | floor (bare actix-web) |",
         "| GET agent card, 16 conns | ours |",
         "| SSE stream (100 chunks), 1 conn | ours |",

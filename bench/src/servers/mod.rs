@@ -20,6 +20,9 @@ pub(crate) enum Kind {
     Ours,
     /// The same with three extensions activated on every request.
     Ours3Ext,
+    /// The same with ten no-op extensions (hooks on request, response and event) activated on
+    /// every request: what activation itself costs.
+    Ours10Ext,
     /// The official Rust SDK (`a2a-server-lf`).
     Official,
     /// The official Python SDK (`a2a-sdk`) under uvicorn, one worker.
@@ -29,9 +32,10 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
-    pub(crate) const ALL: [Kind; 5] = [
+    pub(crate) const ALL: [Kind; 6] = [
         Kind::Ours,
         Kind::Ours3Ext,
+        Kind::Ours10Ext,
         Kind::Official,
         Kind::Python,
         Kind::Floor,
@@ -42,6 +46,7 @@ impl Kind {
         match self {
             Kind::Ours => "ours",
             Kind::Ours3Ext => "ours3ext",
+            Kind::Ours10Ext => "ours10ext",
             Kind::Official => "official",
             Kind::Python => "python",
             Kind::Floor => "floor",
@@ -53,9 +58,24 @@ impl Kind {
         match self {
             Kind::Ours => "ours",
             Kind::Ours3Ext => "ours+3ext",
+            Kind::Ours10Ext => "ours+10ext",
             Kind::Official => "official Rust (a2a-server-lf 0.5.3)",
             Kind::Python => "official Python (a2a-sdk 1.3.0)",
             Kind::Floor => "floor (bare actix-web)",
+        }
+    }
+
+    /// One of a2a-runtime's servers.
+    pub(crate) fn is_ours(self) -> bool {
+        matches!(self, Kind::Ours | Kind::Ours3Ext | Kind::Ours10Ext)
+    }
+
+    /// The extension URIs this server's clients ask for on every request.
+    pub(crate) fn extensions(self) -> Vec<&'static str> {
+        match self {
+            Kind::Ours3Ext => ours::EXTENSIONS.to_vec(),
+            Kind::Ours10Ext => ours::NOOP_EXTENSIONS.to_vec(),
+            _ => Vec::new(),
         }
     }
 
@@ -65,12 +85,14 @@ impl Kind {
             .find(|k| k.arg() == s || k.label() == s)
     }
 
-    /// Decorates a request the way this server's clients do (`ours+3ext` asks for its three
-    /// extensions on every request).
+    /// Decorates a request the way this server's clients do (`ours+3ext` and `ours+10ext` ask
+    /// for their extensions on every request).
     pub(crate) fn request(self, req: Req) -> Req {
-        match self {
-            Kind::Ours3Ext => req.with_header("a2a-extensions", &ours::EXTENSIONS.join(", ")),
-            _ => req,
+        let uris = self.extensions();
+        if uris.is_empty() {
+            req
+        } else {
+            req.with_header("a2a-extensions", &uris.join(", "))
         }
     }
 }
@@ -79,7 +101,8 @@ impl Kind {
 pub(crate) fn serve(args: &[String]) -> Result<(), String> {
     let (Some(kind), Some(port)) = (args.first(), args.get(1)) else {
         return Err(
-            "usage: a2a-bench serve <ours|ours3ext|official|floor> <port> [--retain N]".into(),
+            "usage: a2a-bench serve <ours|ours3ext|ours10ext|official|floor> <port> [--retain N]"
+                .into(),
         );
     };
     let port: u16 = port.parse().map_err(|e| format!("port {port:?}: {e}"))?;
@@ -90,8 +113,9 @@ pub(crate) fn serve(args: &[String]) -> Result<(), String> {
         (Some(other), _) => return Err(format!("unknown serve option {other:?}")),
     };
     match Kind::parse(kind) {
-        Some(Kind::Ours) => ours::serve(port, false, retain),
-        Some(Kind::Ours3Ext) => ours::serve(port, true, retain),
+        Some(Kind::Ours) => ours::serve(port, ours::Extensions::None, retain),
+        Some(Kind::Ours3Ext) => ours::serve(port, ours::Extensions::Three, retain),
+        Some(Kind::Ours10Ext) => ours::serve(port, ours::Extensions::TenNoop, retain),
         Some(Kind::Official) => official::serve(port),
         Some(Kind::Floor) => floor::serve(port),
         Some(Kind::Python) => Err("the Python server runs under its own interpreter".into()),
@@ -260,12 +284,12 @@ pub(crate) async fn check(server: &Server) -> Result<Checked, String> {
         ));
     }
     wire::check_send_reply(&body).map_err(|e| format!("{label}: SendMessage: {e}"))?;
-    if kind == Kind::Ours3Ext {
+    if !kind.extensions().is_empty() {
         let echoed = headers
             .get("a2a-extensions")
             .and_then(|v| v.to_str().ok())
             .unwrap_or_default();
-        if let Some(missing) = ours::EXTENSIONS.iter().find(|u| !echoed.contains(*u)) {
+        if let Some(missing) = kind.extensions().iter().find(|u| !echoed.contains(**u)) {
             return Err(format!(
                 "{label}: extension {missing} was not activated (A2A-Extensions: {echoed:?})"
             ));

@@ -1,5 +1,6 @@
 //! Our server: the example echo agent (plus the streaming workload's agent), in-memory store,
-//! one actix worker; optionally with three extensions activated on every request.
+//! one actix worker; optionally with three extensions doing real work, or ten no-op extensions,
+//! activated on every request.
 
 use a2a_examples::EchoAgent;
 use a2a_runtime::A2aError;
@@ -91,6 +92,79 @@ impl ExtensionHooks for Trace {
     }
 }
 
+/// Declares the no-op extensions of the `ours+10ext` server: each one's request, response and
+/// event hooks run on every request and change nothing, so the difference to `ours` is what
+/// negotiating, activating and calling ten extensions costs.
+macro_rules! noop_extensions {
+    ($($name:ident $uri:tt),* $(,)?) => {
+        $(
+            /// A no-op extension of the ten-extension load.
+            #[a2a_runtime::a2a_extension(uri = $uri)]
+            #[derive(Clone, Debug, Default, Serialize, Deserialize)]
+            struct $name {}
+
+            impl ExtensionHooks for $name {
+                type Activation = u32;
+
+                fn handle_request(
+                    &self,
+                    request: &mut a2a_runtime::core::A2aRequest,
+                    seen: &mut u32,
+                    _ctx: &a2a_runtime::core::RequestContext,
+                ) -> Result<(), A2aError> {
+                    *seen += u32::from(request.message().is_some());
+                    Ok(())
+                }
+
+                fn handle_response(&self, _reply: &mut Reply<'_>, seen: &mut u32) -> Result<(), A2aError> {
+                    *seen += 1;
+                    Ok(())
+                }
+
+                fn handle_event(
+                    &self,
+                    _event: &mut a2a_runtime::types::StreamResponse,
+                    seen: &mut u32,
+                ) -> Result<(), A2aError> {
+                    *seen += 1;
+                    Ok(())
+                }
+            }
+        )*
+
+        /// The URIs the `ours+10ext` load sends in `A2A-Extensions`.
+        pub(crate) const NOOP_EXTENSIONS: [&str; 10] = [$($uri),*];
+
+        fn with_noop_extensions(builder: a2a_runtime::server::A2aServerBuilder) -> a2a_runtime::server::A2aServerBuilder {
+            builder $(.extension($name::default()))*
+        }
+    };
+}
+
+noop_extensions!(
+    Noop0 "https://example.com/bench/ext/noop0/v1",
+    Noop1 "https://example.com/bench/ext/noop1/v1",
+    Noop2 "https://example.com/bench/ext/noop2/v1",
+    Noop3 "https://example.com/bench/ext/noop3/v1",
+    Noop4 "https://example.com/bench/ext/noop4/v1",
+    Noop5 "https://example.com/bench/ext/noop5/v1",
+    Noop6 "https://example.com/bench/ext/noop6/v1",
+    Noop7 "https://example.com/bench/ext/noop7/v1",
+    Noop8 "https://example.com/bench/ext/noop8/v1",
+    Noop9 "https://example.com/bench/ext/noop9/v1",
+);
+
+/// Which extensions a server of ours has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Extensions {
+    /// None.
+    None,
+    /// Timestamp, Region, Trace ([`EXTENSIONS`]).
+    Three,
+    /// Ten no-op extensions ([`NOOP_EXTENSIONS`]).
+    TenNoop,
+}
+
 /// The URIs the `ours+3ext` load sends in `A2A-Extensions`.
 pub(crate) const EXTENSIONS: [&str; 3] = [
     "https://github.com/a2aproject/a2a-samples/extensions/timestamp/v1",
@@ -117,9 +191,9 @@ pub(crate) fn card() -> AgentCard {
     }
 }
 
-/// Builds the server (with the three extensions when `extensions`; keeping `retain` finished
-/// tasks when given, else the runtime's default).
-pub(crate) fn server(extensions: bool, retain: Option<usize>) -> Result<A2aServer, String> {
+/// Builds the server (with `extensions`; keeping `retain` finished tasks when given, else the
+/// runtime's default).
+pub(crate) fn server(extensions: Extensions, retain: Option<usize>) -> Result<A2aServer, String> {
     let mut builder = A2aServer::builder()
         .card(card())
         .executor(BenchAgent)
@@ -128,17 +202,25 @@ pub(crate) fn server(extensions: bool, retain: Option<usize>) -> Result<A2aServe
     if let Some(n) = retain {
         builder = builder.retain_finished_tasks(n);
     }
-    if extensions {
-        builder = builder
-            .extension(Timestamp::default())
-            .extension(Region::default())
-            .extension(Trace::default());
+    match extensions {
+        Extensions::None => {}
+        Extensions::Three => {
+            builder = builder
+                .extension(Timestamp::default())
+                .extension(Region::default())
+                .extension(Trace::default());
+        }
+        Extensions::TenNoop => builder = with_noop_extensions(builder),
     }
     builder.build().map_err(|e| e.to_string())
 }
 
 /// Serves on 127.0.0.1:`port` until killed.
-pub(crate) fn serve(port: u16, extensions: bool, retain: Option<usize>) -> Result<(), String> {
+pub(crate) fn serve(
+    port: u16,
+    extensions: Extensions,
+    retain: Option<usize>,
+) -> Result<(), String> {
     let server = server(extensions, retain)?;
     actix_web::rt::System::new()
         .block_on(async move { server.start(("127.0.0.1", port)).await?.wait().await })

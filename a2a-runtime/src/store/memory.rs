@@ -1,21 +1,121 @@
 //! In-memory stores, for tests, demos and single-process agents without durability needs.
+//!
+//! [`InMemoryTaskStore`] holds a live task as a [`Task`] value, since it changes on every event,
+//! but a finished (terminal) one encoded, as one boxed byte string (see `frozen.rs`): the
+//! lifecycle never changes a finished task again, and finished tasks are nearly all of the tasks
+//! held, so each is encoded once and then costs a fraction of a value's tree of `String`s, `Vec`s
+//! and maps (a finished echo task: about 650 bytes of process memory instead of about 1,550).
+//! Reads decode it on the way out. Each task id is held once, shared by the map key and the
+//! listing index.
 
-use std::cmp::Reverse;
 use std::collections::{BTreeSet, HashMap};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
+use super::frozen::Frozen;
 use super::{
     ListCursor, PushConfigStore, Scope, StoreError, StoredTask, TaskPage, TaskQuery, TaskStore,
 };
 use crate::types::{PushConfigId, Task, TaskId, TaskPushNotificationConfig};
 
+/// A task as held: live tasks (and the rare finished task whose encoding would not give it back
+/// exactly) as values, finished tasks encoded.
+#[derive(Debug)]
+enum Held {
+    Value(Box<Task>),
+    Encoded(Frozen),
+}
+
+impl Held {
+    fn of(task: &Task) -> Self {
+        if task.status.state.is_terminal()
+            && let Some(frozen) = Frozen::encode(task)
+        {
+            return Held::Encoded(frozen);
+        }
+        Held::Value(Box::new(task.clone()))
+    }
+
+    /// The listing position's timestamp (as in [`ListCursor::of`]).
+    fn millis(&self) -> i64 {
+        match self {
+            Held::Value(t) => t.status.timestamp.map_or(0, |t| t.millis()),
+            Held::Encoded(f) => f.millis(),
+        }
+    }
+
+    fn is_terminal(&self) -> bool {
+        match self {
+            Held::Value(t) => t.status.state.is_terminal(),
+            Held::Encoded(f) => f.state().is_terminal(),
+        }
+    }
+
+    fn matches(&self, query: &TaskQuery) -> bool {
+        match self {
+            Held::Value(t) => {
+                query.context_id.as_ref().is_none_or(|c| &t.context_id == c)
+                    && query.state.is_none_or(|st| t.status.state == st)
+                    && query
+                        .status_timestamp_after
+                        .is_none_or(|ts| t.status.timestamp.is_some_and(|x| x >= ts))
+            }
+            Held::Encoded(f) => {
+                query
+                    .context_id
+                    .as_ref()
+                    .is_none_or(|c| f.context_id() == c.as_str().as_bytes())
+                    && query.state.is_none_or(|st| f.state() == st)
+                    && query
+                        .status_timestamp_after
+                        .is_none_or(|ts| f.timestamp().is_some_and(|x| x >= ts))
+            }
+        }
+    }
+
+    /// A copy to turn into a [`Task`] once the store's lock is released.
+    fn snapshot(&self) -> Snapshot {
+        match self {
+            Held::Value(t) => Snapshot::Value(Task::clone(t)),
+            Held::Encoded(f) => Snapshot::Encoded(f.clone()),
+        }
+    }
+}
+
+/// A task copied out under the lock; decoding happens after it is released.
+// Short-lived (one `get`, one page), so the unboxed `Task` costs nothing worth an allocation.
+#[allow(clippy::large_enum_variant)]
+enum Snapshot {
+    Value(Task),
+    Encoded(Frozen),
+}
+
+impl Snapshot {
+    fn into_task(self, id: &str) -> Result<Task, StoreError> {
+        match self {
+            Snapshot::Value(t) => Ok(t),
+            Snapshot::Encoded(f) => f.decode(id),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Entry {
+    /// Incremented by every write.
+    version: u64,
+    held: Held,
+}
+
+/// A listing position: status timestamp (ms), then id. Ascending; listings walk it backwards.
+type Position = (i64, Arc<str>);
+
 #[derive(Debug, Default)]
 struct ScopeTasks {
     /// How many of the tasks are terminal.
     finished: usize,
-    by_id: HashMap<TaskId, StoredTask>,
-    /// Listing order: newest status timestamp first, then id descending.
-    order: BTreeSet<Reverse<ListCursor>>,
+    /// Keyed by task id; the key is shared with `order`.
+    by_id: HashMap<Arc<str>, Entry>,
+    /// Listing order, oldest status timestamp first (listings read it newest first).
+    order: BTreeSet<Position>,
 }
 
 /// A [`TaskStore`] in process memory (share it behind an `Arc`).
@@ -23,6 +123,12 @@ struct ScopeTasks {
 /// Memory is bounded by a retention setting: [`InMemoryTaskStore::with_retention`] keeps at
 /// most N finished tasks per scope (tenant and owner), dropping the ones that finished first
 /// (by status timestamp). Tasks that are not terminal are never dropped.
+///
+/// Finished tasks are held encoded (their ProtoJSON without the ids, behind a small header), a
+/// fraction of the memory of a [`Task`] value; [`get`](TaskStore::get) and
+/// [`list`](TaskStore::list) decode them, and listing filters and orders without decoding. Live
+/// tasks, which change on every event, are held as values; a task is encoded once, by the write
+/// that finishes it.
 #[derive(Debug, Default)]
 pub struct InMemoryTaskStore {
     scopes: Mutex<HashMap<Scope, ScopeTasks>>,
@@ -61,22 +167,22 @@ impl InMemoryTaskStore {
             return;
         }
         let mut excess = s.finished - max;
-        let mut victims: Vec<ListCursor> = Vec::with_capacity(excess);
-        for Reverse(c) in s.order.iter().rev() {
+        let mut victims: Vec<Position> = Vec::with_capacity(excess);
+        for position in &s.order {
             if excess == 0 {
                 break;
             }
             if s.by_id
-                .get(&c.id)
-                .is_some_and(|t| t.task.status.state.is_terminal())
+                .get(&position.1)
+                .is_some_and(|e| e.held.is_terminal())
             {
-                victims.push(c.clone());
+                victims.push(position.clone());
                 excess -= 1;
             }
         }
-        for c in victims {
-            s.order.remove(&Reverse(c.clone()));
-            s.by_id.remove(&c.id);
+        for position in victims {
+            s.by_id.remove(&position.1);
+            s.order.remove(&position);
             s.finished -= 1;
         }
     }
@@ -95,28 +201,32 @@ impl InMemoryTaskStore {
 #[async_trait::async_trait]
 impl TaskStore for InMemoryTaskStore {
     async fn get(&self, scope: &Scope, id: &TaskId) -> Result<Option<StoredTask>, StoreError> {
-        Ok(self
+        let found = self
             .lock()
             .get(scope)
-            .and_then(|s| s.by_id.get(id))
-            .cloned())
+            .and_then(|s| s.by_id.get(id.as_str()))
+            .map(|e| (e.held.snapshot(), e.version));
+        found
+            .map(|(snapshot, version)| {
+                Ok(StoredTask {
+                    task: snapshot.into_task(id.as_str())?,
+                    version,
+                })
+            })
+            .transpose()
     }
 
     async fn create(&self, scope: &Scope, task: &Task) -> Result<u64, StoreError> {
         let mut scopes = self.lock();
         let s = scopes.entry(scope.clone()).or_default();
-        if s.by_id.contains_key(&task.id) {
+        if s.by_id.contains_key(task.id.as_str()) {
             return Err(StoreError::Exists(task.id.clone(), "already exists"));
         }
-        s.order.insert(Reverse(ListCursor::of(task)));
-        s.finished += usize::from(task.status.state.is_terminal());
-        s.by_id.insert(
-            task.id.clone(),
-            StoredTask {
-                task: task.clone(),
-                version: 1,
-            },
-        );
+        let held = Held::of(task);
+        let id: Arc<str> = Arc::from(task.id.as_str());
+        s.finished += usize::from(held.is_terminal());
+        s.order.insert((held.millis(), Arc::clone(&id)));
+        s.by_id.insert(id, Entry { version: 1, held });
         self.enforce_retention(s);
         Ok(1)
     }
@@ -131,27 +241,34 @@ impl TaskStore for InMemoryTaskStore {
         let s = scopes
             .get_mut(scope)
             .ok_or_else(|| StoreError::Exists(task.id.clone(), "does not exist"))?;
-        let stored = s
+        let entry = s
             .by_id
-            .get_mut(&task.id)
+            .get_mut(task.id.as_str())
             .ok_or_else(|| StoreError::Exists(task.id.clone(), "does not exist"))?;
-        if stored.version != expected_version {
+        if entry.version != expected_version {
             return Err(StoreError::Conflict {
                 task_id: task.id.clone(),
                 expected: expected_version,
-                found: stored.version,
+                found: entry.version,
             });
         }
-        let old = ListCursor::of(&stored.task);
-        let new = ListCursor::of(task);
-        let was_finished = stored.task.status.state.is_terminal();
-        let is_finished = task.status.state.is_terminal();
-        stored.task = task.clone();
-        stored.version += 1;
-        let version = stored.version;
-        if old != new {
-            s.order.remove(&Reverse(old));
-            s.order.insert(Reverse(new));
+        let old_millis = entry.held.millis();
+        let was_finished = entry.held.is_terminal();
+        match &mut entry.held {
+            // A live task stays live: reuse its box, copy only what changed.
+            Held::Value(boxed) if !task.status.state.is_terminal() => Task::clone_from(boxed, task),
+            held => *held = Held::of(task),
+        }
+        let new_millis = entry.held.millis();
+        let is_finished = entry.held.is_terminal();
+        entry.version += 1;
+        let version = entry.version;
+        if old_millis != new_millis
+            && let Some((id, _)) = s.by_id.get_key_value(task.id.as_str())
+        {
+            let id = Arc::clone(id);
+            s.order.remove(&(old_millis, Arc::clone(&id)));
+            s.order.insert((new_millis, id));
         }
         s.finished = s.finished + usize::from(is_finished) - usize::from(was_finished);
         self.enforce_retention(s);
@@ -164,41 +281,49 @@ impl TaskStore for InMemoryTaskStore {
             .as_deref()
             .map(ListCursor::decode)
             .transpose()?;
-        let scopes = self.lock();
-        let Some(s) = scopes.get(scope) else {
-            return Ok(TaskPage::default());
-        };
-        let matches = |t: &Task| {
-            query.context_id.as_ref().is_none_or(|c| &t.context_id == c)
-                && query.state.is_none_or(|st| t.status.state == st)
-                && query
-                    .status_timestamp_after
-                    .is_none_or(|ts| t.status.timestamp.is_some_and(|x| x >= ts))
-        };
         let mut total = 0usize;
-        let mut tasks = Vec::with_capacity(query.page_size.min(100));
+        let mut page: Vec<(Arc<str>, Snapshot)> = Vec::with_capacity(query.page_size.min(100));
+        let mut last = None;
         let mut more = false;
-        for Reverse(cursor) in &s.order {
-            let Some(stored) = s.by_id.get(&cursor.id) else {
-                continue;
+        {
+            let scopes = self.lock();
+            let Some(s) = scopes.get(scope) else {
+                return Ok(TaskPage::default());
             };
-            if !matches(&stored.task) {
-                continue;
-            }
-            total += 1;
-            if after.as_ref().is_some_and(|a| cursor >= a) {
-                continue;
-            }
-            if tasks.len() < query.page_size {
-                tasks.push(stored.task.clone());
-            } else {
-                more = true;
+            for (millis, id) in s.order.iter().rev() {
+                let Some(entry) = s.by_id.get(id) else {
+                    continue;
+                };
+                if !entry.held.matches(query) {
+                    continue;
+                }
+                total += 1;
+                if after
+                    .as_ref()
+                    .is_some_and(|a| (*millis, &**id) >= (a.millis, a.id.as_str()))
+                {
+                    continue;
+                }
+                if page.len() < query.page_size {
+                    page.push((Arc::clone(id), entry.held.snapshot()));
+                    last = Some(*millis);
+                } else {
+                    more = true;
+                }
             }
         }
-        let next_page_token = match tasks.last() {
-            Some(last) if more => ListCursor::of(last).encode(),
+        let next_page_token = match (page.last(), last) {
+            (Some((id, _)), Some(millis)) if more => ListCursor {
+                millis,
+                id: TaskId::from(&**id),
+            }
+            .encode(),
             _ => String::new(),
         };
+        let tasks = page
+            .into_iter()
+            .map(|(id, snapshot)| snapshot.into_task(&id))
+            .collect::<Result<_, _>>()?;
         Ok(TaskPage {
             tasks,
             total_size: total,
@@ -211,10 +336,10 @@ impl TaskStore for InMemoryTaskStore {
         let Some(s) = scopes.get_mut(scope) else {
             return Ok(false);
         };
-        match s.by_id.remove(id) {
-            Some(stored) => {
-                s.order.remove(&Reverse(ListCursor::of(&stored.task)));
-                s.finished -= usize::from(stored.task.status.state.is_terminal());
+        match s.by_id.remove_entry(id.as_str()) {
+            Some((id, entry)) => {
+                s.finished -= usize::from(entry.held.is_terminal());
+                s.order.remove(&(entry.held.millis(), id));
                 Ok(true)
             }
             None => Ok(false),
@@ -307,8 +432,10 @@ impl PushConfigStore for InMemoryPushConfigStore {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
+    use std::cmp::Reverse;
+
     use super::*;
-    use crate::types::{TaskState, TaskStatus, Timestamp};
+    use crate::types::{Artifact, Message, Part, Role, TaskState, TaskStatus, Timestamp};
 
     fn task(i: i64, state: TaskState) -> Task {
         Task {
@@ -321,6 +448,335 @@ mod tests {
             },
             ..Task::default()
         }
+    }
+
+    /// Tasks in every form the store holds: live values, encoded finished tasks, and finished
+    /// tasks kept as values (a sub-millisecond timestamp the wire form would round); equal
+    /// timestamps, no timestamp, three contexts (one empty), metadata, artifacts and history.
+    fn mixed_tasks() -> Vec<Task> {
+        (0..40)
+            .map(|i| {
+                let state = match i % 5 {
+                    0 => TaskState::Working,
+                    1 | 2 => TaskState::Completed,
+                    3 => TaskState::Failed,
+                    _ => TaskState::InputRequired,
+                };
+                let mut t = task(i / 3, state);
+                t.id = format!("task-{:02}", (i * 7) % 40).into();
+                t.context_id = ["c1", "c2", ""][(i % 3) as usize].into();
+                match i % 11 {
+                    0 => t.status.timestamp = None,
+                    1 => {
+                        t.status.timestamp = t
+                            .status
+                            .timestamp
+                            .map(|ts| Timestamp(ts.0 + chrono::Duration::microseconds(7)));
+                    }
+                    _ => {}
+                }
+                t.metadata.insert(
+                    "n".into(),
+                    serde_json::json!({"i": i, "f": 0.25, "u": u64::MAX}),
+                );
+                t.artifacts = vec![Artifact {
+                    artifact_id: format!("a{i}").into(),
+                    parts: vec![Part::text("one"), Part::text("two")],
+                    ..Artifact::default()
+                }];
+                t.history = vec![Message {
+                    message_id: format!("m{i}").into(),
+                    task_id: t.id.clone(),
+                    context_id: t.context_id.clone(),
+                    role: Role::User,
+                    parts: vec![Part::text("hello")],
+                    ..Message::default()
+                }];
+                t
+            })
+            .collect()
+    }
+
+    /// What a listing must return, computed naively from the tasks.
+    fn expected_pages(tasks: &[Task], query: &TaskQuery) -> Vec<TaskPage> {
+        let mut matching: Vec<&Task> = tasks
+            .iter()
+            .filter(|t| {
+                query.context_id.as_ref().is_none_or(|c| &t.context_id == c)
+                    && query.state.is_none_or(|st| t.status.state == st)
+                    && query
+                        .status_timestamp_after
+                        .is_none_or(|ts| t.status.timestamp.is_some_and(|x| x >= ts))
+            })
+            .collect();
+        matching.sort_by_key(|t| Reverse(ListCursor::of(t)));
+        let chunks: Vec<&[&Task]> = matching.chunks(query.page_size).collect();
+        if chunks.is_empty() {
+            return vec![TaskPage::default()];
+        }
+        chunks
+            .iter()
+            .enumerate()
+            .map(|(i, chunk)| TaskPage {
+                tasks: chunk.iter().map(|t| (*t).clone()).collect(),
+                total_size: matching.len(),
+                next_page_token: match chunk.last() {
+                    Some(last) if i + 1 < chunks.len() => ListCursor::of(last).encode(),
+                    _ => String::new(),
+                },
+            })
+            .collect()
+    }
+
+    async fn all_pages(
+        store: &InMemoryTaskStore,
+        scope: &Scope,
+        query: &TaskQuery,
+    ) -> Vec<TaskPage> {
+        let mut query = query.clone();
+        let mut pages = Vec::new();
+        loop {
+            let page = store.list(scope, &query).await.unwrap();
+            let next = page.next_page_token.clone();
+            pages.push(page);
+            if next.is_empty() {
+                return pages;
+            }
+            query.page_token = Some(next);
+        }
+    }
+
+    fn queries() -> Vec<TaskQuery> {
+        let mut out = Vec::new();
+        for page_size in [1, 3, 7, 100] {
+            let base = TaskQuery {
+                page_size,
+                ..TaskQuery::default()
+            };
+            out.push(base.clone());
+            for c in ["c1", "c2", "", "nope"] {
+                out.push(TaskQuery {
+                    context_id: Some(c.into()),
+                    ..base.clone()
+                });
+            }
+            for st in [TaskState::Working, TaskState::Completed, TaskState::Failed] {
+                out.push(TaskQuery {
+                    state: Some(st),
+                    context_id: (page_size == 3).then(|| "c2".into()),
+                    ..base.clone()
+                });
+            }
+            for ms in [1_004, 1_007] {
+                let ts = Timestamp::from_millis(ms).unwrap();
+                for after in [ts, Timestamp(ts.0 + chrono::Duration::microseconds(3))] {
+                    out.push(TaskQuery {
+                        status_timestamp_after: Some(after),
+                        ..base.clone()
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    #[tokio::test]
+    async fn finished_tasks_are_held_encoded_and_read_back_exactly() {
+        let store = InMemoryTaskStore::new();
+        let scope = Scope::new("", "me");
+        let tasks = mixed_tasks();
+        for t in &tasks {
+            store.create(&scope, t).await.unwrap();
+        }
+        {
+            let scopes = store.lock();
+            let s = &scopes[&scope];
+            for t in &tasks {
+                let held = &s.by_id[t.id.as_str()].held;
+                let exact = t
+                    .status
+                    .timestamp
+                    .is_none_or(|ts| Timestamp::from_millis(ts.millis()) == Some(ts));
+                let encoded = matches!(held, Held::Encoded(_));
+                assert_eq!(encoded, t.status.state.is_terminal() && exact, "{t:?}");
+            }
+            assert_eq!(
+                s.finished,
+                tasks
+                    .iter()
+                    .filter(|t| t.status.state.is_terminal())
+                    .count()
+            );
+        }
+        for t in &tasks {
+            let stored = store.get(&scope, &t.id).await.unwrap().unwrap();
+            assert_eq!(
+                stored,
+                StoredTask {
+                    task: t.clone(),
+                    version: 1
+                }
+            );
+        }
+        assert!(
+            store
+                .get(&Scope::new("", "other"), &tasks[1].id)
+                .await
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    #[tokio::test]
+    async fn listing_gives_the_same_pages_whatever_the_form_of_the_tasks() {
+        let scope = Scope::new("t", "me");
+        let tasks = mixed_tasks();
+        // The same tasks, once created finished (encoded at once), once created live (as values)
+        // then finished by an update, and once never finished (every one a value).
+        let direct = InMemoryTaskStore::new();
+        let finished_later = InMemoryTaskStore::new();
+        let values = InMemoryTaskStore::new();
+        let mut live_versions = Vec::new();
+        for t in &tasks {
+            direct.create(&scope, t).await.unwrap();
+            let mut live = t.clone();
+            live.status.state = TaskState::Submitted;
+            finished_later.create(&scope, &live).await.unwrap();
+            finished_later.update(&scope, t, 1).await.unwrap();
+            let mut live = t.clone();
+            if live.status.state.is_terminal() {
+                live.status.state = TaskState::Working;
+            }
+            values.create(&scope, &live).await.unwrap();
+            live_versions.push(live);
+        }
+        for query in queries() {
+            let want = expected_pages(&tasks, &query);
+            assert_eq!(all_pages(&direct, &scope, &query).await, want, "{query:?}");
+            assert_eq!(
+                all_pages(&finished_later, &scope, &query).await,
+                want,
+                "{query:?}"
+            );
+            let want = expected_pages(&live_versions, &query);
+            assert_eq!(all_pages(&values, &scope, &query).await, want, "{query:?}");
+        }
+        assert!(matches!(
+            direct
+                .list(
+                    &scope,
+                    &TaskQuery {
+                        page_size: 5,
+                        page_token: Some("!".into()),
+                        ..TaskQuery::default()
+                    }
+                )
+                .await,
+            Err(StoreError::InvalidPageToken)
+        ));
+        let empty = direct
+            .list(
+                &Scope::new("t", "other"),
+                &TaskQuery {
+                    page_size: 5,
+                    ..TaskQuery::default()
+                },
+            )
+            .await
+            .unwrap();
+        assert_eq!(empty, TaskPage::default());
+    }
+
+    #[tokio::test]
+    async fn a_finished_task_can_still_be_updated_and_deleted() {
+        let store = InMemoryTaskStore::new();
+        let scope = Scope::new("", "me");
+        let tasks = mixed_tasks();
+        let mut done = tasks[1].clone();
+        store.create(&scope, &done).await.unwrap();
+        // A metadata edit (as a custom handler may make): decoded, replaced, encoded again.
+        done.metadata
+            .insert("edited".into(), serde_json::json!([1, 2.5, "x"]));
+        assert_eq!(store.update(&scope, &done, 1).await.unwrap(), 2);
+        assert!(matches!(
+            store.update(&scope, &done, 1).await,
+            Err(StoreError::Conflict {
+                expected: 1,
+                found: 2,
+                ..
+            })
+        ));
+        let stored = store.get(&scope, &done.id).await.unwrap().unwrap();
+        assert_eq!(
+            stored,
+            StoredTask {
+                task: done.clone(),
+                version: 2
+            }
+        );
+        // A new status timestamp moves it in the listing.
+        let mut later = done.clone();
+        later.status.timestamp = Timestamp::from_millis(5_000);
+        store.create(&scope, &tasks[3]).await.unwrap();
+        assert_eq!(store.update(&scope, &later, 2).await.unwrap(), 3);
+        let page = store
+            .list(
+                &scope,
+                &TaskQuery {
+                    page_size: 10,
+                    ..TaskQuery::default()
+                },
+            )
+            .await
+            .unwrap();
+        assert_eq!(page.tasks, vec![later.clone(), tasks[3].clone()]);
+        // Even back to a live state (the store does not police the lifecycle).
+        let mut again = later.clone();
+        again.status.state = TaskState::Working;
+        assert_eq!(store.update(&scope, &again, 3).await.unwrap(), 4);
+        assert_eq!(
+            store.get(&scope, &again.id).await.unwrap().unwrap().task,
+            again
+        );
+        assert_eq!(store.lock()[&scope].finished, 1);
+        assert!(store.delete(&scope, &again.id).await.unwrap());
+        assert!(store.delete(&scope, &tasks[3].id).await.unwrap());
+        assert!(!store.delete(&scope, &tasks[3].id).await.unwrap());
+        assert!(store.is_empty());
+        {
+            let scopes = store.lock();
+            let s = &scopes[&scope];
+            assert!(s.order.is_empty() && s.finished == 0);
+        }
+        assert!(matches!(
+            store.update(&scope, &again, 4).await,
+            Err(StoreError::Exists(..))
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_corrupt_encoding_is_an_error_not_a_panic() {
+        let store = InMemoryTaskStore::new();
+        let scope = Scope::new("", "me");
+        let done = task(1, TaskState::Completed);
+        store.create(&scope, &done).await.unwrap();
+        if let Some(s) = store.lock().get_mut(&scope) {
+            for e in s.by_id.values_mut() {
+                e.held = Held::Encoded(Frozen::from_raw(&[3, 0, 0, 0, 0, 0, 0, 0, 0, 0, b'{']));
+            }
+        }
+        assert!(matches!(
+            store.get(&scope, &done.id).await,
+            Err(StoreError::Backend(_))
+        ));
+        let query = TaskQuery {
+            page_size: 5,
+            ..TaskQuery::default()
+        };
+        assert!(matches!(
+            store.list(&scope, &query).await,
+            Err(StoreError::Backend(_))
+        ));
     }
 
     #[tokio::test]

@@ -7,6 +7,7 @@
 //! status timestamp first, so pages stay stable while tasks are inserted; a SQL store serves it
 //! from an index on `(tenant, owner, status_ts DESC, id DESC)`.
 
+mod frozen;
 mod memory;
 
 use std::fmt;

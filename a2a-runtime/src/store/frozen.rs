@@ -1,0 +1,381 @@
+//! The compact form in which [`InMemoryTaskStore`](super::InMemoryTaskStore) holds a finished
+//! task: one boxed byte string instead of a tree of `String`s, `Vec`s and maps.
+//!
+//! Layout: a header, then the task's ProtoJSON (as [`serde_json::to_vec`] writes our wire types)
+//! without its `id` and `contextId`:
+//!
+//! ```text
+//! [state | TIMED] [status timestamp: i64 ms, little endian] [context id length: LEB128]
+//! [context id bytes] [{"status":{…},"artifacts":[…],"history":[…],"metadata":{…}}]
+//! ```
+//!
+//! The id is the store's map key, so it is not repeated; the state, timestamp and context id sit
+//! in the header so that listing filters and orders tasks without decoding them. Decoding goes
+//! through the crate's lenient ProtoJSON decoder ([`json::from_raw`], the parser behind
+//! [`json::decode`]), like a request body.
+
+use serde::Serialize;
+
+use super::StoreError;
+use crate::json::{self, DEFAULT_MAX_DEPTH};
+use crate::types::{
+    Artifact, ContextId, Message, Metadata, Task, TaskId, TaskState, TaskStatus, Timestamp,
+};
+
+/// Set in the first byte when the status has a timestamp.
+const TIMED: u8 = 0x80;
+/// State byte and timestamp.
+const FIXED_HEADER: usize = 1 + 8;
+
+/// An encoded task (see the module doc for the layout).
+#[derive(Clone, PartialEq, Eq)]
+pub(super) struct Frozen(Box<[u8]>);
+
+impl std::fmt::Debug for Frozen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Frozen")
+            .field("state", &self.state())
+            .field("timestamp", &self.timestamp())
+            .field("bytes", &self.0.len())
+            .finish()
+    }
+}
+
+/// The task without its ids, serialized exactly as [`Task`] serializes those fields.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Body<'a> {
+    status: &'a TaskStatus,
+    #[serde(skip_serializing_if = "is_empty")]
+    artifacts: &'a [Artifact],
+    #[serde(skip_serializing_if = "is_empty")]
+    history: &'a [Message],
+    #[serde(skip_serializing_if = "no_metadata")]
+    metadata: &'a Metadata,
+}
+
+fn is_empty<T>(items: &&[T]) -> bool {
+    items.is_empty()
+}
+
+fn no_metadata(metadata: &&Metadata) -> bool {
+    metadata.is_empty()
+}
+
+/// True when the wire form of `t` (RFC 3339, milliseconds, years 0001–9999) parses back to `t`.
+fn exact_on_the_wire(t: Timestamp) -> bool {
+    use chrono::Datelike as _;
+    Timestamp::from_millis(t.millis()) == Some(t) && (1..=9999).contains(&t.0.year())
+}
+
+impl Frozen {
+    /// Encodes `task`; `None` when the encoding would not decode to an equal task (a timestamp
+    /// finer than a millisecond or outside years 1–9999, JSON nested deeper than the decoder
+    /// accepts), in which case the caller keeps the value.
+    pub(super) fn encode(task: &Task) -> Option<Self> {
+        // No `..`: a field added to `Task` must be added to `Body` too.
+        let Task {
+            id: _,
+            context_id,
+            status,
+            artifacts,
+            history,
+            metadata,
+        } = task;
+        let timestamp = status.timestamp;
+        if timestamp.is_some_and(|t| !exact_on_the_wire(t)) {
+            return None;
+        }
+        let state = u8::try_from(status.state.number())
+            .ok()
+            .filter(|n| *n < TIMED)?;
+        let context = context_id.as_str().as_bytes();
+        // Room for a small task's body: one allocation, trimmed by `into_boxed_slice`.
+        let mut out = Vec::with_capacity(FIXED_HEADER + 5 + context.len() + 512);
+        out.push(state | if timestamp.is_some() { TIMED } else { 0 });
+        out.extend_from_slice(&timestamp.map_or(0, |t| t.millis()).to_le_bytes());
+        let mut len = context.len();
+        while len >= 0x80 {
+            out.push((len & 0x7f) as u8 | 0x80);
+            len >>= 7;
+        }
+        out.push(len as u8);
+        out.extend_from_slice(context);
+        let body_start = out.len();
+        let body = Body {
+            status,
+            artifacts,
+            history,
+            metadata,
+        };
+        serde_json::to_writer(&mut out, &body).ok()?;
+        json::check_depth(&out[body_start..], DEFAULT_MAX_DEPTH).ok()?;
+        let frozen = Self(out.into_boxed_slice());
+        debug_assert!(
+            frozen.decode(task.id.as_str()).ok().as_ref() == Some(task),
+            "an encoded task must decode to itself: {task:?}"
+        );
+        Some(frozen)
+    }
+
+    /// The status state.
+    pub(super) fn state(&self) -> TaskState {
+        self.0
+            .first()
+            .and_then(|b| TaskState::from_number(i64::from(b & !TIMED)))
+            .unwrap_or_default()
+    }
+
+    /// The status timestamp in milliseconds since the epoch (0 when unset, as in
+    /// [`ListCursor`](super::ListCursor)).
+    pub(super) fn millis(&self) -> i64 {
+        self.0
+            .get(1..FIXED_HEADER)
+            .and_then(|b| <[u8; 8]>::try_from(b).ok())
+            .map_or(0, i64::from_le_bytes)
+    }
+
+    /// The status timestamp.
+    pub(super) fn timestamp(&self) -> Option<Timestamp> {
+        let timed = self.0.first().is_some_and(|b| b & TIMED != 0);
+        if timed {
+            Timestamp::from_millis(self.millis())
+        } else {
+            None
+        }
+    }
+
+    /// The context id and the body, split at the end of the header.
+    fn context_and_body(&self) -> Option<(&[u8], &[u8])> {
+        let mut len = 0usize;
+        let mut at = FIXED_HEADER;
+        for shift in (0..usize::BITS).step_by(7) {
+            let b = *self.0.get(at)?;
+            at += 1;
+            len |= usize::from(b & 0x7f).checked_shl(shift)?;
+            if b & 0x80 == 0 {
+                let end = at.checked_add(len)?;
+                return Some((self.0.get(at..end)?, self.0.get(end..)?));
+            }
+        }
+        None
+    }
+
+    /// The context id's bytes (UTF-8); empty when unset or malformed.
+    pub(super) fn context_id(&self) -> &[u8] {
+        self.context_and_body().map_or(&[], |(c, _)| c)
+    }
+
+    /// The task, given its id.
+    pub(super) fn decode(&self, id: &str) -> Result<Task, StoreError> {
+        let fail = |what: &str| StoreError::Backend(format!("held task {id} {what}"));
+        let (context, body) = self
+            .context_and_body()
+            .ok_or_else(|| fail("has a malformed header"))?;
+        let context =
+            std::str::from_utf8(context).map_err(|_| fail("has a context id that is not UTF-8"))?;
+        // `encode` checked the depth; what remains of `json::decode` is the UTF-8 check.
+        let body = std::str::from_utf8(body).map_err(|_| fail("has a body that is not UTF-8"))?;
+        let mut task: Task =
+            json::from_raw(body).map_err(|e| fail(&format!("does not decode: {e}")))?;
+        task.id = TaskId::from(id);
+        task.context_id = ContextId::from(context);
+        Ok(task)
+    }
+
+    /// The size of the encoding in bytes.
+    #[cfg(test)]
+    pub(super) fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Bytes taken as they are (tests of malformed input).
+    #[cfg(test)]
+    pub(super) fn from_raw(bytes: &[u8]) -> Self {
+        Self(bytes.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::types::{Part, Role};
+    use serde_json::json;
+
+    fn rich_task() -> Task {
+        let metadata: Metadata = serde_json::from_value(json!({
+            "https://example.com/ext/v1": {
+                "big": u64::MAX, "neg": i64::MIN, "f": 1.234_567_890_123_456_7, "tiny": 5e-324,
+                "one": 1.0, "list": [1, -2, 0.5, null, true, "x"], "nested": {"a": {"b": []}}
+            },
+            "plain": "text with \"quotes\", \\ and \u{1F600}"
+        }))
+        .unwrap();
+        Task {
+            id: "4f1a0c2e-8b7d-4c5e-9a3f-2d6b1e0f7a98".into(),
+            context_id: "ctx-é-1".into(),
+            status: TaskStatus {
+                state: TaskState::Completed,
+                message: Some(Message {
+                    message_id: "m2".into(),
+                    role: Role::Agent,
+                    parts: vec![Part::text("done")],
+                    ..Message::default()
+                }),
+                timestamp: Timestamp::from_millis(1_774_000_000_123),
+            },
+            artifacts: vec![
+                Artifact {
+                    artifact_id: "a1".into(),
+                    name: "out".into(),
+                    description: "several parts".into(),
+                    parts: vec![
+                        Part::text("echo: hello"),
+                        serde_json::from_value(json!({"raw": "AAEC/w==", "mediaType": "x/y"}))
+                            .unwrap(),
+                        serde_json::from_value(json!({"url": "https://x/y", "filename": "f"}))
+                            .unwrap(),
+                        serde_json::from_value(json!({"data": {"k": [1, 2.5]}})).unwrap(),
+                    ],
+                    metadata: metadata.clone(),
+                    extensions: vec!["https://example.com/ext/v1".into()],
+                },
+                Artifact {
+                    artifact_id: "a2".into(),
+                    parts: vec![Part::text("")],
+                    ..Artifact::default()
+                },
+            ],
+            history: vec![
+                Message {
+                    message_id: "m1".into(),
+                    context_id: "ctx-é-1".into(),
+                    task_id: "4f1a0c2e-8b7d-4c5e-9a3f-2d6b1e0f7a98".into(),
+                    role: Role::User,
+                    parts: vec![Part::text("hello")],
+                    metadata: metadata.clone(),
+                    ..Message::default()
+                },
+                Message {
+                    message_id: "m2".into(),
+                    role: Role::Agent,
+                    parts: vec![Part::text("done")],
+                    ..Message::default()
+                },
+            ],
+            metadata,
+        }
+    }
+
+    #[test]
+    fn a_rich_task_round_trips_exactly() {
+        let task = rich_task();
+        let frozen = Frozen::encode(&task).unwrap();
+        assert_eq!(frozen.state(), TaskState::Completed);
+        assert_eq!(frozen.millis(), 1_774_000_000_123);
+        assert_eq!(frozen.timestamp(), task.status.timestamp);
+        assert_eq!(frozen.context_id(), "ctx-é-1".as_bytes());
+        assert_eq!(frozen.decode(task.id.as_str()).unwrap(), task);
+    }
+
+    #[test]
+    fn bare_tasks_round_trip() {
+        for state in TaskState::ALL {
+            let task = Task {
+                id: "t".into(),
+                status: TaskStatus {
+                    state: *state,
+                    ..TaskStatus::default()
+                },
+                ..Task::default()
+            };
+            let frozen = Frozen::encode(&task).unwrap();
+            assert_eq!(frozen.state(), *state);
+            assert_eq!((frozen.millis(), frozen.timestamp()), (0, None));
+            assert_eq!(frozen.context_id(), b"");
+            assert_eq!(frozen.decode("t").unwrap(), task);
+        }
+    }
+
+    #[test]
+    fn long_context_ids_round_trip() {
+        for len in [0, 1, 127, 128, 300, 20_000] {
+            let mut task = rich_task();
+            task.context_id = "c".repeat(len).into();
+            let frozen = Frozen::encode(&task).unwrap();
+            assert_eq!(frozen.context_id(), task.context_id.as_str().as_bytes());
+            assert_eq!(frozen.decode(task.id.as_str()).unwrap(), task);
+        }
+    }
+
+    #[test]
+    fn an_echo_task_is_small() {
+        let id = "4f1a0c2e-8b7d-4c5e-9a3f-2d6b1e0f7a98";
+        let ctx = "0b6d9a52-3c1e-4f7a-8e2d-5a9c0f1b3e74";
+        let task = Task {
+            id: id.into(),
+            context_id: ctx.into(),
+            status: TaskStatus::new(TaskState::Completed),
+            artifacts: vec![Artifact::new([Part::text("echo: hello")]).with_name("echo")],
+            history: vec![Message {
+                message_id: "bench-message".into(),
+                context_id: ctx.into(),
+                task_id: id.into(),
+                role: Role::User,
+                parts: vec![Part::text("hello")],
+                ..Message::default()
+            }],
+            ..Task::default()
+        };
+        let frozen = Frozen::encode(&task).unwrap();
+        // The task's ProtoJSON without the id, with a 10-byte header instead of `"contextId":`.
+        let json = serde_json::to_vec(&task).unwrap();
+        assert_eq!(
+            frozen.len(),
+            json.len() - r#""id":"","contextId":"","#.len() - 36 + 10
+        );
+        assert!(frozen.len() <= 430, "{} bytes", frozen.len());
+        assert_eq!(frozen.decode(id).unwrap(), task);
+    }
+
+    #[test]
+    fn tasks_that_would_not_round_trip_are_not_encoded() {
+        let mut task = rich_task();
+        task.status.timestamp = task
+            .status
+            .timestamp
+            .map(|t| Timestamp(t.0 + chrono::Duration::microseconds(1)));
+        assert!(Frozen::encode(&task).is_none());
+        task.status.timestamp = Timestamp::from_millis(253_402_300_800_000); // year 10000
+        assert!(Frozen::encode(&task).is_none());
+        let mut deep = json!(1);
+        for _ in 0..DEFAULT_MAX_DEPTH {
+            deep = json!([deep]);
+        }
+        let mut task = rich_task();
+        task.metadata.insert("deep".into(), deep);
+        assert!(Frozen::encode(&task).is_none());
+    }
+
+    #[test]
+    fn malformed_bytes_are_an_error_not_a_panic() {
+        let good = Frozen::encode(&rich_task()).unwrap();
+        for bytes in [
+            &b""[..],
+            &[0x83],
+            &[0x83, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff],
+            &[3, 0, 0, 0, 0, 0, 0, 0, 0, 5, b'a'],
+            &[3, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0xff, b'{', b'}'],
+            &[3, 0, 0, 0, 0, 0, 0, 0, 0, 0, b'{'],
+            &good.0[..good.0.len() - 1],
+        ] {
+            let frozen = Frozen::from_raw(bytes);
+            let _ = (frozen.state(), frozen.timestamp(), frozen.context_id());
+            assert!(
+                matches!(frozen.decode("t"), Err(StoreError::Backend(_))),
+                "{bytes:?}"
+            );
+        }
+    }
+}

@@ -8,7 +8,7 @@ pub(crate) const USAGE: &str = "\
 usage: a2a-bench [--smoke] [--duration 10s] [--rounds 3] [--servers LIST] [--tasks N]
                  [--warmup 1s] [--no-pin] [--out DIR]
        a2a-bench serve <ours|ours3ext|ours10ext|official|floor> <port>
-       a2a-bench drive <addr> <send|send-ext|card|stream> <conns> <requests>
+       a2a-bench drive <addr> <send|send-ext|send-ext10|card|stream> <conns> <requests>
                        (a fixed load against a server you started, e.g. under a profiler)
 
   --smoke          1 s per workload, 1 round, 1,000 tasks for the memory workload; servers whose

@@ -440,6 +440,10 @@ pub(crate) fn drive(args: &[String]) -> Result<(), String> {
                 Kind::Ours3Ext.request(Req::rpc(wire::send_body())),
                 Check::Completed,
             ),
+            "send-ext10" => (
+                Kind::Ours10Ext.request(Req::rpc(wire::send_body())),
+                Check::Completed,
+            ),
             "card" => (Req::get(wire::CARD_PATH), Check::Ok),
             "stream" => {
                 // One connection, streams back to back, until `requests` streams are done.

@@ -596,7 +596,7 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
-    use crate::extension::{Extension as _, Timestamp};
+    use crate::extension::Timestamp;
 
     /// Counts the `a2a_extension` spans opened.
     struct Spans(Arc<AtomicUsize>);

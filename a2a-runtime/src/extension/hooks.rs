@@ -190,7 +190,7 @@ pub trait ExtensionHooks: Extension {
 
 /// The type-erased activation value (not a public API).
 #[doc(hidden)]
-pub type ActivationValue = Arc<std::sync::Mutex<Box<dyn Any + Send + Sync>>>;
+pub type ActivationValue = Arc<std::sync::Mutex<dyn Any + Send + Sync>>;
 
 /// Object-safe form of an extension (not a public API).
 #[doc(hidden)]
@@ -240,7 +240,7 @@ pub struct DataOnly<E>(pub E);
 pub struct WithHooks<E>(pub E);
 
 fn unit_activation() -> ActivationValue {
-    Arc::new(std::sync::Mutex::new(Box::new(())))
+    Arc::new(std::sync::Mutex::new(()))
 }
 
 impl<E: Extension> DynExtension for DataOnly<E> {
@@ -328,7 +328,8 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
         ctx: &RequestContext,
     ) -> Result<Option<ActivationValue>, A2aError> {
         match self.0.activate(requested, ctx) {
-            Activate::Activated(a) => Ok(Some(Arc::new(std::sync::Mutex::new(Box::new(a))))),
+            // One allocation: the value lives inside the mutex, behind the `Arc`.
+            Activate::Activated(a) => Ok(Some(Arc::new(std::sync::Mutex::new(a)))),
             Activate::Skip => Ok(None),
             Activate::Refuse(e) => Err(e),
         }

@@ -78,6 +78,9 @@ pub(crate) struct Inner {
     jsonrpc_path: String,
     rest_path: String,
     echo_extensions: bool,
+    /// The last `A2A-Extensions` answer built, for reuse: clients of one agent tend to activate
+    /// the same set on every request.
+    echo_header: std::sync::Mutex<Option<(Vec<&'static str>, HeaderValue)>>,
 }
 
 impl Inner {
@@ -88,6 +91,22 @@ impl Inner {
         } else {
             Vec::new()
         }
+    }
+
+    /// The `A2A-Extensions` value for `activated` (`None` when it is not a valid header value).
+    fn echo_header(&self, activated: &[&'static str]) -> Option<HeaderValue> {
+        let mut last = self
+            .echo_header
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((uris, value)) = last.as_ref()
+            && uris.as_slice() == activated
+        {
+            return Some(value.clone());
+        }
+        let value = HeaderValue::from_str(&activated.join(", ")).ok()?;
+        *last = Some((activated.to_vec(), value.clone()));
+        Some(value)
     }
 
     fn card(&self) -> Arc<CardDoc> {
@@ -587,6 +606,7 @@ impl A2aServerBuilder {
             jsonrpc_path: self.jsonrpc_path,
             rest_path: self.rest_path,
             echo_extensions: self.echo_extensions,
+            echo_header: std::sync::Mutex::new(None),
         };
         Ok(A2aServer {
             inner: web::Data::new(inner),
@@ -603,13 +623,13 @@ pub(crate) trait ResponseExt {
 }
 
 impl ResponseExt for HttpResponseBuilder {
-    fn a2a_headers(&mut self, _inner: &Inner, activated: &[&'static str]) -> &mut Self {
+    fn a2a_headers(&mut self, inner: &Inner, activated: &[&'static str]) -> &mut Self {
         self.insert_header((
             A2A_VERSION,
             HeaderValue::from_static(crate::PROTOCOL_VERSION),
         ));
         if !activated.is_empty()
-            && let Ok(v) = HeaderValue::from_str(&activated.join(", "))
+            && let Some(v) = inner.echo_header(activated)
         {
             self.insert_header((A2A_EXTENSIONS, v));
         }

@@ -20,6 +20,10 @@ pub use async_trait::async_trait;
 #[doc(hidden)]
 pub mod __private;
 
+/// The hasher of the runtime's maps: fast, and seeded per map so keys sent by clients cannot be
+/// chosen to collide.
+pub(crate) type FastHash = foldhash::fast::RandomState;
+
 pub use a2a_macros::a2a_extension;
 pub use error::A2aError;
 

@@ -28,6 +28,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::lifecycle::{self, HistoryPolicy, LifecycleError};
+use crate::FastHash;
 use crate::error::A2aError;
 use crate::extension::Negotiated;
 use crate::store::{Scope, TaskStore};
@@ -44,10 +45,6 @@ pub struct SeqEvent {
 
 /// A stream of task events, as returned by the streaming operations.
 pub type EventStream = Pin<Box<dyn Stream<Item = Result<SeqEvent, A2aError>> + Send>>;
-
-/// The hasher of the runtime's maps: fast, and seeded per process so keys sent by clients cannot
-/// be chosen to collide.
-pub(crate) type FastHash = foldhash::fast::RandomState;
 
 /// What a subscriber receives.
 #[derive(Clone, Debug)]
@@ -602,7 +599,57 @@ fn check_extensions(
     extensions.check_transition(from, to)
 }
 
-type LiveMap = HashMap<(Scope, TaskId), Arc<TaskRuntime>, FastHash>;
+type LiveMap = HashMap<LiveKey, Arc<TaskRuntime>, FastHash>;
+
+/// A live map key: a task of a scope.
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct LiveKey(Scope, TaskId);
+
+/// A borrowed [`LiveKey`], so that lookups need not copy the scope and the id.
+trait KeyRef {
+    fn scope(&self) -> &Scope;
+    fn id(&self) -> &TaskId;
+}
+
+impl KeyRef for LiveKey {
+    fn scope(&self) -> &Scope {
+        &self.0
+    }
+    fn id(&self) -> &TaskId {
+        &self.1
+    }
+}
+
+impl KeyRef for (&Scope, &TaskId) {
+    fn scope(&self) -> &Scope {
+        self.0
+    }
+    fn id(&self) -> &TaskId {
+        self.1
+    }
+}
+
+impl<'a> std::borrow::Borrow<dyn KeyRef + 'a> for LiveKey {
+    fn borrow(&self) -> &(dyn KeyRef + 'a) {
+        self
+    }
+}
+
+impl PartialEq for dyn KeyRef + '_ {
+    fn eq(&self, other: &Self) -> bool {
+        self.scope() == other.scope() && self.id() == other.id()
+    }
+}
+
+impl Eq for dyn KeyRef + '_ {}
+
+impl std::hash::Hash for dyn KeyRef + '_ {
+    /// As `LiveKey`'s derived hash: the scope, then the id.
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.scope().hash(state);
+        self.id().hash(state);
+    }
+}
 
 /// The live runtimes, keyed by scope and task id.
 #[derive(Debug, Default)]
@@ -651,7 +698,7 @@ impl Registry {
         ));
         rt.executions.store(1, Ordering::SeqCst);
         let listener = rt.attach(receiving);
-        self.lock().insert((scope.clone(), id), rt.clone());
+        self.lock().insert(LiveKey(scope.clone(), id), rt.clone());
         (rt, listener)
     }
 
@@ -663,8 +710,7 @@ impl Registry {
         scope: &Scope,
         id: &TaskId,
     ) -> Result<Option<Arc<TaskRuntime>>, A2aError> {
-        let key = (scope.clone(), id.clone());
-        if let Some(rt) = self.lock().get(&key) {
+        if let Some(rt) = self.lock().get(&(scope, id) as &dyn KeyRef) {
             return Ok(Some(rt.clone()));
         }
         let Some(stored) = store.get(scope, id).await? else {
@@ -676,7 +722,12 @@ impl Registry {
             RuntimeState::new(Some(stored.task), stored.version, None),
             self.buffer,
         ));
-        Ok(Some(self.lock().entry(key).or_insert(rt).clone()))
+        Ok(Some(
+            self.lock()
+                .entry(LiveKey(scope.clone(), id.clone()))
+                .or_insert(rt)
+                .clone(),
+        ))
     }
 
     /// Forgets a runtime that nobody uses any more (no execution, no subscriber): the store
@@ -684,9 +735,10 @@ impl Registry {
     pub(crate) fn release(&self, rt: &Arc<TaskRuntime>) {
         if rt.executions.load(Ordering::SeqCst) == 0 && rt.listeners.load(Ordering::SeqCst) == 0 {
             let mut live = self.lock();
-            let key = (rt.scope.clone(), rt.id.clone());
-            if live.get(&key).is_some_and(|x| Arc::ptr_eq(x, rt)) {
-                live.remove(&key);
+            let key = (&rt.scope, &rt.id);
+            let key = &key as &dyn KeyRef;
+            if live.get(key).is_some_and(|x| Arc::ptr_eq(x, rt)) {
+                live.remove(key);
             }
         }
     }

@@ -232,10 +232,7 @@ pub fn check_version(header: Option<&str>) -> Result<(), A2aError> {
         .filter(|v| !v.is_empty())
         .unwrap_or("0.3");
     let major_minor = major_minor(requested);
-    if SUPPORTED_VERSIONS
-        .iter()
-        .any(|v| Some(*v) == major_minor.as_deref())
-    {
+    if SUPPORTED_VERSIONS.iter().any(|v| Some(*v) == major_minor) {
         Ok(())
     } else {
         Err(A2aError::VersionNotSupported {
@@ -246,16 +243,13 @@ pub fn check_version(header: Option<&str>) -> Result<(), A2aError> {
 }
 
 /// `1.0` and `1.0.3` → `1.0`; anything else → `None`.
-fn major_minor(v: &str) -> Option<String> {
-    let mut parts = v.split('.');
+fn major_minor(v: &str) -> Option<&str> {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let mut parts = v.splitn(3, '.');
     let major = parts.next()?;
     let minor = parts.next()?;
-    let patch_ok = parts
-        .next()
-        .is_none_or(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    (digits(major) && digits(minor) && patch_ok && parts.next().is_none())
-        .then(|| format!("{major}.{minor}"))
+    let patch_ok = parts.next().is_none_or(digits);
+    (digits(major) && digits(minor) && patch_ok).then(|| &v[..major.len() + 1 + minor.len()])
 }
 
 /// Runs one request on a handler.
@@ -310,6 +304,9 @@ mod tests {
             Some("1"),
             Some("1.0.x"),
             Some("v1.0"),
+            Some("1.0."),
+            Some("1.0.7.1"),
+            Some("1..0"),
         ] {
             let err = check_version(bad).err();
             assert!(

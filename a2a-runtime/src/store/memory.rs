@@ -15,6 +15,7 @@ use super::frozen::Frozen;
 use super::{
     ListCursor, PushConfigStore, Scope, StoreError, StoredTask, TaskPage, TaskQuery, TaskStore,
 };
+use crate::FastHash;
 use crate::types::{PushConfigId, Task, TaskId, TaskPushNotificationConfig};
 
 /// A task as held: live tasks (and the rare finished task whose encoding would not give it back
@@ -113,7 +114,7 @@ struct ScopeTasks {
     /// How many of the tasks are terminal.
     finished: usize,
     /// Keyed by task id; the key is shared with `order`.
-    by_id: HashMap<Arc<str>, Entry>,
+    by_id: HashMap<Arc<str>, Entry, FastHash>,
     /// Listing order, oldest status timestamp first (listings read it newest first).
     order: BTreeSet<Position>,
 }
@@ -131,7 +132,7 @@ struct ScopeTasks {
 /// that finishes it.
 #[derive(Debug, Default)]
 pub struct InMemoryTaskStore {
-    scopes: Mutex<HashMap<Scope, ScopeTasks>>,
+    scopes: Mutex<HashMap<Scope, ScopeTasks, FastHash>>,
     /// Keep at most this many finished (terminal) tasks per scope; the oldest go first.
     max_finished_per_scope: Option<usize>,
 }
@@ -142,7 +143,7 @@ impl InMemoryTaskStore {
         Self::default()
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<Scope, ScopeTasks>> {
+    fn lock(&self) -> MutexGuard<'_, HashMap<Scope, ScopeTasks, FastHash>> {
         // A poisoned lock only means another thread panicked mid-operation; every operation here
         // leaves the maps consistent before it can panic, so the data is still usable.
         self.scopes
@@ -218,7 +219,11 @@ impl TaskStore for InMemoryTaskStore {
 
     async fn create(&self, scope: &Scope, task: &Task) -> Result<u64, StoreError> {
         let mut scopes = self.lock();
-        let s = scopes.entry(scope.clone()).or_default();
+        // Look up first: `entry` would copy the scope on every call.
+        let s = match scopes.get_mut(scope) {
+            Some(s) => s,
+            None => scopes.entry(scope.clone()).or_default(),
+        };
         if s.by_id.contains_key(task.id.as_str()) {
             return Err(StoreError::Exists(task.id.clone(), "already exists"));
         }

@@ -64,8 +64,8 @@ pub(crate) enum BusItem {
 pub(crate) enum WaitOutcome {
     /// The agent replied with a direct message.
     Message(Message),
-    /// The task as it stood when the wait ended.
-    Task(Task),
+    /// The task as it stood when the wait ended (shared with the runtime until it changes).
+    Task(Arc<Task>),
     /// The agent failed before publishing anything.
     Failed(A2aError),
 }
@@ -81,8 +81,9 @@ struct Waiter {
 
 #[derive(Debug)]
 pub(crate) struct RuntimeState {
-    /// The task; `None` until the agent's first event creates it.
-    pub(crate) task: Option<Task>,
+    /// The task; `None` until the agent's first event creates it. Shared (copy on write) with
+    /// the blocking requests it answered, so that answering costs no copy.
+    pub(crate) task: Option<Arc<Task>>,
     /// The store version of `task` (also the sequence number of its last event).
     pub(crate) version: u64,
     /// A template for a task not created yet: ids and the user message that started it.
@@ -100,7 +101,7 @@ pub(crate) struct RuntimeState {
 impl RuntimeState {
     fn new(task: Option<Task>, version: u64, pending: Option<Task>) -> Self {
         Self {
-            task,
+            task: task.map(Arc::new),
             version,
             pending,
             replied: false,
@@ -375,6 +376,7 @@ impl TaskRuntime {
                 .publish_first(st, store, policy, extensions, event)
                 .await;
         };
+        let task = Arc::make_mut(task);
         if let StreamResponse::Message(_) = event {
             return Err(LifecycleError::MessageAfterTask.into());
         }
@@ -400,7 +402,7 @@ impl TaskRuntime {
     async fn reload(&self, st: &mut RuntimeState, store: &dyn TaskStore) {
         match store.get(&self.scope, &self.id).await {
             Ok(Some(stored)) => {
-                st.task = Some(stored.task);
+                st.task = Some(Arc::new(stored.task));
                 st.version = stored.version;
             }
             Ok(None) => {
@@ -467,7 +469,7 @@ impl TaskRuntime {
             // Subscribers get the task as created (with the history the runtime keeps).
             event = StreamResponse::Task(task.clone());
         }
-        st.task = Some(task);
+        st.task = Some(Arc::new(task));
         Self::emit(st, version, event);
         Ok(version)
     }
@@ -523,6 +525,7 @@ impl TaskRuntime {
                 task_id: self.id.to_string(),
             });
         };
+        let current = Arc::make_mut(current);
         if current.status.state.is_terminal() {
             return Err(A2aError::UnsupportedOperation(format!(
                 "task {} is {} (terminal) and accepts no more messages; start a new task in context {}",
@@ -551,7 +554,7 @@ impl TaskRuntime {
         let first = match (&st.task, listen) {
             (Some(task), Listen::Stream) => Some(SeqEvent {
                 seq: version,
-                event: StreamResponse::Task(task.clone()),
+                event: StreamResponse::Task(Task::clone(task)),
             }),
             _ => None,
         };
@@ -570,7 +573,7 @@ impl TaskRuntime {
         let state = task.status.state;
         let snapshot = SeqEvent {
             seq: st.version,
-            event: StreamResponse::Task(task.clone()),
+            event: StreamResponse::Task(Task::clone(task)),
         };
         let sub = self.subscribe(st);
         Some((snapshot, state, sub))
@@ -578,7 +581,7 @@ impl TaskRuntime {
 
     /// The task as it stands (`None` before the first event).
     pub(crate) async fn snapshot(&self) -> Option<Task> {
-        self.state.lock().await.task.clone()
+        self.state.lock().await.task.as_deref().cloned()
     }
 }
 

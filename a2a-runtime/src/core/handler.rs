@@ -549,7 +549,7 @@ impl RequestHandler for DefaultRequestHandler {
                 // `returnImmediately` on a continued task: the agent runs on its own.
                 tokio::spawn(run);
                 match rt.snapshot().await {
-                    Some(task) => WaitOutcome::Task(task),
+                    Some(task) => WaitOutcome::Task(Arc::new(task)),
                     None => WaitOutcome::Failed(A2aError::Internal(
                         "the agent ended without publishing anything".into(),
                     )),
@@ -557,9 +557,12 @@ impl RequestHandler for DefaultRequestHandler {
             }
         };
         self.registry.release(&rt);
+        // Usually the last reference to the runtime: the task it holds is then ours, not a copy.
+        drop(rt);
         match outcome {
             WaitOutcome::Message(message) => Ok(SendMessageResponse::Message(message)),
-            WaitOutcome::Task(mut task) => {
+            WaitOutcome::Task(task) => {
+                let mut task = Arc::try_unwrap(task).unwrap_or_else(|shared| Task::clone(&shared));
                 trim_history(&mut task, history_length);
                 Ok(SendMessageResponse::Task(task))
             }
@@ -797,7 +800,7 @@ impl DefaultRequestHandler {
     ) -> Result<Task, A2aError> {
         let (task, tokens) = {
             let st = rt.state.lock().await;
-            let Some(task) = st.task.clone() else {
+            let Some(task) = st.task.as_deref().cloned() else {
                 return Err(A2aError::TaskNotFound {
                     task_id: req.id.to_string(),
                 });

@@ -26,7 +26,14 @@ macro_rules! id_newtype {
         impl $name {
             /// A fresh random (UUID v4) id.
             pub fn random() -> Self {
-                Self(uuid::Uuid::new_v4().to_string())
+                // Encoded into a stack buffer: `to_string` would go through `fmt`.
+                let mut buf = [0u8; uuid::fmt::Hyphenated::LENGTH];
+                Self(
+                    uuid::Uuid::new_v4()
+                        .hyphenated()
+                        .encode_lower(&mut buf)
+                        .to_owned(),
+                )
             }
             /// The id as a string slice.
             pub fn as_str(&self) -> &str {
@@ -157,9 +164,18 @@ pub struct Timestamp(pub DateTime<Utc>);
 impl Timestamp {
     /// The current time, truncated to milliseconds (what the wire carries).
     pub fn now() -> Self {
-        let now = Utc::now();
-        let millis = now.timestamp_millis();
-        Self(DateTime::from_timestamp_millis(millis).unwrap_or(now))
+        // Milliseconds straight from the system clock: one calendar conversion, not two.
+        let millis = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()
+            .and_then(|d| i64::try_from(d.as_millis()).ok());
+        match millis.and_then(DateTime::from_timestamp_millis) {
+            Some(t) => Self(t),
+            None => {
+                let now = Utc::now();
+                Self(DateTime::from_timestamp_millis(now.timestamp_millis()).unwrap_or(now))
+            }
+        }
     }
 
     /// Parses RFC 3339 with any offset and normalises to UTC.
@@ -392,5 +408,31 @@ impl<T: Validate> Validate for Option<T> {
         if let Some(inner) = self {
             inner.check(v);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn random_ids_are_lowercase_hyphenated_uuid_v4s_and_differ() {
+        let a = TaskId::random();
+        let b = TaskId::random();
+        assert_ne!(a, b);
+        let parsed = uuid::Uuid::parse_str(a.as_str()).unwrap();
+        assert_eq!(parsed.get_version_num(), 4);
+        assert_eq!(a.as_str(), parsed.hyphenated().to_string());
+        assert_eq!(a.as_str().len(), 36);
+    }
+
+    #[test]
+    fn now_is_the_current_time_in_whole_milliseconds() {
+        let before = Utc::now().timestamp_millis();
+        let t = Timestamp::now();
+        let after = Utc::now().timestamp_millis();
+        assert!((before..=after).contains(&t.millis()));
+        assert_eq!(t.0.timestamp_subsec_nanos() % 1_000_000, 0);
     }
 }

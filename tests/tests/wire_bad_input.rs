@@ -386,3 +386,21 @@ proptest! {
         decode_all(body.concat().as_bytes());
     }
 }
+
+#[test]
+fn a_part_with_several_contents_names_them_all_in_order() {
+    use a2a_runtime::types::Part;
+    let one: Part = json::decode(br#"{"text":"a"}"#, DEFAULT_MAX_DEPTH).unwrap();
+    assert_eq!(one.content, PartContent::Text("a".into()));
+    assert!(one.validate().is_ok());
+    let two: Part = json::decode(br#"{"url":"u","text":"a"}"#, DEFAULT_MAX_DEPTH).unwrap();
+    assert_eq!(two.content, PartContent::Conflicting(vec!["url", "text"]));
+    let three: Part =
+        json::decode(br#"{"text":"a","data":1,"text":"b"}"#, DEFAULT_MAX_DEPTH).unwrap();
+    assert_eq!(
+        three.content,
+        PartContent::Conflicting(vec!["text", "data", "text"])
+    );
+    let err = three.validate().unwrap_err();
+    assert!(err.to_string().contains("found text, data, text"), "{err}");
+}

@@ -303,13 +303,22 @@ impl<'de> Deserialize<'de> for Part {
                     content: PartContent::Missing,
                     ..Part::default()
                 };
+                // The content members seen; a list (an allocation) only once there are two.
+                let mut first: Option<&'static str> = None;
                 let mut found: Vec<&'static str> = Vec::new();
                 let mut set = |part: &mut Part, name: &'static str, content: PartContent| {
-                    found.push(name);
-                    part.content = if found.len() == 1 {
-                        content
-                    } else {
-                        PartContent::Conflicting(found.clone())
+                    part.content = match first {
+                        None => {
+                            first = Some(name);
+                            content
+                        }
+                        Some(f) => {
+                            if found.is_empty() {
+                                found.push(f);
+                            }
+                            found.push(name);
+                            PartContent::Conflicting(found.clone())
+                        }
                     };
                 };
                 const FIELDS: &[&str] = &[

@@ -18,12 +18,13 @@
 //!
 //! A task nobody listens to costs no channel at all.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use futures::Stream;
+use smallvec::SmallVec;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
@@ -90,12 +91,13 @@ pub(crate) struct RuntimeState {
     pub(crate) pending: Option<Task>,
     /// True once a direct Message reply was published (no task will exist).
     pub(crate) replied: bool,
-    /// Executions currently running, with their cancellation tokens.
-    pub(crate) running: Vec<(u64, CancellationToken)>,
+    /// Executions currently running, with their cancellation tokens (the usual one inline: no
+    /// allocation per task).
+    pub(crate) running: SmallVec<[(u64, CancellationToken); 1]>,
     /// The queues of the streams listening to this task.
     subscribers: Vec<mpsc::Sender<BusItem>>,
     /// Blocking requests waiting for an execution.
-    waiters: Vec<Waiter>,
+    waiters: SmallVec<[Waiter; 1]>,
 }
 
 impl RuntimeState {
@@ -105,9 +107,9 @@ impl RuntimeState {
             version,
             pending,
             replied: false,
-            running: Vec::new(),
+            running: SmallVec::new(),
             subscribers: Vec::new(),
-            waiters: Vec::new(),
+            waiters: SmallVec::new(),
         }
     }
 
@@ -602,24 +604,40 @@ fn check_extensions(
     extensions.check_transition(from, to)
 }
 
-type LiveMap = HashMap<LiveKey, Arc<TaskRuntime>, FastHash>;
+/// The live runtimes: a set keyed by each runtime's own scope and task id, so that the key is
+/// not a second copy of them.
+type LiveMap = HashSet<Live, FastHash>;
 
-/// A live map key: a task of a scope.
-#[derive(Debug, PartialEq, Eq, Hash)]
-struct LiveKey(Scope, TaskId);
+/// A live runtime, hashed and compared by its scope and task id.
+#[derive(Debug)]
+struct Live(Arc<TaskRuntime>);
 
-/// A borrowed [`LiveKey`], so that lookups need not copy the scope and the id.
+impl PartialEq for Live {
+    fn eq(&self, other: &Self) -> bool {
+        (self as &dyn KeyRef) == (other as &dyn KeyRef)
+    }
+}
+
+impl Eq for Live {}
+
+impl std::hash::Hash for Live {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (self as &dyn KeyRef).hash(state);
+    }
+}
+
+/// A task of a scope, as a live map key (a runtime, or a borrowed pair for lookups).
 trait KeyRef {
     fn scope(&self) -> &Scope;
     fn id(&self) -> &TaskId;
 }
 
-impl KeyRef for LiveKey {
+impl KeyRef for Live {
     fn scope(&self) -> &Scope {
-        &self.0
+        &self.0.scope
     }
     fn id(&self) -> &TaskId {
-        &self.1
+        &self.0.id
     }
 }
 
@@ -632,7 +650,7 @@ impl KeyRef for (&Scope, &TaskId) {
     }
 }
 
-impl<'a> std::borrow::Borrow<dyn KeyRef + 'a> for LiveKey {
+impl<'a> std::borrow::Borrow<dyn KeyRef + 'a> for Live {
     fn borrow(&self) -> &(dyn KeyRef + 'a) {
         self
     }
@@ -647,7 +665,7 @@ impl PartialEq for dyn KeyRef + '_ {
 impl Eq for dyn KeyRef + '_ {}
 
 impl std::hash::Hash for dyn KeyRef + '_ {
-    /// As `LiveKey`'s derived hash: the scope, then the id.
+    /// The scope, then the id.
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         self.scope().hash(state);
         self.id().hash(state);
@@ -693,15 +711,10 @@ impl Registry {
         let mut state = RuntimeState::new(None, 0, Some(template));
         state.running.push((execution, token));
         let receiving = register(&mut state, listen, execution, self.buffer.max(1));
-        let rt = Arc::new(TaskRuntime::new(
-            scope.clone(),
-            id.clone(),
-            state,
-            self.buffer,
-        ));
+        let rt = Arc::new(TaskRuntime::new(scope.clone(), id, state, self.buffer));
         rt.executions.store(1, Ordering::SeqCst);
         let listener = rt.attach(receiving);
-        self.lock().insert(LiveKey(scope.clone(), id), rt.clone());
+        self.lock().replace(Live(rt.clone()));
         (rt, listener)
     }
 
@@ -713,8 +726,8 @@ impl Registry {
         scope: &Scope,
         id: &TaskId,
     ) -> Result<Option<Arc<TaskRuntime>>, A2aError> {
-        if let Some(rt) = self.lock().get(&(scope, id) as &dyn KeyRef) {
-            return Ok(Some(rt.clone()));
+        if let Some(live) = self.lock().get(&(scope, id) as &dyn KeyRef) {
+            return Ok(Some(live.0.clone()));
         }
         let Some(stored) = store.get(scope, id).await? else {
             return Ok(None);
@@ -725,12 +738,13 @@ impl Registry {
             RuntimeState::new(Some(stored.task), stored.version, None),
             self.buffer,
         ));
-        Ok(Some(
-            self.lock()
-                .entry(LiveKey(scope.clone(), id.clone()))
-                .or_insert(rt)
-                .clone(),
-        ))
+        let mut live = self.lock();
+        // Someone may have loaded it meanwhile: theirs wins.
+        if let Some(existing) = live.get(&(scope, id) as &dyn KeyRef) {
+            return Ok(Some(existing.0.clone()));
+        }
+        live.insert(Live(rt.clone()));
+        Ok(Some(rt))
     }
 
     /// Forgets a runtime that nobody uses any more (no execution, no subscriber): the store
@@ -740,7 +754,7 @@ impl Registry {
             let mut live = self.lock();
             let key = (&rt.scope, &rt.id);
             let key = &key as &dyn KeyRef;
-            if live.get(key).is_some_and(|x| Arc::ptr_eq(x, rt)) {
+            if live.get(key).is_some_and(|x| Arc::ptr_eq(&x.0, rt)) {
                 live.remove(key);
             }
         }

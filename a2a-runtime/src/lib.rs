@@ -10,6 +10,7 @@ pub mod core;
 pub mod error;
 pub mod extension;
 pub mod json;
+pub mod json_out;
 #[cfg(feature = "server")]
 pub mod server;
 pub mod store;

@@ -268,7 +268,7 @@ impl Framing for JsonRpcFraming {
         out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
         out.extend_from_slice(self.id.as_bytes());
         out.extend_from_slice(br#","result":"#);
-        let _ = serde_json::to_writer(&mut *out, &event.event);
+        let _ = crate::json_out::to_writer(out, &event.event);
         out.push(b'}');
     }
 

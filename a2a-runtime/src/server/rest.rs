@@ -221,7 +221,7 @@ struct RestFraming;
 
 impl Framing for RestFraming {
     fn event(&self, event: &SeqEvent, out: &mut Vec<u8>) {
-        let _ = serde_json::to_writer(&mut *out, &event.event);
+        let _ = crate::json_out::to_writer(out, &event.event);
     }
 
     fn error(&self, error: &A2aError, out: &mut Vec<u8>) {

@@ -108,7 +108,7 @@ impl Frozen {
             history,
             metadata,
         };
-        serde_json::to_writer(&mut out, &body).ok()?;
+        crate::json_out::to_writer(&mut out, &body).ok()?;
         json::check_depth(&out[body_start..], DEFAULT_MAX_DEPTH).ok()?;
         let frozen = Self(out.into_boxed_slice());
         debug_assert!(

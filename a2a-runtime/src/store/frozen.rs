@@ -19,7 +19,8 @@ use serde::Serialize;
 use super::StoreError;
 use crate::json::{self, DEFAULT_MAX_DEPTH};
 use crate::types::{
-    Artifact, ContextId, Message, Metadata, Task, TaskId, TaskState, TaskStatus, Timestamp,
+    Artifact, ContextId, Message, Metadata, Part, PartContent, Task, TaskId, TaskState, TaskStatus,
+    Timestamp,
 };
 
 /// Set in the first byte when the status has a timestamp.
@@ -68,6 +69,32 @@ fn exact_on_the_wire(t: Timestamp) -> bool {
     Timestamp::from_millis(t.millis()) == Some(t) && (1..=9999).contains(&t.0.year())
 }
 
+/// True when `task` holds free-form JSON (a non-empty metadata object or a data part), the only
+/// content whose nesting depth is not fixed by the task's shape (at most 6 levels without it).
+fn has_free_form_json(task: &Task) -> bool {
+    let parts = |parts: &[Part]| {
+        parts
+            .iter()
+            .any(|p| !p.metadata.is_empty() || matches!(p.content, PartContent::Data(_)))
+    };
+    let message = |m: &Message| !m.metadata.is_empty() || parts(&m.parts);
+    !task.metadata.is_empty()
+        || task.status.message.as_ref().is_some_and(message)
+        || task.history.iter().any(message)
+        || task
+            .artifacts
+            .iter()
+            .any(|a| !a.metadata.is_empty() || parts(&a.parts))
+}
+
+thread_local! {
+    /// Where tasks are encoded before being copied to an exactly sized box (no reallocation).
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A scratch buffer larger than this is not kept for the next encoding.
+const SCRATCH_KEEP: usize = 64 * 1024;
+
 impl Frozen {
     /// Encodes `task`; `None` when the encoding would not decode to an equal task (a timestamp
     /// finer than a millisecond or outside years 1–9999, JSON nested deeper than the decoder
@@ -90,27 +117,46 @@ impl Frozen {
             .ok()
             .filter(|n| *n < TIMED)?;
         let context = context_id.as_str().as_bytes();
-        // Room for a small task's body: one allocation, trimmed by `into_boxed_slice`.
-        let mut out = Vec::with_capacity(FIXED_HEADER + 5 + context.len() + 512);
-        out.push(state | if timestamp.is_some() { TIMED } else { 0 });
-        out.extend_from_slice(&timestamp.map_or(0, |t| t.millis()).to_le_bytes());
-        let mut len = context.len();
-        while len >= 0x80 {
-            out.push((len & 0x7f) as u8 | 0x80);
-            len >>= 7;
-        }
-        out.push(len as u8);
-        out.extend_from_slice(context);
-        let body_start = out.len();
         let body = Body {
             status,
             artifacts,
             history,
             metadata,
         };
-        crate::json_out::to_writer(&mut out, &body).ok()?;
-        json::check_depth(&out[body_start..], DEFAULT_MAX_DEPTH).ok()?;
-        let frozen = Self(out.into_boxed_slice());
+        let deep_check = has_free_form_json(task);
+        let write = |out: &mut Vec<u8>| -> Option<Self> {
+            out.push(state | if timestamp.is_some() { TIMED } else { 0 });
+            out.extend_from_slice(&timestamp.map_or(0, |t| t.millis()).to_le_bytes());
+            let mut len = context.len();
+            while len >= 0x80 {
+                out.push((len & 0x7f) as u8 | 0x80);
+                len >>= 7;
+            }
+            out.push(len as u8);
+            out.extend_from_slice(context);
+            let body_start = out.len();
+            crate::json_out::to_writer(out, &body).ok()?;
+            if deep_check {
+                json::check_depth(out.get(body_start..)?, DEFAULT_MAX_DEPTH).ok()?;
+            }
+            Some(Self(Box::from(out.as_slice())))
+        };
+        let scratch = SCRATCH.try_with(|scratch| {
+            let mut out = scratch.try_borrow_mut().ok()?;
+            out.clear();
+            let frozen = write(&mut out);
+            if out.capacity() > SCRATCH_KEEP {
+                *out = Vec::new();
+            }
+            Some(frozen)
+        });
+        let frozen = match scratch {
+            Ok(Some(frozen)) => frozen,
+            // No scratch buffer (thread teardown, or in use further up): a buffer of our own.
+            _ => write(&mut Vec::with_capacity(
+                FIXED_HEADER + 5 + context.len() + 512,
+            )),
+        }?;
         debug_assert!(
             frozen.decode(task.id.as_str()).ok().as_ref() == Some(task),
             "an encoded task must decode to itself: {task:?}"

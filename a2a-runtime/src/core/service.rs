@@ -8,7 +8,7 @@ use super::handler::RequestHandler;
 use super::limits::Limits;
 use super::operation::{A2aRequest, A2aResponse};
 use crate::error::A2aError;
-use crate::extension::{ExtensionSet, Negotiated, Reply, parse_extensions_header};
+use crate::extension::{ExtensionSet, Reply};
 use crate::types::Validate;
 use futures::StreamExt as _;
 
@@ -84,16 +84,13 @@ impl A2aService {
         if self.extensions.is_empty() {
             return Ok(());
         }
-        let requested = parse_extensions_header(
+        if let Some(begun) = self.extensions.begin(
             ctx.headers
                 .get_all("a2a-extensions")
                 .chain(ctx.headers.get_all("x-a2a-extensions")),
-        );
-        self.extensions.check_required(&requested)?;
-        ctx.extensions = Arc::new(Negotiated {
-            requested,
-            activated: Vec::new(),
-        });
+        )? {
+            ctx.extensions = begun;
+        }
         Ok(())
     }
 
@@ -118,8 +115,7 @@ impl A2aService {
                 activated: Vec::new(),
             });
         }
-        let requested = std::mem::take(&mut Arc::make_mut(&mut ctx.extensions).requested);
-        let negotiated = Arc::new(self.extensions.activate(requested, &ctx)?);
+        let negotiated = Arc::new(self.extensions.activate_begun(&ctx.extensions, &ctx)?);
         ctx.extensions = negotiated.clone();
         negotiated.handle_request(&mut req, &ctx)?;
         let mut response = dispatch(self.handler.as_ref(), ctx, req).await?;
@@ -177,8 +173,7 @@ impl A2aService {
                 hint: Vec::new(),
             });
         };
-        let requested = std::mem::take(&mut Arc::make_mut(&mut ctx.extensions).requested);
-        let negotiated = self.extensions.activate(requested, &ctx)?;
+        let negotiated = self.extensions.activate_begun(&ctx.extensions, &ctx)?;
         if !negotiated.is_active_uri(entry.extension) {
             return Err(A2aError::MethodNotFound {
                 method: name.to_owned(),

@@ -1,8 +1,7 @@
 //! The [`Extension`] (data, implemented by the attribute) and [`ExtensionHooks`] (behaviour,
 //! implemented by hand) traits, and their object-safe form.
 
-use std::any::Any;
-use std::sync::Arc;
+use std::any::{Any, TypeId};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -139,6 +138,7 @@ pub trait ExtensionHooks: Extension {
         ctx: &RequestContext,
     ) -> Result<(), A2aError> {
         let _ = (request, activation, ctx);
+        default_ran::<Self>(HOOK_REQUEST);
         Ok(())
     }
 
@@ -149,6 +149,7 @@ pub trait ExtensionHooks: Extension {
         activation: &mut Self::Activation,
     ) -> Result<(), A2aError> {
         let _ = (reply, activation);
+        default_ran::<Self>(HOOK_RESPONSE);
         Ok(())
     }
 
@@ -160,6 +161,7 @@ pub trait ExtensionHooks: Extension {
         activation: &mut Self::Activation,
     ) -> Result<(), A2aError> {
         let _ = (event, activation);
+        default_ran::<Self>(HOOK_EVENT);
         Ok(())
     }
 
@@ -174,6 +176,7 @@ pub trait ExtensionHooks: Extension {
         activation: &mut Self::Activation,
     ) -> Result<(), A2aError> {
         let _ = (from, to, activation);
+        default_ran::<Self>(HOOK_TRANSITION);
         Ok(())
     }
 
@@ -188,11 +191,51 @@ pub trait ExtensionHooks: Extension {
     }
 }
 
-/// The type-erased activation value (not a public API).
+/// The type-erased activation value of one activated extension (not a public API): the value
+/// behind its own mutex (so a hook may read another extension's value through the context while
+/// its own is borrowed). A zero-sized activation value (`()`, data-only extensions) allocates
+/// nothing.
 #[doc(hidden)]
-pub type ActivationValue = Arc<std::sync::Mutex<dyn Any + Send + Sync>>;
+pub type ActivationValue = std::sync::Mutex<Box<dyn Any + Send + Sync>>;
+
+/// `handle_request` (a bit of [`DynExtension::hooks`]).
+pub(crate) const HOOK_REQUEST: u8 = 1;
+/// `handle_response`.
+pub(crate) const HOOK_RESPONSE: u8 = 2;
+/// `handle_event`.
+pub(crate) const HOOK_EVENT: u8 = 4;
+/// `check_transition`.
+pub(crate) const HOOK_TRANSITION: u8 = 8;
+/// Every hook.
+pub(crate) const HOOK_ALL: u8 = HOOK_REQUEST | HOOK_RESPONSE | HOOK_EVENT | HOOK_TRANSITION;
+
+thread_local! {
+    /// The extension type and hook whose default (no-op) body ran last on this thread.
+    static DEFAULT_RAN: std::cell::Cell<Option<(TypeId, u8)>> = const { std::cell::Cell::new(None) };
+}
+
+/// Called by the default bodies of the [`ExtensionHooks`] hooks: records that `E` does not
+/// override `hook`. Sound because an override replaces the default body entirely, so the
+/// default body of `E`'s hook runs only if `E` never overrides it.
+fn default_ran<E: 'static>(hook: u8) {
+    DEFAULT_RAN.with(|c| c.set(Some((TypeId::of::<E>(), hook))));
+}
+
+/// Runs `E`'s `hook` through `f`; `Ok(false)` when it was the default (no-op) body, which the
+/// caller then never needs to call again.
+fn detect<E: 'static>(
+    hook: u8,
+    f: impl FnOnce() -> Result<(), A2aError>,
+) -> Result<bool, A2aError> {
+    DEFAULT_RAN.with(|c| c.set(None));
+    f()?;
+    Ok(DEFAULT_RAN.with(std::cell::Cell::take) != Some((TypeId::of::<E>(), hook)))
+}
 
 /// Object-safe form of an extension (not a public API).
+///
+/// The hooks return `Ok(false)` when the extension does not implement them (the default,
+/// no-op body ran): the registry then skips that hook of that extension from then on.
 #[doc(hidden)]
 pub trait DynExtension: Send + Sync + 'static {
     fn uri(&self) -> &'static str;
@@ -200,33 +243,39 @@ pub trait DynExtension: Send + Sync + 'static {
     fn type_name(&self) -> &'static str;
     fn declaration(&self) -> AgentExtension;
     fn init(&mut self) -> Result<(), A2aError>;
+    #[allow(clippy::type_complexity)]
     fn activate(
         &self,
         requested: &[String],
         ctx: &RequestContext,
-    ) -> Result<Option<ActivationValue>, A2aError>;
+    ) -> Result<Option<Box<dyn Any + Send + Sync>>, A2aError>;
     fn handle_request(
         &self,
         req: &mut A2aRequest,
         act: &ActivationValue,
         ctx: &RequestContext,
-    ) -> Result<(), A2aError>;
-    fn handle_response(&self, reply: &mut Reply<'_>, act: &ActivationValue)
-    -> Result<(), A2aError>;
+    ) -> Result<bool, A2aError>;
+    fn handle_response(
+        &self,
+        reply: &mut Reply<'_>,
+        act: &ActivationValue,
+    ) -> Result<bool, A2aError>;
     fn handle_event(
         &self,
         event: &mut StreamResponse,
         act: &ActivationValue,
-    ) -> Result<(), A2aError>;
+    ) -> Result<bool, A2aError>;
     fn check_transition(
         &self,
         from: &TaskStatus,
         to: &TaskStatus,
         act: &ActivationValue,
-    ) -> Result<(), A2aError>;
+    ) -> Result<bool, A2aError>;
     fn dependencies(&self) -> Dependencies;
     fn methods(&self) -> Vec<MethodEntry>;
     fn has_hooks(&self) -> bool;
+    /// The hooks that may do something (`HOOK_*` bits); the others are never called.
+    fn hooks(&self) -> u8;
 }
 
 /// A data-only extension (no [`ExtensionHooks`] impl).
@@ -234,13 +283,34 @@ pub trait DynExtension: Send + Sync + 'static {
 #[derive(Debug)]
 pub struct DataOnly<E>(pub E);
 
-/// An extension with [`ExtensionHooks`].
+/// An extension with [`ExtensionHooks`], and the hooks it is known to implement (`HOOK_*`
+/// bits; a hook is probed for being the default body until it is known).
 #[doc(hidden)]
 #[derive(Debug)]
-pub struct WithHooks<E>(pub E);
+pub struct WithHooks<E>(pub E, std::sync::atomic::AtomicU8);
 
-fn unit_activation() -> ActivationValue {
-    Arc::new(std::sync::Mutex::new(()))
+impl<E> WithHooks<E> {
+    /// Wraps `ext`.
+    pub fn new(ext: E) -> Self {
+        Self(ext, std::sync::atomic::AtomicU8::new(0))
+    }
+
+    /// Runs `hook` through `f`: `Ok(false)` when it is the default (no-op) body.
+    fn run(&self, hook: u8, f: impl FnOnce() -> Result<(), A2aError>) -> Result<bool, A2aError>
+    where
+        E: 'static,
+    {
+        use std::sync::atomic::Ordering::Relaxed;
+        if self.1.load(Relaxed) & hook != 0 {
+            f()?;
+            return Ok(true);
+        }
+        let implemented = detect::<E>(hook, f)?;
+        if implemented {
+            self.1.fetch_or(hook, Relaxed);
+        }
+        Ok(implemented)
+    }
 }
 
 impl<E: Extension> DynExtension for DataOnly<E> {
@@ -263,30 +333,31 @@ impl<E: Extension> DynExtension for DataOnly<E> {
         &self,
         _: &[String],
         _: &RequestContext,
-    ) -> Result<Option<ActivationValue>, A2aError> {
-        Ok(Some(unit_activation()))
+    ) -> Result<Option<Box<dyn Any + Send + Sync>>, A2aError> {
+        // `()` is zero-sized: no allocation.
+        Ok(Some(Box::new(())))
     }
     fn handle_request(
         &self,
         _: &mut A2aRequest,
         _: &ActivationValue,
         _: &RequestContext,
-    ) -> Result<(), A2aError> {
-        Ok(())
+    ) -> Result<bool, A2aError> {
+        Ok(false)
     }
-    fn handle_response(&self, _: &mut Reply<'_>, _: &ActivationValue) -> Result<(), A2aError> {
-        Ok(())
+    fn handle_response(&self, _: &mut Reply<'_>, _: &ActivationValue) -> Result<bool, A2aError> {
+        Ok(false)
     }
-    fn handle_event(&self, _: &mut StreamResponse, _: &ActivationValue) -> Result<(), A2aError> {
-        Ok(())
+    fn handle_event(&self, _: &mut StreamResponse, _: &ActivationValue) -> Result<bool, A2aError> {
+        Ok(false)
     }
     fn check_transition(
         &self,
         _: &TaskStatus,
         _: &TaskStatus,
         _: &ActivationValue,
-    ) -> Result<(), A2aError> {
-        Ok(())
+    ) -> Result<bool, A2aError> {
+        Ok(false)
     }
     fn dependencies(&self) -> Dependencies {
         Dependencies::default()
@@ -297,13 +368,19 @@ impl<E: Extension> DynExtension for DataOnly<E> {
     fn has_hooks(&self) -> bool {
         false
     }
+    fn hooks(&self) -> u8 {
+        0
+    }
 }
 
-fn with_activation<A: 'static, R>(act: &ActivationValue, f: impl FnOnce(&mut A) -> R) -> Option<R> {
+fn with_activation<A: 'static>(
+    act: &ActivationValue,
+    f: impl FnOnce(&mut A) -> Result<(), A2aError>,
+) -> Result<(), A2aError> {
     let mut guard = act
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    guard.downcast_mut::<A>().map(f)
+    guard.downcast_mut::<A>().map_or(Ok(()), f)
 }
 
 impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
@@ -326,10 +403,10 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
         &self,
         requested: &[String],
         ctx: &RequestContext,
-    ) -> Result<Option<ActivationValue>, A2aError> {
+    ) -> Result<Option<Box<dyn Any + Send + Sync>>, A2aError> {
         match self.0.activate(requested, ctx) {
-            // One allocation: the value lives inside the mutex, behind the `Arc`.
-            Activate::Activated(a) => Ok(Some(Arc::new(std::sync::Mutex::new(a)))),
+            // A zero-sized activation value is not allocated.
+            Activate::Activated(a) => Ok(Some(Box::new(a))),
             Activate::Skip => Ok(None),
             Activate::Refuse(e) => Err(e),
         }
@@ -339,34 +416,38 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
         req: &mut A2aRequest,
         act: &ActivationValue,
         ctx: &RequestContext,
-    ) -> Result<(), A2aError> {
-        with_activation::<E::Activation, _>(act, |a| self.0.handle_request(req, a, ctx))
-            .unwrap_or(Ok(()))
+    ) -> Result<bool, A2aError> {
+        self.run(HOOK_REQUEST, || {
+            with_activation::<E::Activation>(act, |a| self.0.handle_request(req, a, ctx))
+        })
     }
     fn handle_response(
         &self,
         reply: &mut Reply<'_>,
         act: &ActivationValue,
-    ) -> Result<(), A2aError> {
-        with_activation::<E::Activation, _>(act, |a| self.0.handle_response(reply, a))
-            .unwrap_or(Ok(()))
+    ) -> Result<bool, A2aError> {
+        self.run(HOOK_RESPONSE, || {
+            with_activation::<E::Activation>(act, |a| self.0.handle_response(reply, a))
+        })
     }
     fn handle_event(
         &self,
         event: &mut StreamResponse,
         act: &ActivationValue,
-    ) -> Result<(), A2aError> {
-        with_activation::<E::Activation, _>(act, |a| self.0.handle_event(event, a))
-            .unwrap_or(Ok(()))
+    ) -> Result<bool, A2aError> {
+        self.run(HOOK_EVENT, || {
+            with_activation::<E::Activation>(act, |a| self.0.handle_event(event, a))
+        })
     }
     fn check_transition(
         &self,
         from: &TaskStatus,
         to: &TaskStatus,
         act: &ActivationValue,
-    ) -> Result<(), A2aError> {
-        with_activation::<E::Activation, _>(act, |a| self.0.check_transition(from, to, a))
-            .unwrap_or(Ok(()))
+    ) -> Result<bool, A2aError> {
+        self.run(HOOK_TRANSITION, || {
+            with_activation::<E::Activation>(act, |a| self.0.check_transition(from, to, a))
+        })
     }
     fn dependencies(&self) -> Dependencies {
         self.0.dependencies()
@@ -376,6 +457,9 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
     }
     fn has_hooks(&self) -> bool {
         true
+    }
+    fn hooks(&self) -> u8 {
+        HOOK_ALL
     }
 }
 
@@ -414,7 +498,7 @@ pub trait ViaData<E> {
 
 impl<E: ExtensionHooks> ViaHooks<E> for &Probe<E> {
     fn wrap(&self, value: E) -> Box<dyn DynExtension> {
-        Box::new(WithHooks(value))
+        Box::new(WithHooks::new(value))
     }
 }
 

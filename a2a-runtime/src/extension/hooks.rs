@@ -196,7 +196,77 @@ pub trait ExtensionHooks: Extension {
 /// its own is borrowed). A zero-sized activation value (`()`, data-only extensions) allocates
 /// nothing.
 #[doc(hidden)]
-pub type ActivationValue = std::sync::Mutex<Box<dyn Any + Send + Sync>>;
+pub type ActivationValue = std::sync::Mutex<Slot>;
+
+/// Where an activation value lives: small scalars (flags, counters) inline, anything else boxed
+/// (a zero-sized value in a box is not allocated).
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum Slot {
+    /// A `bool`.
+    Bool(bool),
+    /// A `u32`.
+    U32(u32),
+    /// A `u64`.
+    U64(u64),
+    /// A `usize`.
+    Usize(usize),
+    /// An `i64`.
+    I64(i64),
+    /// Anything else.
+    Boxed(Box<dyn Any + Send + Sync>),
+}
+
+impl Slot {
+    /// Holds `value`.
+    pub(crate) fn new<A: Any + Send + Sync>(value: A) -> Self {
+        let mut value = Some(value);
+        let any: &mut dyn Any = &mut value;
+        if let Some(v) = any.downcast_mut::<Option<bool>>().and_then(Option::take) {
+            return Self::Bool(v);
+        }
+        if let Some(v) = any.downcast_mut::<Option<u32>>().and_then(Option::take) {
+            return Self::U32(v);
+        }
+        if let Some(v) = any.downcast_mut::<Option<u64>>().and_then(Option::take) {
+            return Self::U64(v);
+        }
+        if let Some(v) = any.downcast_mut::<Option<usize>>().and_then(Option::take) {
+            return Self::Usize(v);
+        }
+        if let Some(v) = any.downcast_mut::<Option<i64>>().and_then(Option::take) {
+            return Self::I64(v);
+        }
+        match value {
+            Some(v) => Self::Boxed(Box::new(v)),
+            None => Self::Boxed(Box::new(())),
+        }
+    }
+
+    /// The value, as a `dyn Any`.
+    pub(crate) fn as_any(&self) -> &dyn Any {
+        match self {
+            Self::Bool(v) => v,
+            Self::U32(v) => v,
+            Self::U64(v) => v,
+            Self::Usize(v) => v,
+            Self::I64(v) => v,
+            Self::Boxed(b) => b.as_ref(),
+        }
+    }
+
+    /// The value, as a mutable `dyn Any`.
+    pub(crate) fn as_any_mut(&mut self) -> &mut dyn Any {
+        match self {
+            Self::Bool(v) => v,
+            Self::U32(v) => v,
+            Self::U64(v) => v,
+            Self::Usize(v) => v,
+            Self::I64(v) => v,
+            Self::Boxed(b) => b.as_mut(),
+        }
+    }
+}
 
 /// `handle_request` (a bit of [`DynExtension::hooks`]).
 pub(crate) const HOOK_REQUEST: u8 = 1;
@@ -243,12 +313,11 @@ pub trait DynExtension: Send + Sync + 'static {
     fn type_name(&self) -> &'static str;
     fn declaration(&self) -> AgentExtension;
     fn init(&mut self) -> Result<(), A2aError>;
-    #[allow(clippy::type_complexity)]
     fn activate(
         &self,
         requested: &[String],
         ctx: &RequestContext,
-    ) -> Result<Option<Box<dyn Any + Send + Sync>>, A2aError>;
+    ) -> Result<Option<Slot>, A2aError>;
     fn handle_request(
         &self,
         req: &mut A2aRequest,
@@ -329,13 +398,9 @@ impl<E: Extension> DynExtension for DataOnly<E> {
     fn init(&mut self) -> Result<(), A2aError> {
         Ok(())
     }
-    fn activate(
-        &self,
-        _: &[String],
-        _: &RequestContext,
-    ) -> Result<Option<Box<dyn Any + Send + Sync>>, A2aError> {
+    fn activate(&self, _: &[String], _: &RequestContext) -> Result<Option<Slot>, A2aError> {
         // `()` is zero-sized: no allocation.
-        Ok(Some(Box::new(())))
+        Ok(Some(Slot::Boxed(Box::new(()))))
     }
     fn handle_request(
         &self,
@@ -380,7 +445,7 @@ fn with_activation<A: 'static>(
     let mut guard = act
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    guard.downcast_mut::<A>().map_or(Ok(()), f)
+    guard.as_any_mut().downcast_mut::<A>().map_or(Ok(()), f)
 }
 
 impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
@@ -403,10 +468,10 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
         &self,
         requested: &[String],
         ctx: &RequestContext,
-    ) -> Result<Option<Box<dyn Any + Send + Sync>>, A2aError> {
+    ) -> Result<Option<Slot>, A2aError> {
         match self.0.activate(requested, ctx) {
-            // A zero-sized activation value is not allocated.
-            Activate::Activated(a) => Ok(Some(Box::new(a))),
+            // Small scalars and zero-sized values are not allocated.
+            Activate::Activated(a) => Ok(Some(Slot::new(a))),
             Activate::Skip => Ok(None),
             Activate::Refuse(e) => Err(e),
         }
@@ -531,5 +596,36 @@ impl<E: Default> ViaDefault<E> for &Probe<E> {
 impl<E> ViaNoDefault<E> for Probe<E> {
     fn linked_default(&self) -> Option<E> {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Slot;
+
+    fn round_trip<A: std::any::Any + Send + Sync + Clone + PartialEq + std::fmt::Debug>(
+        value: A,
+        inline: bool,
+    ) {
+        let mut slot = Slot::new(value.clone());
+        assert_eq!(!matches!(slot, Slot::Boxed(_)), inline, "{value:?}");
+        assert_eq!(slot.as_any().downcast_ref::<A>(), Some(&value));
+        assert!(slot.as_any().downcast_ref::<[u8; 3]>().is_none());
+        let held = slot.as_any_mut().downcast_mut::<A>();
+        assert_eq!(held.map(|v| v.clone()), Some(value));
+    }
+
+    #[test]
+    fn activation_values_keep_their_type_small_scalars_inline() {
+        round_trip(true, true);
+        round_trip(7u32, true);
+        round_trip(u64::MAX, true);
+        round_trip(3usize, true);
+        round_trip(-5i64, true);
+        round_trip(9u8, false);
+        round_trip(Some(7u32), false);
+        round_trip((), false);
+        round_trip(String::from("x"), false);
+        round_trip(vec![1u32, 2], false);
     }
 }

@@ -74,7 +74,7 @@ impl Negotiated {
             .value
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        guard.downcast_ref::<E::Activation>().cloned()
+        guard.as_any().downcast_ref::<E::Activation>().cloned()
     }
 
     /// The activated URIs, in declaration order.

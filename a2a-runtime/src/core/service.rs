@@ -84,11 +84,22 @@ impl A2aService {
         if self.extensions.is_empty() {
             return Ok(());
         }
-        if let Some(begun) = self.extensions.begin(
-            ctx.headers
-                .get_all("a2a-extensions")
-                .chain(ctx.headers.get_all("x-a2a-extensions")),
-        )? {
+        // Names are stored lowercase: one pass finds the usual single value.
+        let mut found = ctx
+            .headers
+            .iter()
+            .filter(|(n, _)| *n == "a2a-extensions" || *n == "x-a2a-extensions");
+        let begun = match (found.next(), found.next()) {
+            (None, _) => self.extensions.begin(None)?,
+            (Some((_, value)), None) => self.extensions.begin(Some(value))?,
+            // Several: every `A2A-Extensions` value first, then the legacy header's.
+            _ => self.extensions.begin(
+                ctx.headers
+                    .get_all("a2a-extensions")
+                    .chain(ctx.headers.get_all("x-a2a-extensions")),
+            )?,
+        };
+        if let Some(begun) = begun {
             ctx.extensions = begun;
         }
         Ok(())
@@ -126,22 +137,18 @@ impl A2aService {
                 activated,
             });
         }
-        response = match response {
-            A2aResponse::Stream(events) => {
-                let n = negotiated.clone();
-                A2aResponse::Stream(Box::pin(events.map(move |item| {
-                    let mut ev = item?;
-                    n.handle_response(&mut Reply::Event(&mut ev.event))?;
-                    Ok(ev)
-                })))
-            }
-            mut unary => {
-                if let Some(mut reply) = unary.reply() {
-                    negotiated.handle_response(&mut reply)?;
-                }
-                unary
-            }
-        };
+        // In place: a unary result is not moved around.
+        if let A2aResponse::Stream(events) = &mut response {
+            let events = std::mem::replace(events, Box::pin(futures::stream::empty()));
+            let n = negotiated.clone();
+            response = A2aResponse::Stream(Box::pin(events.map(move |item| {
+                let mut ev = item?;
+                n.handle_response(&mut Reply::Event(&mut ev.event))?;
+                Ok(ev)
+            })));
+        } else if let Some(mut reply) = response.reply() {
+            negotiated.handle_response(&mut reply)?;
+        }
         Ok(Served {
             response,
             activated,

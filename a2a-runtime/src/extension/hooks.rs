@@ -255,7 +255,21 @@ impl Slot {
         }
     }
 
+    /// The value, when it is an `A` (for an inline scalar the type check is decided at
+    /// compile time).
+    pub(crate) fn get_mut<A: 'static>(&mut self) -> Option<&mut A> {
+        match self {
+            Self::Bool(v) => (v as &mut dyn Any).downcast_mut::<A>(),
+            Self::U32(v) => (v as &mut dyn Any).downcast_mut::<A>(),
+            Self::U64(v) => (v as &mut dyn Any).downcast_mut::<A>(),
+            Self::Usize(v) => (v as &mut dyn Any).downcast_mut::<A>(),
+            Self::I64(v) => (v as &mut dyn Any).downcast_mut::<A>(),
+            Self::Boxed(b) => b.downcast_mut::<A>(),
+        }
+    }
+
     /// The value, as a mutable `dyn Any`.
+    #[cfg(test)]
     pub(crate) fn as_any_mut(&mut self) -> &mut dyn Any {
         match self {
             Self::Bool(v) => v,
@@ -445,7 +459,7 @@ fn with_activation<A: 'static>(
     let mut guard = act
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    guard.as_any_mut().downcast_mut::<A>().map_or(Ok(()), f)
+    guard.get_mut::<A>().map_or(Ok(()), f)
 }
 
 impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
@@ -612,7 +626,9 @@ mod tests {
         assert_eq!(slot.as_any().downcast_ref::<A>(), Some(&value));
         assert!(slot.as_any().downcast_ref::<[u8; 3]>().is_none());
         let held = slot.as_any_mut().downcast_mut::<A>();
-        assert_eq!(held.map(|v| v.clone()), Some(value));
+        assert_eq!(held.map(|v| v.clone()), Some(value.clone()));
+        assert_eq!(slot.get_mut::<A>(), Some(&mut value.clone()));
+        assert!(slot.get_mut::<[u8; 3]>().is_none());
     }
 
     #[test]

@@ -305,17 +305,6 @@ fn default_ran<E: 'static>(hook: u8) {
     DEFAULT_RAN.with(|c| c.set(Some((TypeId::of::<E>(), hook))));
 }
 
-/// Runs `E`'s `hook` through `f`; `Ok(false)` when it was the default (no-op) body, which the
-/// caller then never needs to call again.
-fn detect<E: 'static>(
-    hook: u8,
-    f: impl FnOnce() -> Result<(), A2aError>,
-) -> Result<bool, A2aError> {
-    DEFAULT_RAN.with(|c| c.set(None));
-    f()?;
-    Ok(DEFAULT_RAN.with(std::cell::Cell::take) != Some((TypeId::of::<E>(), hook)))
-}
-
 /// Object-safe form of an extension (not a public API).
 ///
 /// The hooks return `Ok(false)` when the extension does not implement them (the default,
@@ -378,17 +367,24 @@ impl<E> WithHooks<E> {
         Self(ext, std::sync::atomic::AtomicU8::new(0))
     }
 
-    /// Runs `hook` through `f`: `Ok(false)` when it is the default (no-op) body.
+    /// Runs `hook` through `f` (called once, so it is inlined): `Ok(false)` when it is the
+    /// default (no-op) body, found out on its first call.
+    #[inline]
     fn run(&self, hook: u8, f: impl FnOnce() -> Result<(), A2aError>) -> Result<bool, A2aError>
     where
         E: 'static,
     {
         use std::sync::atomic::Ordering::Relaxed;
-        if self.1.load(Relaxed) & hook != 0 {
-            f()?;
+        let known = self.1.load(Relaxed) & hook != 0;
+        if !known {
+            DEFAULT_RAN.with(|c| c.set(None));
+        }
+        f()?;
+        if known {
             return Ok(true);
         }
-        let implemented = detect::<E>(hook, f)?;
+        let implemented =
+            DEFAULT_RAN.with(std::cell::Cell::take) != Some((TypeId::of::<E>(), hook));
         if implemented {
             self.1.fetch_or(hook, Relaxed);
         }
@@ -452,6 +448,7 @@ impl<E: Extension> DynExtension for DataOnly<E> {
     }
 }
 
+#[inline]
 fn with_activation<A: 'static>(
     act: &ActivationValue,
     f: impl FnOnce(&mut A) -> Result<(), A2aError>,

@@ -85,9 +85,9 @@ pub(crate) struct Inner {
 
 impl Inner {
     /// The URIs to echo in `A2A-Extensions` (none when echo is switched off).
-    fn echo(&self, activated: &[&'static str]) -> Vec<&'static str> {
+    fn echo(&self, activated: Vec<&'static str>) -> Vec<&'static str> {
         if self.echo_extensions {
-            activated.to_vec()
+            activated
         } else {
             Vec::new()
         }

@@ -8,7 +8,7 @@ use super::handler::RequestHandler;
 use super::limits::Limits;
 use super::operation::{A2aRequest, A2aResponse};
 use crate::error::A2aError;
-use crate::extension::{ExtensionSet, Negotiated, Reply, parse_extensions_header};
+use crate::extension::{ExtensionSet, Reply};
 use crate::types::Validate;
 use futures::StreamExt as _;
 
@@ -84,16 +84,24 @@ impl A2aService {
         if self.extensions.is_empty() {
             return Ok(());
         }
-        let requested = parse_extensions_header(
-            ctx.headers
-                .get_all("a2a-extensions")
-                .chain(ctx.headers.get_all("x-a2a-extensions")),
-        );
-        self.extensions.check_required(&requested)?;
-        ctx.extensions = Arc::new(Negotiated {
-            requested,
-            activated: Vec::new(),
-        });
+        // Names are stored lowercase: one pass finds the usual single value.
+        let mut found = ctx
+            .headers
+            .iter()
+            .filter(|(n, _)| *n == "a2a-extensions" || *n == "x-a2a-extensions");
+        let begun = match (found.next(), found.next()) {
+            (None, _) => self.extensions.begin(None)?,
+            (Some((_, value)), None) => self.extensions.begin(Some(value))?,
+            // Several: every `A2A-Extensions` value first, then the legacy header's.
+            _ => self.extensions.begin(
+                ctx.headers
+                    .get_all("a2a-extensions")
+                    .chain(ctx.headers.get_all("x-a2a-extensions")),
+            )?,
+        };
+        if let Some(begun) = begun {
+            ctx.extensions = begun;
+        }
         Ok(())
     }
 
@@ -118,8 +126,7 @@ impl A2aService {
                 activated: Vec::new(),
             });
         }
-        let requested = std::mem::take(&mut Arc::make_mut(&mut ctx.extensions).requested);
-        let negotiated = Arc::new(self.extensions.activate(requested, &ctx)?);
+        let negotiated = Arc::new(self.extensions.activate_begun(&ctx.extensions, &ctx)?);
         ctx.extensions = negotiated.clone();
         negotiated.handle_request(&mut req, &ctx)?;
         let mut response = dispatch(self.handler.as_ref(), ctx, req).await?;
@@ -130,22 +137,18 @@ impl A2aService {
                 activated,
             });
         }
-        response = match response {
-            A2aResponse::Stream(events) => {
-                let n = negotiated.clone();
-                A2aResponse::Stream(Box::pin(events.map(move |item| {
-                    let mut ev = item?;
-                    n.handle_response(&mut Reply::Event(&mut ev.event))?;
-                    Ok(ev)
-                })))
-            }
-            mut unary => {
-                if let Some(mut reply) = unary.reply() {
-                    negotiated.handle_response(&mut reply)?;
-                }
-                unary
-            }
-        };
+        // In place: a unary result is not moved around.
+        if let A2aResponse::Stream(events) = &mut response {
+            let events = std::mem::replace(events, Box::pin(futures::stream::empty()));
+            let n = negotiated.clone();
+            response = A2aResponse::Stream(Box::pin(events.map(move |item| {
+                let mut ev = item?;
+                n.handle_response(&mut Reply::Event(&mut ev.event))?;
+                Ok(ev)
+            })));
+        } else if let Some(mut reply) = response.reply() {
+            negotiated.handle_response(&mut reply)?;
+        }
         Ok(Served {
             response,
             activated,
@@ -177,8 +180,7 @@ impl A2aService {
                 hint: Vec::new(),
             });
         };
-        let requested = std::mem::take(&mut Arc::make_mut(&mut ctx.extensions).requested);
-        let negotiated = self.extensions.activate(requested, &ctx)?;
+        let negotiated = self.extensions.activate_begun(&ctx.extensions, &ctx)?;
         if !negotiated.is_active_uri(entry.extension) {
             return Err(A2aError::MethodNotFound {
                 method: name.to_owned(),

@@ -1,8 +1,7 @@
 //! The [`Extension`] (data, implemented by the attribute) and [`ExtensionHooks`] (behaviour,
 //! implemented by hand) traits, and their object-safe form.
 
-use std::any::Any;
-use std::sync::Arc;
+use std::any::{Any, TypeId};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -139,6 +138,7 @@ pub trait ExtensionHooks: Extension {
         ctx: &RequestContext,
     ) -> Result<(), A2aError> {
         let _ = (request, activation, ctx);
+        default_ran::<Self>(HOOK_REQUEST);
         Ok(())
     }
 
@@ -149,6 +149,7 @@ pub trait ExtensionHooks: Extension {
         activation: &mut Self::Activation,
     ) -> Result<(), A2aError> {
         let _ = (reply, activation);
+        default_ran::<Self>(HOOK_RESPONSE);
         Ok(())
     }
 
@@ -160,6 +161,7 @@ pub trait ExtensionHooks: Extension {
         activation: &mut Self::Activation,
     ) -> Result<(), A2aError> {
         let _ = (event, activation);
+        default_ran::<Self>(HOOK_EVENT);
         Ok(())
     }
 
@@ -174,6 +176,7 @@ pub trait ExtensionHooks: Extension {
         activation: &mut Self::Activation,
     ) -> Result<(), A2aError> {
         let _ = (from, to, activation);
+        default_ran::<Self>(HOOK_TRANSITION);
         Ok(())
     }
 
@@ -188,11 +191,124 @@ pub trait ExtensionHooks: Extension {
     }
 }
 
-/// The type-erased activation value (not a public API).
+/// The type-erased activation value of one activated extension (not a public API): the value
+/// behind its own mutex (so a hook may read another extension's value through the context while
+/// its own is borrowed). A zero-sized activation value (`()`, data-only extensions) allocates
+/// nothing.
 #[doc(hidden)]
-pub type ActivationValue = Arc<std::sync::Mutex<dyn Any + Send + Sync>>;
+pub type ActivationValue = std::sync::Mutex<Slot>;
+
+/// Where an activation value lives: small scalars (flags, counters) inline, anything else boxed
+/// (a zero-sized value in a box is not allocated).
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum Slot {
+    /// A `bool`.
+    Bool(bool),
+    /// A `u32`.
+    U32(u32),
+    /// A `u64`.
+    U64(u64),
+    /// A `usize`.
+    Usize(usize),
+    /// An `i64`.
+    I64(i64),
+    /// Anything else.
+    Boxed(Box<dyn Any + Send + Sync>),
+}
+
+impl Slot {
+    /// Holds `value`.
+    pub(crate) fn new<A: Any + Send + Sync>(value: A) -> Self {
+        let mut value = Some(value);
+        let any: &mut dyn Any = &mut value;
+        if let Some(v) = any.downcast_mut::<Option<bool>>().and_then(Option::take) {
+            return Self::Bool(v);
+        }
+        if let Some(v) = any.downcast_mut::<Option<u32>>().and_then(Option::take) {
+            return Self::U32(v);
+        }
+        if let Some(v) = any.downcast_mut::<Option<u64>>().and_then(Option::take) {
+            return Self::U64(v);
+        }
+        if let Some(v) = any.downcast_mut::<Option<usize>>().and_then(Option::take) {
+            return Self::Usize(v);
+        }
+        if let Some(v) = any.downcast_mut::<Option<i64>>().and_then(Option::take) {
+            return Self::I64(v);
+        }
+        match value {
+            Some(v) => Self::Boxed(Box::new(v)),
+            None => Self::Boxed(Box::new(())),
+        }
+    }
+
+    /// The value, as a `dyn Any`.
+    pub(crate) fn as_any(&self) -> &dyn Any {
+        match self {
+            Self::Bool(v) => v,
+            Self::U32(v) => v,
+            Self::U64(v) => v,
+            Self::Usize(v) => v,
+            Self::I64(v) => v,
+            Self::Boxed(b) => b.as_ref(),
+        }
+    }
+
+    /// The value, when it is an `A` (for an inline scalar the type check is decided at
+    /// compile time).
+    pub(crate) fn get_mut<A: 'static>(&mut self) -> Option<&mut A> {
+        match self {
+            Self::Bool(v) => (v as &mut dyn Any).downcast_mut::<A>(),
+            Self::U32(v) => (v as &mut dyn Any).downcast_mut::<A>(),
+            Self::U64(v) => (v as &mut dyn Any).downcast_mut::<A>(),
+            Self::Usize(v) => (v as &mut dyn Any).downcast_mut::<A>(),
+            Self::I64(v) => (v as &mut dyn Any).downcast_mut::<A>(),
+            Self::Boxed(b) => b.downcast_mut::<A>(),
+        }
+    }
+
+    /// The value, as a mutable `dyn Any`.
+    #[cfg(test)]
+    pub(crate) fn as_any_mut(&mut self) -> &mut dyn Any {
+        match self {
+            Self::Bool(v) => v,
+            Self::U32(v) => v,
+            Self::U64(v) => v,
+            Self::Usize(v) => v,
+            Self::I64(v) => v,
+            Self::Boxed(b) => b.as_mut(),
+        }
+    }
+}
+
+/// `handle_request` (a bit of [`DynExtension::hooks`]).
+pub(crate) const HOOK_REQUEST: u8 = 1;
+/// `handle_response`.
+pub(crate) const HOOK_RESPONSE: u8 = 2;
+/// `handle_event`.
+pub(crate) const HOOK_EVENT: u8 = 4;
+/// `check_transition`.
+pub(crate) const HOOK_TRANSITION: u8 = 8;
+/// Every hook.
+pub(crate) const HOOK_ALL: u8 = HOOK_REQUEST | HOOK_RESPONSE | HOOK_EVENT | HOOK_TRANSITION;
+
+thread_local! {
+    /// The extension type and hook whose default (no-op) body ran last on this thread.
+    static DEFAULT_RAN: std::cell::Cell<Option<(TypeId, u8)>> = const { std::cell::Cell::new(None) };
+}
+
+/// Called by the default bodies of the [`ExtensionHooks`] hooks: records that `E` does not
+/// override `hook`. Sound because an override replaces the default body entirely, so the
+/// default body of `E`'s hook runs only if `E` never overrides it.
+fn default_ran<E: 'static>(hook: u8) {
+    DEFAULT_RAN.with(|c| c.set(Some((TypeId::of::<E>(), hook))));
+}
 
 /// Object-safe form of an extension (not a public API).
+///
+/// The hooks return `Ok(false)` when the extension does not implement them (the default,
+/// no-op body ran): the registry then skips that hook of that extension from then on.
 #[doc(hidden)]
 pub trait DynExtension: Send + Sync + 'static {
     fn uri(&self) -> &'static str;
@@ -204,29 +320,34 @@ pub trait DynExtension: Send + Sync + 'static {
         &self,
         requested: &[String],
         ctx: &RequestContext,
-    ) -> Result<Option<ActivationValue>, A2aError>;
+    ) -> Result<Option<Slot>, A2aError>;
     fn handle_request(
         &self,
         req: &mut A2aRequest,
         act: &ActivationValue,
         ctx: &RequestContext,
-    ) -> Result<(), A2aError>;
-    fn handle_response(&self, reply: &mut Reply<'_>, act: &ActivationValue)
-    -> Result<(), A2aError>;
+    ) -> Result<bool, A2aError>;
+    fn handle_response(
+        &self,
+        reply: &mut Reply<'_>,
+        act: &ActivationValue,
+    ) -> Result<bool, A2aError>;
     fn handle_event(
         &self,
         event: &mut StreamResponse,
         act: &ActivationValue,
-    ) -> Result<(), A2aError>;
+    ) -> Result<bool, A2aError>;
     fn check_transition(
         &self,
         from: &TaskStatus,
         to: &TaskStatus,
         act: &ActivationValue,
-    ) -> Result<(), A2aError>;
+    ) -> Result<bool, A2aError>;
     fn dependencies(&self) -> Dependencies;
     fn methods(&self) -> Vec<MethodEntry>;
     fn has_hooks(&self) -> bool;
+    /// The hooks that may do something (`HOOK_*` bits); the others are never called.
+    fn hooks(&self) -> u8;
 }
 
 /// A data-only extension (no [`ExtensionHooks`] impl).
@@ -234,13 +355,41 @@ pub trait DynExtension: Send + Sync + 'static {
 #[derive(Debug)]
 pub struct DataOnly<E>(pub E);
 
-/// An extension with [`ExtensionHooks`].
+/// An extension with [`ExtensionHooks`], and the hooks it is known to implement (`HOOK_*`
+/// bits; a hook is probed for being the default body until it is known).
 #[doc(hidden)]
 #[derive(Debug)]
-pub struct WithHooks<E>(pub E);
+pub struct WithHooks<E>(pub E, std::sync::atomic::AtomicU8);
 
-fn unit_activation() -> ActivationValue {
-    Arc::new(std::sync::Mutex::new(()))
+impl<E> WithHooks<E> {
+    /// Wraps `ext`.
+    pub fn new(ext: E) -> Self {
+        Self(ext, std::sync::atomic::AtomicU8::new(0))
+    }
+
+    /// Runs `hook` through `f` (called once, so it is inlined): `Ok(false)` when it is the
+    /// default (no-op) body, found out on its first call.
+    #[inline]
+    fn run(&self, hook: u8, f: impl FnOnce() -> Result<(), A2aError>) -> Result<bool, A2aError>
+    where
+        E: 'static,
+    {
+        use std::sync::atomic::Ordering::Relaxed;
+        let known = self.1.load(Relaxed) & hook != 0;
+        if !known {
+            DEFAULT_RAN.with(|c| c.set(None));
+        }
+        f()?;
+        if known {
+            return Ok(true);
+        }
+        let implemented =
+            DEFAULT_RAN.with(std::cell::Cell::take) != Some((TypeId::of::<E>(), hook));
+        if implemented {
+            self.1.fetch_or(hook, Relaxed);
+        }
+        Ok(implemented)
+    }
 }
 
 impl<E: Extension> DynExtension for DataOnly<E> {
@@ -259,34 +408,31 @@ impl<E: Extension> DynExtension for DataOnly<E> {
     fn init(&mut self) -> Result<(), A2aError> {
         Ok(())
     }
-    fn activate(
-        &self,
-        _: &[String],
-        _: &RequestContext,
-    ) -> Result<Option<ActivationValue>, A2aError> {
-        Ok(Some(unit_activation()))
+    fn activate(&self, _: &[String], _: &RequestContext) -> Result<Option<Slot>, A2aError> {
+        // `()` is zero-sized: no allocation.
+        Ok(Some(Slot::Boxed(Box::new(()))))
     }
     fn handle_request(
         &self,
         _: &mut A2aRequest,
         _: &ActivationValue,
         _: &RequestContext,
-    ) -> Result<(), A2aError> {
-        Ok(())
+    ) -> Result<bool, A2aError> {
+        Ok(false)
     }
-    fn handle_response(&self, _: &mut Reply<'_>, _: &ActivationValue) -> Result<(), A2aError> {
-        Ok(())
+    fn handle_response(&self, _: &mut Reply<'_>, _: &ActivationValue) -> Result<bool, A2aError> {
+        Ok(false)
     }
-    fn handle_event(&self, _: &mut StreamResponse, _: &ActivationValue) -> Result<(), A2aError> {
-        Ok(())
+    fn handle_event(&self, _: &mut StreamResponse, _: &ActivationValue) -> Result<bool, A2aError> {
+        Ok(false)
     }
     fn check_transition(
         &self,
         _: &TaskStatus,
         _: &TaskStatus,
         _: &ActivationValue,
-    ) -> Result<(), A2aError> {
-        Ok(())
+    ) -> Result<bool, A2aError> {
+        Ok(false)
     }
     fn dependencies(&self) -> Dependencies {
         Dependencies::default()
@@ -297,13 +443,20 @@ impl<E: Extension> DynExtension for DataOnly<E> {
     fn has_hooks(&self) -> bool {
         false
     }
+    fn hooks(&self) -> u8 {
+        0
+    }
 }
 
-fn with_activation<A: 'static, R>(act: &ActivationValue, f: impl FnOnce(&mut A) -> R) -> Option<R> {
+#[inline]
+fn with_activation<A: 'static>(
+    act: &ActivationValue,
+    f: impl FnOnce(&mut A) -> Result<(), A2aError>,
+) -> Result<(), A2aError> {
     let mut guard = act
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    guard.downcast_mut::<A>().map(f)
+    guard.get_mut::<A>().map_or(Ok(()), f)
 }
 
 impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
@@ -326,10 +479,10 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
         &self,
         requested: &[String],
         ctx: &RequestContext,
-    ) -> Result<Option<ActivationValue>, A2aError> {
+    ) -> Result<Option<Slot>, A2aError> {
         match self.0.activate(requested, ctx) {
-            // One allocation: the value lives inside the mutex, behind the `Arc`.
-            Activate::Activated(a) => Ok(Some(Arc::new(std::sync::Mutex::new(a)))),
+            // Small scalars and zero-sized values are not allocated.
+            Activate::Activated(a) => Ok(Some(Slot::new(a))),
             Activate::Skip => Ok(None),
             Activate::Refuse(e) => Err(e),
         }
@@ -339,34 +492,38 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
         req: &mut A2aRequest,
         act: &ActivationValue,
         ctx: &RequestContext,
-    ) -> Result<(), A2aError> {
-        with_activation::<E::Activation, _>(act, |a| self.0.handle_request(req, a, ctx))
-            .unwrap_or(Ok(()))
+    ) -> Result<bool, A2aError> {
+        self.run(HOOK_REQUEST, || {
+            with_activation::<E::Activation>(act, |a| self.0.handle_request(req, a, ctx))
+        })
     }
     fn handle_response(
         &self,
         reply: &mut Reply<'_>,
         act: &ActivationValue,
-    ) -> Result<(), A2aError> {
-        with_activation::<E::Activation, _>(act, |a| self.0.handle_response(reply, a))
-            .unwrap_or(Ok(()))
+    ) -> Result<bool, A2aError> {
+        self.run(HOOK_RESPONSE, || {
+            with_activation::<E::Activation>(act, |a| self.0.handle_response(reply, a))
+        })
     }
     fn handle_event(
         &self,
         event: &mut StreamResponse,
         act: &ActivationValue,
-    ) -> Result<(), A2aError> {
-        with_activation::<E::Activation, _>(act, |a| self.0.handle_event(event, a))
-            .unwrap_or(Ok(()))
+    ) -> Result<bool, A2aError> {
+        self.run(HOOK_EVENT, || {
+            with_activation::<E::Activation>(act, |a| self.0.handle_event(event, a))
+        })
     }
     fn check_transition(
         &self,
         from: &TaskStatus,
         to: &TaskStatus,
         act: &ActivationValue,
-    ) -> Result<(), A2aError> {
-        with_activation::<E::Activation, _>(act, |a| self.0.check_transition(from, to, a))
-            .unwrap_or(Ok(()))
+    ) -> Result<bool, A2aError> {
+        self.run(HOOK_TRANSITION, || {
+            with_activation::<E::Activation>(act, |a| self.0.check_transition(from, to, a))
+        })
     }
     fn dependencies(&self) -> Dependencies {
         self.0.dependencies()
@@ -376,6 +533,9 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
     }
     fn has_hooks(&self) -> bool {
         true
+    }
+    fn hooks(&self) -> u8 {
+        HOOK_ALL
     }
 }
 
@@ -414,7 +574,7 @@ pub trait ViaData<E> {
 
 impl<E: ExtensionHooks> ViaHooks<E> for &Probe<E> {
     fn wrap(&self, value: E) -> Box<dyn DynExtension> {
-        Box::new(WithHooks(value))
+        Box::new(WithHooks::new(value))
     }
 }
 
@@ -447,5 +607,38 @@ impl<E: Default> ViaDefault<E> for &Probe<E> {
 impl<E> ViaNoDefault<E> for Probe<E> {
     fn linked_default(&self) -> Option<E> {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Slot;
+
+    fn round_trip<A: std::any::Any + Send + Sync + Clone + PartialEq + std::fmt::Debug>(
+        value: A,
+        inline: bool,
+    ) {
+        let mut slot = Slot::new(value.clone());
+        assert_eq!(!matches!(slot, Slot::Boxed(_)), inline, "{value:?}");
+        assert_eq!(slot.as_any().downcast_ref::<A>(), Some(&value));
+        assert!(slot.as_any().downcast_ref::<[u8; 3]>().is_none());
+        let held = slot.as_any_mut().downcast_mut::<A>();
+        assert_eq!(held.map(|v| v.clone()), Some(value.clone()));
+        assert_eq!(slot.get_mut::<A>(), Some(&mut value.clone()));
+        assert!(slot.get_mut::<[u8; 3]>().is_none());
+    }
+
+    #[test]
+    fn activation_values_keep_their_type_small_scalars_inline() {
+        round_trip(true, true);
+        round_trip(7u32, true);
+        round_trip(u64::MAX, true);
+        round_trip(3usize, true);
+        round_trip(-5i64, true);
+        round_trip(9u8, false);
+        round_trip(Some(7u32), false);
+        round_trip((), false);
+        round_trip(String::from("x"), false);
+        round_trip(vec![1u32, 2], false);
     }
 }

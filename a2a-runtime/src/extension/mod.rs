@@ -69,6 +69,6 @@ pub use state_machine::{StateMachine, SubState, SubStateExt, Transition};
 
 #[doc(hidden)]
 pub use hooks::{
-    ActivationValue, DataOnly, DynExtension, Probe, ViaData, ViaDefault, ViaHooks, ViaNoDefault,
-    WithHooks,
+    ActivationValue, DataOnly, DynExtension, Probe, Slot, ViaData, ViaDefault, ViaHooks,
+    ViaNoDefault, WithHooks,
 };

@@ -2,44 +2,64 @@
 
 use std::sync::Arc;
 
-use super::hooks::{ActivationValue, DynExtension, Extension, ExtensionHooks};
+use super::hooks::{ActivationValue, Extension, ExtensionHooks};
+use super::registry::{Plan, SetInner};
 
 /// One activated extension: its URI and its activation value.
-#[derive(Clone)]
 pub struct Activation {
-    pub(crate) ext: Arc<dyn DynExtension>,
+    pub(crate) uri: &'static str,
+    /// The extension's position in its [`ExtensionSet`](super::ExtensionSet).
+    pub(crate) index: usize,
     pub(crate) value: ActivationValue,
-    pub(crate) counters: Arc<super::registry::Counters>,
 }
 
 impl Activation {
     /// The extension's URI.
     pub fn uri(&self) -> &'static str {
-        self.ext.uri()
+        self.uri
     }
 }
 
 impl std::fmt::Debug for Activation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Activation")
-            .field("uri", &self.ext.uri())
+            .field("uri", &self.uri)
             .finish_non_exhaustive()
     }
 }
 
 /// The extensions requested by the client and those activated for a request.
-#[derive(Clone, Debug, Default)]
+#[derive(Default)]
 pub struct Negotiated {
     /// The URIs the client requested (`A2A-Extensions`), deduplicated, in request order.
-    pub requested: Vec<String>,
+    /// Shared: every request that sends the same header value shares one list.
+    pub requested: Arc<[String]>,
     /// The activated extensions, in declaration order.
     pub activated: Vec<Activation>,
+    /// What activating `requested` takes (set by `A2aService::begin`, cached per header value).
+    pub(crate) plan: Option<Arc<Plan>>,
+    /// The set the activated extensions belong to (runs their hooks).
+    pub(crate) set: Option<Arc<SetInner>>,
+}
+
+impl std::fmt::Debug for Negotiated {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Negotiated")
+            .field("requested", &self.requested)
+            .field("activated", &self.activated)
+            .finish_non_exhaustive()
+    }
+}
+
+/// `a == b`, deciding at once when both are the same `&'static str` (URIs are constants).
+pub(crate) fn same_uri(a: &str, b: &str) -> bool {
+    std::ptr::eq(a, b) || a == b
 }
 
 impl Negotiated {
     /// True when the extension with `uri` was activated.
     pub fn is_active_uri(&self, uri: &str) -> bool {
-        self.activated.iter().any(|a| a.ext.uri() == uri)
+        self.activated.iter().any(|a| same_uri(a.uri, uri))
     }
 
     /// True when `E` was activated.
@@ -49,16 +69,16 @@ impl Negotiated {
 
     /// `E`'s activation value, when `E` was activated.
     pub fn extension<E: ExtensionHooks>(&self) -> Option<E::Activation> {
-        let a = self.activated.iter().find(|a| a.ext.uri() == E::URI)?;
+        let a = self.activated.iter().find(|a| same_uri(a.uri, E::URI))?;
         let guard = a
             .value
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        guard.downcast_ref::<E::Activation>().cloned()
+        guard.as_any().downcast_ref::<E::Activation>().cloned()
     }
 
     /// The activated URIs, in declaration order.
     pub fn activated_uris(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.activated.iter().map(|a| a.ext.uri())
+        self.activated.iter().map(|a| a.uri)
     }
 }

@@ -1,12 +1,15 @@
 //! Collecting extensions: compile-time registration (`inventory`), explicit ones from the
 //! builder, and the resolved, ordered [`ExtensionSet`] that negotiates every request.
 
-use std::sync::Arc;
-
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use super::dependencies::Dependencies;
-use super::hooks::{DynExtension, Extension, Reply};
+use super::hooks::{
+    ActivationValue, DynExtension, Extension, HOOK_EVENT, HOOK_REQUEST, HOOK_RESPONSE,
+    HOOK_TRANSITION, Reply,
+};
 use super::method::MethodEntry;
 use super::negotiated::{Activation, Negotiated};
 use crate::core::{A2aRequest, Operation, RequestContext};
@@ -250,7 +253,7 @@ impl ExtensionConfig {
         if set.is_empty() {
             tracing::info!("a2a extensions: none");
         } else {
-            for e in &set.exts {
+            for e in set.inner.entries.iter().map(|e| &e.ext) {
                 tracing::info!(
                     uri = e.uri(),
                     r#type = e.type_name(),
@@ -288,19 +291,47 @@ pub struct ExtensionMetrics {
     pub hook_errors: u64,
 }
 
-/// The configured extensions of a server (or client), in declaration order.
+/// The configured extensions of a server (or client), in declaration order. Cheap to clone
+/// (clones share the extensions, their counters and the negotiation cache).
 #[derive(Clone, Default)]
 pub struct ExtensionSet {
-    exts: Vec<Arc<dyn DynExtension>>,
-    counters: Vec<Arc<Counters>>,
-    dependencies: Vec<Dependencies>,
+    inner: Arc<SetInner>,
+}
+
+/// One configured extension.
+pub(crate) struct Entry {
+    uri: &'static str,
+    ext: Arc<dyn DynExtension>,
+    counters: Counters,
+    dependencies: Dependencies,
+    /// The hooks that may do something (`HOOK_*` bits); a hook found to be the default
+    /// (no-op) body is dropped from it.
+    live: AtomicU8,
+}
+
+/// What an [`ExtensionSet`] shares between its clones and the requests it negotiated.
+#[derive(Default)]
+pub(crate) struct SetInner {
+    entries: Vec<Entry>,
+    /// URI → position in `entries`.
+    index: HashMap<&'static str, usize>,
     methods: Vec<MethodEntry>,
+    /// The last single `A2A-Extensions` value negotiated, and its outcome: clients of one
+    /// agent tend to send the same value on every request.
+    last: Mutex<Option<(Box<str>, Arc<Negotiated>)>>,
+}
+
+/// What activating a requested list takes: the requested, configured extensions in
+/// declaration order, each with the first required dependency that was not requested.
+#[derive(Debug)]
+pub(crate) struct Plan {
+    steps: Vec<(usize, Option<&'static str>)>,
 }
 
 impl std::fmt::Debug for ExtensionSet {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list()
-            .entries(self.exts.iter().map(|e| e.uri()))
+            .entries(self.inner.entries.iter().map(|e| e.uri))
             .finish()
     }
 }
@@ -365,37 +396,50 @@ impl ExtensionSet {
                 methods.push(m);
             }
         }
-        let counters = exts.iter().map(|_| Arc::new(Counters::default())).collect();
+        let index = exts.iter().enumerate().map(|(i, e)| (e.uri(), i)).collect();
+        let entries = exts
+            .into_iter()
+            .zip(dependencies)
+            .map(|(ext, dependencies)| Entry {
+                uri: ext.uri(),
+                live: AtomicU8::new(ext.hooks()),
+                ext,
+                counters: Counters::default(),
+                dependencies,
+            })
+            .collect();
         Ok(Self {
-            exts,
-            counters,
-            dependencies,
-            methods,
+            inner: Arc::new(SetInner {
+                entries,
+                index,
+                methods,
+                last: Mutex::new(None),
+            }),
         })
     }
 
     /// The configured extensions, in declaration order.
     #[cfg(feature = "client")]
     pub(crate) fn iter_dyn(&self) -> impl Iterator<Item = &Arc<dyn DynExtension>> + '_ {
-        self.exts.iter()
+        self.inner.entries.iter().map(|e| &e.ext)
     }
 
     /// True when no extension is configured.
     pub fn is_empty(&self) -> bool {
-        self.exts.is_empty()
+        self.inner.entries.is_empty()
     }
 
     /// The URIs, in declaration order.
     pub fn uris(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.exts.iter().map(|e| e.uri())
+        self.inner.entries.iter().map(|e| e.uri)
     }
 
     /// The URIs of the configured extensions and of their required dependencies (what a
     /// client sends in `A2A-Extensions`).
     pub fn uris_with_dependencies(&self) -> Vec<&'static str> {
         let mut out: Vec<&'static str> = Vec::new();
-        for (e, deps) in self.exts.iter().zip(&self.dependencies) {
-            for uri in std::iter::once(e.uri()).chain(deps.required.iter().copied()) {
+        for e in &self.inner.entries {
+            for uri in std::iter::once(e.uri).chain(e.dependencies.required.iter().copied()) {
                 if !out.contains(&uri) {
                     out.push(uri);
                 }
@@ -406,52 +450,132 @@ impl ExtensionSet {
 
     /// The card declarations, in declaration order.
     pub fn declarations(&self) -> Vec<AgentExtension> {
-        self.exts.iter().map(|e| e.declaration()).collect()
+        self.inner
+            .entries
+            .iter()
+            .map(|e| e.ext.declaration())
+            .collect()
     }
 
     /// The counters of every extension.
     pub fn metrics(&self) -> Vec<ExtensionMetrics> {
-        self.exts
+        self.inner
+            .entries
             .iter()
-            .zip(&self.counters)
-            .map(|(e, c)| ExtensionMetrics {
-                uri: e.uri(),
-                activations: c.activations.load(Ordering::Relaxed),
-                skips: c.skips.load(Ordering::Relaxed),
-                refusals: c.refusals.load(Ordering::Relaxed),
-                hook_errors: c.hook_errors.load(Ordering::Relaxed),
+            .map(|e| ExtensionMetrics {
+                uri: e.uri,
+                activations: e.counters.activations.load(Ordering::Relaxed),
+                skips: e.counters.skips.load(Ordering::Relaxed),
+                refusals: e.counters.refusals.load(Ordering::Relaxed),
+                hook_errors: e.counters.hook_errors.load(Ordering::Relaxed),
             })
             .collect()
     }
 
     /// The method named `name` (JSON-RPC), if an extension serves it.
     pub(crate) fn method(&self, name: &str) -> Option<&MethodEntry> {
-        self.methods.iter().find(|m| m.method == name)
+        self.inner.methods.iter().find(|m| m.method == name)
     }
 
     /// The method served at REST `path`, if any.
     pub(crate) fn method_at(&self, path: &str) -> Option<&MethodEntry> {
-        self.methods.iter().find(|m| m.rest_path == path)
+        self.inner.methods.iter().find(|m| m.rest_path == path)
     }
 
     /// True when some extension adds methods.
     pub fn has_methods(&self) -> bool {
-        !self.methods.is_empty()
+        !self.inner.methods.is_empty()
     }
 
     /// The required extensions missing from `requested`: ExtensionSupportRequired naming all.
     pub fn check_required(&self, requested: &[String]) -> Result<(), A2aError> {
         let missing: Vec<String> = self
-            .exts
+            .inner
+            .entries
             .iter()
-            .filter(|e| e.required() && !requested.iter().any(|r| r == e.uri()))
-            .map(|e| e.uri().to_owned())
+            .filter(|e| e.ext.required() && !requested.iter().any(|r| r == e.uri))
+            .map(|e| e.uri.to_owned())
             .collect();
         if missing.is_empty() {
             Ok(())
         } else {
             Err(A2aError::ExtensionSupportRequired { uris: missing })
         }
+    }
+
+    /// Reads the `A2A-Extensions` header values (`values`: every value of `A2A-Extensions`,
+    /// then of `X-A2A-Extensions`) and checks the required extensions: the negotiation's start,
+    /// with nothing activated yet (`None` when no value was sent). The outcome for a single
+    /// value is cached and shared by the next requests that send the same value.
+    pub(crate) fn begin<'a>(
+        &self,
+        values: impl IntoIterator<Item = &'a str>,
+    ) -> Result<Option<Arc<Negotiated>>, A2aError> {
+        let mut values = values.into_iter();
+        let Some(first) = values.next() else {
+            self.check_required(&[])?;
+            return Ok(None);
+        };
+        let Some(second) = values.next() else {
+            return self.begin_value(first).map(Some);
+        };
+        let requested = parse_extensions_header([first, second].into_iter().chain(values));
+        self.begun(requested).map(Some)
+    }
+
+    /// [`begin`](Self::begin) for a single header value, through the cache.
+    fn begin_value(&self, value: &str) -> Result<Arc<Negotiated>, A2aError> {
+        let lock = || {
+            self.inner
+                .last
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
+        if let Some((raw, begun)) = lock().as_ref()
+            && **raw == *value
+        {
+            return Ok(begun.clone());
+        }
+        let begun = self.begun(parse_extensions_header([value]))?;
+        *lock() = Some((value.into(), begun.clone()));
+        Ok(begun)
+    }
+
+    /// Checks the required extensions and plans the activation of `requested`.
+    fn begun(&self, requested: Vec<String>) -> Result<Arc<Negotiated>, A2aError> {
+        self.check_required(&requested)?;
+        let plan = self.plan(&requested);
+        Ok(Arc::new(Negotiated {
+            requested: requested.into(),
+            activated: Vec::new(),
+            plan: Some(Arc::new(plan)),
+            set: None,
+        }))
+    }
+
+    /// The requested, configured extensions in declaration order, with the first required
+    /// dependency each lacks.
+    fn plan(&self, requested: &[String]) -> Plan {
+        let mut positions: Vec<usize> = requested
+            .iter()
+            .filter_map(|r| self.inner.index.get(r.as_str()).copied())
+            .collect();
+        positions.sort_unstable();
+        positions.dedup();
+        let steps = positions
+            .into_iter()
+            .map(|i| {
+                let missing = self.inner.entries.get(i).and_then(|e| {
+                    e.dependencies
+                        .required
+                        .iter()
+                        .find(|d| !requested.iter().any(|r| r == **d))
+                        .copied()
+                });
+                (i, missing)
+            })
+            .collect();
+        Plan { steps }
     }
 
     /// Activates, in declaration order, every configured extension the request named. An
@@ -461,44 +585,66 @@ impl ExtensionSet {
         requested: Vec<String>,
         ctx: &RequestContext,
     ) -> Result<Negotiated, A2aError> {
-        let mut activated = Vec::new();
-        for ((ext, counters), deps) in self.exts.iter().zip(&self.counters).zip(&self.dependencies)
-        {
-            if !requested.iter().any(|r| r == ext.uri()) {
-                continue;
+        let plan = self.plan(&requested);
+        self.activate_plan(requested.into(), &plan, ctx)
+    }
+
+    /// Activates what `begun` (from [`begin`](Self::begin), or built by hand) requested.
+    pub(crate) fn activate_begun(
+        &self,
+        begun: &Negotiated,
+        ctx: &RequestContext,
+    ) -> Result<Negotiated, A2aError> {
+        match &begun.plan {
+            Some(plan) => self.activate_plan(begun.requested.clone(), plan, ctx),
+            None => {
+                let plan = self.plan(&begun.requested);
+                self.activate_plan(begun.requested.clone(), &plan, ctx)
             }
-            if let Some(missing) = deps
-                .required
-                .iter()
-                .find(|d| !requested.iter().any(|r| r == **d))
-            {
-                counters.refusals.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    fn activate_plan(
+        &self,
+        requested: Arc<[String]>,
+        plan: &Plan,
+        ctx: &RequestContext,
+    ) -> Result<Negotiated, A2aError> {
+        let mut activated = Vec::with_capacity(plan.steps.len());
+        for &(index, missing) in &plan.steps {
+            let Some(e) = self.inner.entries.get(index) else {
+                continue;
+            };
+            if let Some(missing) = missing {
+                e.counters.refusals.fetch_add(1, Ordering::Relaxed);
                 return Err(A2aError::ExtensionDependencyMissing {
-                    extension: ext.uri().to_owned(),
-                    dependency: (*missing).to_owned(),
+                    extension: e.uri.to_owned(),
+                    dependency: missing.to_owned(),
                 });
             }
-            match in_span(ext.uri(), "activate", || ext.activate(&requested, ctx)) {
+            match in_span(e.uri, "activate", || e.ext.activate(&requested, ctx)) {
                 Ok(Some(value)) => {
-                    counters.activations.fetch_add(1, Ordering::Relaxed);
+                    e.counters.activations.fetch_add(1, Ordering::Relaxed);
                     activated.push(Activation {
-                        ext: ext.clone(),
-                        value,
-                        counters: counters.clone(),
+                        uri: e.uri,
+                        index,
+                        value: Mutex::new(value),
                     });
                 }
                 Ok(None) => {
-                    counters.skips.fetch_add(1, Ordering::Relaxed);
+                    e.counters.skips.fetch_add(1, Ordering::Relaxed);
                 }
-                Err(e) => {
-                    counters.refusals.fetch_add(1, Ordering::Relaxed);
-                    return Err(e);
+                Err(err) => {
+                    e.counters.refusals.fetch_add(1, Ordering::Relaxed);
+                    return Err(err);
                 }
             }
         }
         Ok(Negotiated {
             requested,
             activated,
+            plan: None,
+            set: Some(self.inner.clone()),
         })
     }
 }
@@ -529,49 +675,63 @@ fn in_span<R>(uri: &'static str, hook: &'static str, f: impl FnOnce() -> R) -> R
     }
 }
 
-fn hook<R>(
-    a: &Activation,
-    name: &'static str,
-    f: impl FnOnce() -> Result<R, A2aError>,
-) -> Result<R, A2aError> {
-    let out = in_span(a.ext.uri(), name, f);
-    if out.is_err() {
-        a.counters.hook_errors.fetch_add(1, Ordering::Relaxed);
-    }
-    out
-}
-
 impl Negotiated {
+    /// Runs `hook` (a `HOOK_*` bit, named `name`) of every activated extension that may
+    /// implement it, in declaration order; a hook found to be the default body is not called
+    /// again.
+    fn run_hooks(
+        &self,
+        hook: u8,
+        name: &'static str,
+        mut f: impl FnMut(&dyn DynExtension, &ActivationValue) -> Result<bool, A2aError>,
+    ) -> Result<(), A2aError> {
+        let Some(set) = &self.set else {
+            return Ok(());
+        };
+        for a in &self.activated {
+            let Some(e) = set.entries.get(a.index) else {
+                continue;
+            };
+            if e.live.load(Ordering::Relaxed) & hook == 0 {
+                continue;
+            }
+            match in_span(a.uri, name, || f(e.ext.as_ref(), &a.value)) {
+                Ok(true) => {}
+                Ok(false) => {
+                    e.live.fetch_and(!hook, Ordering::Relaxed);
+                }
+                Err(err) => {
+                    e.counters.hook_errors.fetch_add(1, Ordering::Relaxed);
+                    return Err(err);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Runs every activated extension's `handle_request`, in declaration order.
     pub(crate) fn handle_request(
         &self,
         req: &mut A2aRequest,
         ctx: &RequestContext,
     ) -> Result<(), A2aError> {
-        for a in &self.activated {
-            hook(a, "handle_request", || {
-                a.ext.handle_request(req, &a.value, ctx)
-            })?;
-        }
-        Ok(())
+        self.run_hooks(HOOK_REQUEST, "handle_request", |ext, value| {
+            ext.handle_request(req, value, ctx)
+        })
     }
 
     /// Runs every activated extension's `handle_response`, in declaration order.
     pub(crate) fn handle_response(&self, reply: &mut Reply<'_>) -> Result<(), A2aError> {
-        for a in &self.activated {
-            hook(a, "handle_response", || {
-                a.ext.handle_response(reply, &a.value)
-            })?;
-        }
-        Ok(())
+        self.run_hooks(HOOK_RESPONSE, "handle_response", |ext, value| {
+            ext.handle_response(reply, value)
+        })
     }
 
     /// Runs every activated extension's `handle_event`, in declaration order.
     pub(crate) fn handle_event(&self, event: &mut StreamResponse) -> Result<(), A2aError> {
-        for a in &self.activated {
-            hook(a, "handle_event", || a.ext.handle_event(event, &a.value))?;
-        }
-        Ok(())
+        self.run_hooks(HOOK_EVENT, "handle_event", |ext, value| {
+            ext.handle_event(event, value)
+        })
     }
 
     /// Runs every activated extension's `check_transition`, in declaration order.
@@ -580,12 +740,9 @@ impl Negotiated {
         from: &TaskStatus,
         to: &TaskStatus,
     ) -> Result<(), A2aError> {
-        for a in &self.activated {
-            hook(a, "check_transition", || {
-                a.ext.check_transition(from, to, &a.value)
-            })?;
-        }
-        Ok(())
+        self.run_hooks(HOOK_TRANSITION, "check_transition", |ext, value| {
+            ext.check_transition(from, to, value)
+        })
     }
 }
 
@@ -597,6 +754,7 @@ mod tests {
 
     use super::*;
     use crate::extension::Timestamp;
+    use crate::extension::hooks::HOOK_ALL;
 
     /// Counts the `a2a_extension` spans opened.
     struct Spans(Arc<AtomicUsize>);
@@ -634,5 +792,139 @@ mod tests {
         });
         assert_eq!(negotiated.activated.len(), 1);
         assert_eq!(spans.load(Ordering::SeqCst), 1, "one activate span");
+    }
+
+    /// A plain extension.
+    #[crate::a2a_extension(uri = "https://example.com/test/a/v1")]
+    #[derive(Default, serde::Serialize, serde::Deserialize)]
+    struct A {}
+
+    /// Another plain extension.
+    #[crate::a2a_extension(uri = "https://example.com/test/b/v1")]
+    #[derive(Default, serde::Serialize, serde::Deserialize)]
+    struct B {}
+
+    /// A required extension.
+    #[crate::a2a_extension(uri = "https://example.com/test/r/v1", required = true)]
+    #[derive(Default, serde::Serialize, serde::Deserialize)]
+    struct R {}
+
+    /// `handle_request` calls.
+    static COUNTED_REQUESTS: AtomicUsize = AtomicUsize::new(0);
+
+    /// Implements `handle_request` (counting calls, changing nothing) and nothing else.
+    #[crate::a2a_extension(uri = "https://example.com/test/counted/v1")]
+    #[derive(Default, serde::Serialize, serde::Deserialize)]
+    struct Counted {}
+
+    impl crate::extension::ExtensionHooks for Counted {
+        type Activation = u32;
+
+        fn handle_request(
+            &self,
+            _: &mut A2aRequest,
+            seen: &mut u32,
+            _: &RequestContext,
+        ) -> Result<(), A2aError> {
+            *seen += 1;
+            COUNTED_REQUESTS.fetch_add(1, Ordering::SeqCst);
+            Ok(())
+        }
+    }
+
+    fn set_of(exts: Vec<Box<dyn DynExtension>>) -> ExtensionSet {
+        let mut config = ExtensionConfig::new();
+        config.linked = false;
+        config.explicit = exts;
+        config.resolve().unwrap()
+    }
+
+    /// Negotiates one request that sent `values` in `A2A-Extensions`.
+    fn negotiate(set: &ExtensionSet, values: &[&str]) -> Result<Negotiated, A2aError> {
+        let ctx = RequestContext::v1();
+        let begun = set.begin(values.iter().copied())?.unwrap_or_default();
+        set.activate_begun(&begun, &ctx)
+    }
+
+    fn uris(n: &Negotiated) -> Vec<&'static str> {
+        n.activated_uris().collect()
+    }
+
+    #[test]
+    fn a_header_value_after_a_cached_one_gets_its_own_negotiation() {
+        let set = set_of(vec![A {}.__into_dyn(), B {}.__into_dyn()]);
+        let (a, b) = (A::URI, B::URI);
+        let first = set.begin([a]).unwrap().unwrap();
+        let again = set.begin([a]).unwrap().unwrap();
+        assert!(
+            Arc::ptr_eq(&first, &again),
+            "the same value is negotiated once"
+        );
+        assert_eq!(&*again.requested, [a]);
+        assert_eq!(uris(&negotiate(&set, &[a]).unwrap()), [a]);
+
+        let both = format!("{b}, {a}");
+        let n = negotiate(&set, &[&both]).unwrap();
+        assert_eq!(&*n.requested, [b, a]);
+        assert_eq!(uris(&n), [a, b], "declaration order");
+        assert_eq!(uris(&negotiate(&set, &[b]).unwrap()), [b]);
+        assert_eq!(uris(&negotiate(&set, &[a]).unwrap()), [a]);
+        // Repeated headers are merged (not cached), and no header activates nothing.
+        let n = negotiate(&set, &[b, a, b]).unwrap();
+        assert_eq!(&*n.requested, [b, a]);
+        assert_eq!(uris(&n), [a, b]);
+        assert!(set.begin([]).unwrap().is_none());
+        assert!(uris(&negotiate(&set, &[]).unwrap()).is_empty());
+        assert_eq!(
+            set.metrics()
+                .iter()
+                .map(|m| m.activations)
+                .collect::<Vec<_>>(),
+            [4, 3]
+        );
+    }
+
+    #[test]
+    fn a_cached_value_does_not_excuse_a_missing_required_extension() {
+        let set = set_of(vec![R {}.__into_dyn(), A {}.__into_dyn()]);
+        let with_r = format!("{}, {}", A::URI, R::URI);
+        assert_eq!(
+            uris(&negotiate(&set, &[&with_r]).unwrap()),
+            [R::URI, A::URI]
+        );
+        for values in [&[A::URI][..], &[], &[" "]] {
+            match negotiate(&set, values) {
+                Err(A2aError::ExtensionSupportRequired { uris }) => assert_eq!(uris, [R::URI]),
+                other => panic!("{values:?}: {other:?}"),
+            }
+        }
+        assert_eq!(
+            uris(&negotiate(&set, &[&with_r]).unwrap()),
+            [R::URI, A::URI]
+        );
+    }
+
+    #[test]
+    fn hooks_left_at_their_default_are_skipped_and_implemented_ones_always_run() {
+        let set = set_of(vec![Counted {}.__into_dyn(), A {}.__into_dyn()]);
+        let entries = &set.inner.entries;
+        assert_eq!(entries[0].live.load(Ordering::SeqCst), HOOK_ALL);
+        assert_eq!(entries[1].live.load(Ordering::SeqCst), 0, "data only");
+        let ctx = RequestContext::v1();
+        let mut req = A2aRequest::GetTask(Default::default());
+        let mut event = StreamResponse::Task(Default::default());
+        let before = COUNTED_REQUESTS.load(Ordering::SeqCst);
+        for round in 1..=3 {
+            let n = negotiate(&set, &[Counted::URI]).unwrap();
+            n.handle_request(&mut req, &ctx).unwrap();
+            n.handle_event(&mut event).unwrap();
+            assert_eq!(n.extension::<Counted>(), Some(1), "round {round}");
+        }
+        assert_eq!(COUNTED_REQUESTS.load(Ordering::SeqCst) - before, 3);
+        // handle_event is the default body: found out on its first call, then skipped.
+        assert_eq!(
+            entries[0].live.load(Ordering::SeqCst),
+            HOOK_ALL & !HOOK_EVENT
+        );
     }
 }

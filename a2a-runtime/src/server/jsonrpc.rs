@@ -216,7 +216,7 @@ async fn process(
         }
         let bytes =
             serde_json::to_vec(&result).map_err(|e| fail(A2aError::Internal(e.to_string())))?;
-        return Ok((id, Ok(Outcome::Raw(bytes, inner.echo(&activated)))));
+        return Ok((id, Ok(Outcome::Raw(bytes, inner.echo(activated)))));
     };
     let request = A2aRequest::from_raw(op, params).map_err(fail)?;
     if id.is_none() && op.is_streaming() {
@@ -228,7 +228,7 @@ async fn process(
         Ok(_) if notification => Ok(Outcome::Notification),
         Ok(served) => Ok(Outcome::Done(
             Box::new(served.response),
-            inner.echo(&served.activated),
+            inner.echo(served.activated),
         )),
         Err(_) if notification => Ok(Outcome::Notification),
         Err(e) => Err(e),

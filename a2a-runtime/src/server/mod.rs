@@ -85,9 +85,9 @@ pub(crate) struct Inner {
 
 impl Inner {
     /// The URIs to echo in `A2A-Extensions` (none when echo is switched off).
-    fn echo(&self, activated: &[&'static str]) -> Vec<&'static str> {
+    fn echo(&self, activated: Vec<&'static str>) -> Vec<&'static str> {
         if self.echo_extensions {
-            activated.to_vec()
+            activated
         } else {
             Vec::new()
         }
@@ -99,8 +99,13 @@ impl Inner {
             .echo_header
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
+        // URIs are constants: compare addresses first.
         if let Some((uris, value)) = last.as_ref()
-            && uris.as_slice() == activated
+            && uris.len() == activated.len()
+            && uris
+                .iter()
+                .zip(activated)
+                .all(|(a, b)| std::ptr::eq(*a, *b) || a == b)
         {
             return Some(value.clone());
         }
@@ -624,14 +629,18 @@ pub(crate) trait ResponseExt {
 
 impl ResponseExt for HttpResponseBuilder {
     fn a2a_headers(&mut self, inner: &Inner, activated: &[&'static str]) -> &mut Self {
+        // Static names: a name parsed from a `&str` is allocated on every response.
         self.insert_header((
-            A2A_VERSION,
+            actix_web::http::header::HeaderName::from_static(A2A_VERSION),
             HeaderValue::from_static(crate::PROTOCOL_VERSION),
         ));
         if !activated.is_empty()
             && let Some(v) = inner.echo_header(activated)
         {
-            self.insert_header((A2A_EXTENSIONS, v));
+            self.insert_header((
+                actix_web::http::header::HeaderName::from_static(A2A_EXTENSIONS),
+                v,
+            ));
         }
         self
     }

@@ -136,7 +136,7 @@ async fn process(
     }
     let request = A2aRequest::from_params(op, Value::Object(object))?;
     let served = inner.service.call(ctx, request).await?;
-    Ok((served.response, inner.echo(&served.activated)))
+    Ok((served.response, inner.echo(served.activated)))
 }
 
 /// Serves an extension method at `/extensions/…` (POST, JSON body = params).
@@ -184,7 +184,7 @@ async fn process_method(
         json::decode::<Value>(&body, limits.max_json_depth)?
     };
     let (result, activated) = inner.service.call_method(ctx, method, params).await?;
-    Ok((result, inner.echo(&activated)))
+    Ok((result, inner.echo(activated)))
 }
 
 /// The query string as a JSON object of strings (enum numbers become numbers).

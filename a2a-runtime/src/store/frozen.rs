@@ -246,7 +246,7 @@ impl Frozen {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::types::{Part, Role};
+    use crate::types::Role;
     use serde_json::json;
 
     fn rich_task() -> Task {
@@ -400,8 +400,32 @@ mod tests {
             deep = json!([deep]);
         }
         let mut task = rich_task();
-        task.metadata.insert("deep".into(), deep);
+        task.metadata.insert("deep".into(), deep.clone());
         assert!(Frozen::encode(&task).is_none());
+        // Free-form JSON anywhere in the task is checked: a data part, message metadata.
+        let mut task = rich_task();
+        task.artifacts
+            .push(Artifact::new([Part::data(deep.clone())]));
+        assert!(Frozen::encode(&task).is_none());
+        let mut task = rich_task();
+        let mut message = Message::user_text("deep");
+        message.metadata.insert("deep".into(), deep);
+        task.history.push(message);
+        assert!(Frozen::encode(&task).is_none());
+    }
+
+    #[test]
+    fn encodings_reuse_no_state_between_tasks() {
+        let small = Task {
+            id: "s".into(),
+            ..Task::default()
+        };
+        let a = Frozen::encode(&rich_task()).unwrap();
+        let b = Frozen::encode(&small).unwrap();
+        let c = Frozen::encode(&rich_task()).unwrap();
+        assert_eq!(a, c);
+        assert!(b.0.len() < a.0.len());
+        assert_eq!(b.decode("s").unwrap(), small);
     }
 
     #[test]

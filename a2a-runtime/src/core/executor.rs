@@ -129,10 +129,10 @@ impl<T: AgentExecutor> DynExecutor for T {
         finish: Finish,
     ) -> BoxFuture<'static, ()> {
         Box::pin(async move {
-            let outcome = AssertUnwindSafe(self.execute(ctx, events.clone()))
+            let outcome = AssertUnwindSafe(self.execute(ctx, events))
                 .catch_unwind()
                 .await;
-            finish.after(outcome, events).await;
+            finish.after(outcome).await;
         })
     }
 }

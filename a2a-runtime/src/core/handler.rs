@@ -244,6 +244,9 @@ impl DefaultRequestHandler {
             rt: rt.clone(),
             registry: self.registry.clone(),
             execution,
+            store: self.store.clone(),
+            policy: self.policy(),
+            extensions: sink.extensions.clone(),
         };
         let run = self.executor.clone().run_boxed(actx, sink, finish);
         Ok(Started {
@@ -305,23 +308,31 @@ impl DefaultRequestHandler {
 
 /// After an agent error: a task that exists (and is not terminal) moves to FAILED with the error
 /// text; an error before any event is reported to the waiting request instead.
-async fn fail_or_report(rt: &TaskRuntime, sink: &EventSink, error: A2aError) -> Option<A2aError> {
-    let state = {
-        let st = rt.state.lock().await;
+async fn fail_or_report(finish: &Finish, error: A2aError) -> Option<A2aError> {
+    let (state, context_id) = {
+        let st = finish.rt.state.lock().await;
         if st.replied {
             return None;
         }
-        st.task.as_ref().map(|t| t.status.state)
-    };
-    match state {
-        None => Some(error),
-        Some(s) if s.is_terminal() => None,
-        Some(_) => {
-            tracing::warn!(task_id = %rt.id, %error, "agent failed; marking the task FAILED");
-            let _ = sink.fail(error.to_string()).await;
-            None
+        match st.task.as_ref() {
+            Some(t) => (t.status.state, t.context_id.clone()),
+            None => return Some(error),
         }
+    };
+    if state.is_terminal() {
+        return None;
     }
+    tracing::warn!(task_id = %finish.rt.id, %error, "agent failed; marking the task FAILED");
+    let sink = EventSink {
+        rt: finish.rt.clone(),
+        store: finish.store.clone(),
+        policy: finish.policy,
+        task_id: finish.rt.id.clone(),
+        context_id,
+        extensions: finish.extensions.clone(),
+    };
+    let _ = sink.fail(error.to_string()).await;
+    None
 }
 
 struct Started {
@@ -340,15 +351,16 @@ pub(crate) struct Finish {
     rt: Arc<TaskRuntime>,
     registry: Arc<Registry>,
     execution: u64,
+    /// With `rt`, what a sink needs to record a failure (built only then: the agent's own sink
+    /// is not copied for the rare failure).
+    store: Arc<dyn TaskStore>,
+    policy: HistoryPolicy,
+    extensions: Arc<crate::extension::Negotiated>,
 }
 
 impl Finish {
     /// Runs the end of an execution, given how the agent's `execute` returned (or panicked).
-    pub(crate) async fn after(
-        self,
-        outcome: std::thread::Result<Result<(), A2aError>>,
-        sink: EventSink,
-    ) {
+    pub(crate) async fn after(self, outcome: std::thread::Result<Result<(), A2aError>>) {
         let error = match outcome {
             Ok(Ok(())) => None,
             Ok(Err(e)) => Some(e),
@@ -357,10 +369,9 @@ impl Finish {
             )),
         };
         let report = match error {
-            Some(e) => fail_or_report(&self.rt, &sink, e).await,
+            Some(e) => fail_or_report(&self, e).await,
             None => None,
         };
-        drop(sink);
         self.rt.finish_execution(self.execution, report).await;
         self.registry.release(&self.rt);
     }
@@ -961,5 +972,87 @@ mod tests {
         }
         assert_eq!(state, TaskState::Completed);
         assert_eq!(handler.live_tasks(), 0, "the runtime is released");
+    }
+
+    /// Publishes WORKING, then fails as told: with an error, or with a panic; or fails before
+    /// publishing anything.
+    #[derive(Clone, Copy)]
+    enum Failing {
+        ErrorAfterWorking,
+        PanicAfterWorking,
+        ErrorFirst,
+    }
+
+    impl AgentExecutor for Failing {
+        async fn execute(&self, _: AgentContext, events: EventSink) -> Result<(), A2aError> {
+            if let Failing::ErrorFirst = self {
+                return Err(A2aError::Internal("no model".into()));
+            }
+            events.working().await?;
+            match self {
+                Failing::PanicAfterWorking => panic!("agent bug"),
+                _ => Err(A2aError::Internal("the model went away".into())),
+            }
+        }
+    }
+
+    fn handler_with(agent: impl AgentExecutor) -> DefaultRequestHandler {
+        DefaultRequestHandler::new(
+            agent,
+            Arc::new(InMemoryTaskStore::new()),
+            Arc::new(InMemoryPushConfigStore::new()),
+            Arc::new(AgentCard::default()),
+            Limits::default(),
+        )
+    }
+
+    fn send_hi() -> SendMessageRequest {
+        SendMessageRequest {
+            message: Message::user_text("hi"),
+            ..SendMessageRequest::default()
+        }
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn an_agent_failing_after_its_first_event_leaves_a_failed_task_with_the_reason() {
+        for (agent, reason) in [
+            (Failing::ErrorAfterWorking, "the model went away"),
+            (Failing::PanicAfterWorking, "panicked"),
+        ] {
+            let handler = handler_with(agent);
+            let reply = handler
+                .send_message(RequestContext::v1(), send_hi())
+                .await
+                .unwrap();
+            let SendMessageResponse::Task(task) = reply else {
+                panic!("{reply:?}");
+            };
+            assert_eq!(task.status.state, TaskState::Failed);
+            let text = task.status.message.as_ref().map(Message::text).unwrap();
+            assert!(text.contains(reason), "{text}");
+            let stored = handler
+                .get_task(
+                    RequestContext::v1(),
+                    GetTaskRequest {
+                        id: task.id.clone(),
+                        ..GetTaskRequest::default()
+                    },
+                )
+                .await
+                .unwrap();
+            assert_eq!(stored.status.state, TaskState::Failed);
+            assert_eq!(handler.live_tasks(), 0);
+        }
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn an_agent_failing_before_any_event_is_the_requests_error() {
+        let handler = handler_with(Failing::ErrorFirst);
+        let err = handler
+            .send_message(RequestContext::v1(), send_hi())
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains("no model"), "{err}");
+        assert_eq!(handler.live_tasks(), 0);
     }
 }

@@ -57,6 +57,14 @@ pub(crate) fn same_uri(a: &str, b: &str) -> bool {
 }
 
 impl Negotiated {
+    /// Nothing requested, nothing activated: one shared value, so that a request without
+    /// extensions allocates none.
+    pub(crate) fn none() -> Arc<Self> {
+        static NONE: std::sync::LazyLock<Arc<Negotiated>> =
+            std::sync::LazyLock::new(|| Arc::new(Negotiated::default()));
+        Arc::clone(&NONE)
+    }
+
     /// True when the extension with `uri` was activated.
     pub fn is_active_uri(&self, uri: &str) -> bool {
         self.activated.iter().any(|a| same_uri(a.uri, uri))

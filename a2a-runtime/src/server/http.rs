@@ -117,7 +117,7 @@ pub(crate) fn request_context(req: &HttpRequest, tenant: Option<&str>) -> Reques
         tenant: tenant.unwrap_or_default().to_owned(),
         principal: Principal::anonymous(),
         headers,
-        extensions: Default::default(),
+        extensions: crate::extension::Negotiated::none(),
     }
 }
 

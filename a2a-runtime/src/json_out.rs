@@ -72,33 +72,40 @@ fn specials(word: u64) -> u64 {
     (control | quote | backslash) & HIGHS
 }
 
+/// The first `bytes.len()` (at most 8) bytes of `bytes` as a little-endian word, the lanes above
+/// them filled with spaces (which never need escaping). Reads whole words only, no byte loop and
+/// no `memcpy`: short strings (most keys) are the common case.
+#[inline(always)]
+fn short_word(bytes: &[u8]) -> u64 {
+    const SPACES: u64 = ONES * 0x20;
+    let n = bytes.len();
+    let word = if let (Some(lo), Some(hi)) = (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
+        // 4..=8 bytes: two overlapping reads; the overlap holds the same bytes in both.
+        u64::from(u32::from_le_bytes(*lo)) | u64::from(u32::from_le_bytes(*hi)) << (8 * (n - 4))
+    } else if let (Some(lo), Some(hi)) = (bytes.first_chunk::<2>(), bytes.last_chunk::<2>()) {
+        u64::from(u16::from_le_bytes(*lo)) | u64::from(u16::from_le_bytes(*hi)) << (8 * (n - 2))
+    } else {
+        bytes.first().map_or(0, |&b| u64::from(b))
+    };
+    if n >= 8 {
+        word
+    } else {
+        word | SPACES << (8 * n)
+    }
+}
+
 /// The index of the first byte of `bytes` that needs escaping, or `bytes.len()`.
-#[inline]
+#[cfg(test)]
 fn find_escape(bytes: &[u8]) -> usize {
-    let mut rest = bytes;
     let mut at = 0;
-    while let Some((word, tail)) = rest.split_first_chunk::<8>() {
-        let found = specials(u64::from_le_bytes(*word));
+    for chunk in bytes.chunks(8) {
+        let found = specials(short_word(chunk));
         if found != 0 {
             return at + (found.trailing_zeros() / 8) as usize;
         }
-        at += 8;
-        rest = tail;
+        at += chunk.len();
     }
-    if rest.is_empty() {
-        return at;
-    }
-    // The last 1..=7 bytes, padded with spaces (which never need escaping).
-    let mut word = [b' '; 8];
-    if let Some(head) = word.get_mut(..rest.len()) {
-        head.copy_from_slice(rest);
-    }
-    let found = specials(u64::from_le_bytes(word));
-    if found == 0 {
-        bytes.len()
-    } else {
-        at + (found.trailing_zeros() / 8) as usize
-    }
+    at
 }
 
 /// Writes the escape of `byte` (one that [`find_escape`] stops at), as serde_json does.
@@ -128,20 +135,58 @@ fn write_escape(out: &mut Vec<u8>, byte: u8) {
     out.extend_from_slice(&[b'\\', short]);
 }
 
-/// Writes the escaped contents of a string, without the quotes.
+/// Writes the escaped contents of a string, without the quotes. Whole words (8 bytes) are
+/// scanned for the next byte to escape and the plain run before it copied at once; the last
+/// 1..=7 bytes are written as one word and the output cut back to the bytes that belong to
+/// it, so that a short string (most keys) costs no `memcpy` call.
 #[inline]
 fn write_str_contents(out: &mut Vec<u8>, value: &str) {
     let mut bytes = value.as_bytes();
     loop {
-        let (plain, rest) = bytes.split_at(find_escape(bytes));
-        out.extend_from_slice(plain);
-        match rest.split_first() {
-            Some((&byte, rest)) => {
-                write_escape(out, byte);
-                bytes = rest;
+        let mut words = 0;
+        let mut rest = bytes;
+        let mut hit = None;
+        while let Some((word, tail)) = rest.split_first_chunk::<8>() {
+            let found = specials(u64::from_le_bytes(*word));
+            if found != 0 {
+                hit = Some(words + (found.trailing_zeros() / 8) as usize);
+                break;
             }
-            None => return,
+            words += 8;
+            rest = tail;
         }
+        if let Some(at) = hit {
+            let (plain, escaped) = bytes.split_at(at);
+            out.extend_from_slice(plain);
+            let Some((&byte, after)) = escaped.split_first() else {
+                return;
+            };
+            write_escape(out, byte);
+            bytes = after;
+            continue;
+        }
+        if words > 0 {
+            out.extend_from_slice(bytes.get(..words).unwrap_or_default());
+        }
+        if rest.is_empty() {
+            return;
+        }
+        // The last 1..=7 bytes.
+        let word = short_word(rest);
+        let found = specials(word);
+        let plain = if found == 0 {
+            rest.len()
+        } else {
+            (found.trailing_zeros() / 8) as usize
+        };
+        let end = out.len() + plain;
+        out.extend_from_slice(&word.to_le_bytes());
+        out.truncate(end);
+        let Some((&byte, after)) = rest.get(plain..).and_then(<[u8]>::split_first) else {
+            return;
+        };
+        write_escape(out, byte);
+        bytes = after;
     }
 }
 

@@ -1,6 +1,9 @@
 //! Property tests: every Task, Message, StreamResponse and AgentCard survives emit → parse
 //! unchanged, the emitted JSON is a fixed point, and the same value written with proto
-//! snake_case names or enum numbers parses to the same value.
+//! snake_case names or enum numbers parses to the same value; and `a2a_runtime::json_out` writes
+//! exactly the bytes `serde_json::to_vec` writes for all of them and for any JSON value or string
+//! (strings with any Unicode, control characters, quotes and backslashes, long enough to span
+//! several 8-byte words).
 //!
 //! The generators cover every Part kind (raw bytes, nested JSON data with integers up to 64 bits
 //! that must stay exact), millisecond timestamps over the whole proto range, every enum value,
@@ -10,6 +13,7 @@
 use std::collections::BTreeMap;
 
 use a2a_runtime::json::{self, DEFAULT_MAX_DEPTH};
+use a2a_runtime::json_out;
 use a2a_runtime::types::{
     AgentCapabilities, AgentCard, AgentCardSignature, AgentExtension, AgentInterface,
     AgentProvider, AgentSkill, ApiKeySecurityScheme, Artifact, AuthorizationCodeOAuthFlow,
@@ -28,17 +32,19 @@ use serde_json::{Map, Number, Value};
 // Generators
 // ---------------------------------------------------------------------------------------------
 
-/// Short strings: ASCII, any Unicode (incl. control characters, quotes, backslashes), or empty.
+/// Strings: ASCII, any Unicode (incl. control characters, quotes, backslashes), escapes packed
+/// together, or empty; up to 40 characters.
 fn text() -> BoxedStrategy<String> {
     prop_oneof![
-        3 => "[a-zA-Z0-9 ._:/-]{0,12}",
-        2 => any::<String>().prop_map(|s| s.chars().take(12).collect()),
+        3 => "[a-zA-Z0-9 ._:/-]{0,24}",
+        2 => any::<String>().prop_map(|s| s.chars().take(40).collect()),
+        2 => "[\\x00-\\x7f]{0,40}",
+        1 => "[a\"\\\\\\x00-\\x1f\\x7fé😀]{0,40}",
         1 => Just(String::new()),
         1 => Just("\"\\\u{0}\u{1f}\u{2028}\u{1F600}é".to_owned()),
     ]
     .boxed()
 }
-
 fn non_empty() -> BoxedStrategy<String> {
     "[a-zA-Z0-9._:/-]{1,12}".boxed()
 }
@@ -672,5 +678,66 @@ fn doubles_parse_back_bit_exact() {
             panic!("data part")
         };
         assert_eq!(v.as_f64().map(f64::to_bits), Some(f.to_bits()), "{text}");
+    }
+}
+
+/// `json_out` writes exactly the bytes `serde_json::to_vec` writes.
+fn same<T: Serialize>(value: &T) -> Result<(), TestCaseError> {
+    let theirs = serde_json::to_vec(value).unwrap();
+    let ours = json_out::to_vec(value).unwrap();
+    prop_assert_eq!(
+        String::from_utf8_lossy(&ours),
+        String::from_utf8_lossy(&theirs)
+    );
+    prop_assert_eq!(&ours, &theirs);
+    // Appending after other bytes changes nothing either.
+    let mut appended = b"data: ".to_vec();
+    json_out::to_writer(&mut appended, value).unwrap();
+    prop_assert_eq!(&appended[6..], &theirs[..]);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 256,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn tasks_are_written_as_serde_json_does(t in task()) {
+        same(&t)?;
+    }
+
+    #[test]
+    fn stream_responses_are_written_as_serde_json_does(e in stream_response()) {
+        same(&e)?;
+    }
+
+    #[test]
+    fn agent_cards_are_written_as_serde_json_does(c in agent_card()) {
+        same(&c)?;
+    }
+
+    #[test]
+    fn messages_are_written_as_serde_json_does(m in message()) {
+        same(&m)?;
+    }
+
+    #[test]
+    fn json_values_are_written_as_serde_json_does(v in json_value()) {
+        same(&v)?;
+    }
+
+    #[test]
+    fn any_string_is_written_as_serde_json_does(s in any::<String>()) {
+        same(&s)?;
+    }
+
+    #[test]
+    fn non_finite_floats_are_null(f in prop::sample::select(
+        vec![f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, 1e20, 1.5e-7])) {
+        same(&f)?;
+        same(&vec![f])?;
     }
 }

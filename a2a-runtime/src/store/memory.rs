@@ -260,8 +260,10 @@ impl TaskStore for InMemoryTaskStore {
         let old_millis = entry.held.millis();
         let was_finished = entry.held.is_terminal();
         match &mut entry.held {
-            // A live task stays live: reuse its box, copy only what changed.
-            Held::Value(boxed) if !task.status.state.is_terminal() => Task::clone_from(boxed, task),
+            // A live task stays live: reuse its box. A plain copy: `clone_from`, which compares
+            // part by part to copy only what changed, walks both copies and costs more (a
+            // 100-chunk stream: 79k events/s against 154k).
+            Held::Value(boxed) if !task.status.state.is_terminal() => **boxed = task.clone(),
             held => *held = Held::of(task),
         }
         let new_millis = entry.held.millis();

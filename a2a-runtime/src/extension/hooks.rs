@@ -267,19 +267,6 @@ impl Slot {
             Self::Boxed(b) => b.downcast_mut::<A>(),
         }
     }
-
-    /// The value, as a mutable `dyn Any`.
-    #[cfg(test)]
-    pub(crate) fn as_any_mut(&mut self) -> &mut dyn Any {
-        match self {
-            Self::Bool(v) => v,
-            Self::U32(v) => v,
-            Self::U64(v) => v,
-            Self::Usize(v) => v,
-            Self::I64(v) => v,
-            Self::Boxed(b) => b.as_mut(),
-        }
-    }
 }
 
 /// `handle_request` (a bit of [`DynExtension::hooks`]).
@@ -622,8 +609,6 @@ mod tests {
         assert_eq!(!matches!(slot, Slot::Boxed(_)), inline, "{value:?}");
         assert_eq!(slot.as_any().downcast_ref::<A>(), Some(&value));
         assert!(slot.as_any().downcast_ref::<[u8; 3]>().is_none());
-        let held = slot.as_any_mut().downcast_mut::<A>();
-        assert_eq!(held.map(|v| v.clone()), Some(value.clone()));
         assert_eq!(slot.get_mut::<A>(), Some(&mut value.clone()));
         assert!(slot.get_mut::<[u8; 3]>().is_none());
     }

@@ -24,6 +24,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use futures::Stream;
+use futures::future::Either;
 use smallvec::SmallVec;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
@@ -32,7 +33,7 @@ use super::lifecycle::{self, HistoryPolicy, LifecycleError};
 use crate::FastHash;
 use crate::error::A2aError;
 use crate::extension::Negotiated;
-use crate::store::{Scope, TaskStore};
+use crate::store::{Scope, TaskStore, Write};
 use crate::types::{Message, StreamResponse, Task, TaskId, TaskState, TaskStatus};
 
 /// One event of a task's stream, with its sequence number (strictly increasing per task).
@@ -165,6 +166,37 @@ pub(crate) fn ends_wait(event: &StreamResponse) -> bool {
         }
         StreamResponse::ArtifactUpdate(_) => false,
     }
+}
+
+/// The future of [`TaskRuntime::publish`]: a ready value when everything happened at once.
+pub(crate) type Publish<'a> = Either<
+    std::future::Ready<Result<u64, A2aError>>,
+    futures::future::BoxFuture<'a, Result<u64, A2aError>>,
+>;
+
+/// What [`TaskRuntime::apply`] left to do.
+// Returned once per event and only kept by the (boxed) deferred write: a box for the large
+// variant would be one more allocation on that path, and save nothing on the other.
+#[allow(clippy::large_enum_variant)]
+enum Step {
+    /// Written and delivered: the event's sequence number.
+    Done(u64),
+    /// Applied; the store's write is to be awaited, then the event delivered.
+    Write(Applied),
+    /// The store refused the write: reload the live copy from it, then fail with this error.
+    Reload(crate::store::StoreError),
+}
+
+/// An applied event waiting for its store write.
+enum Applied {
+    /// The event creates the task (with the task as it was before it, for subscribers).
+    Create {
+        event: StreamResponse,
+        task: Box<Task>,
+        before: Option<Box<Task>>,
+    },
+    /// The event changed the live task, read at `version`.
+    Update { event: StreamResponse, version: u64 },
 }
 
 /// What a request listens to while the agent runs.
@@ -359,71 +391,81 @@ impl TaskRuntime {
     }
 
     /// Applies an agent's event: creates the task on its first event, checks the lifecycle,
-    /// writes the store, then delivers. Returns the event's sequence number.
-    pub(crate) async fn publish(
-        &self,
-        store: &dyn TaskStore,
+    /// writes the store, then delivers. Resolves to the event's sequence number.
+    ///
+    /// When the task's lock is free and the store writes at once
+    /// ([`TaskStore::write_now`]), all of it happens here and the future is a ready value;
+    /// otherwise the rest is one boxed future.
+    pub(crate) fn publish<'a>(
+        &'a self,
+        store: &'a dyn TaskStore,
         policy: HistoryPolicy,
-        extensions: &Negotiated,
-        mut event: StreamResponse,
-    ) -> Result<u64, A2aError> {
-        let mut guard = self.state.lock().await;
-        let st = &mut *guard;
-        if st.replied {
-            return Err(LifecycleError::MessageAfterTask.into());
-        }
-        let version = st.version;
-        let Some(task) = st.task.as_mut() else {
-            return self
-                .publish_first(st, store, policy, extensions, event)
-                .await;
+        extensions: &'a Negotiated,
+        event: StreamResponse,
+    ) -> Publish<'a> {
+        let Ok(mut guard) = self.state.try_lock() else {
+            return Either::Right(Box::pin(async move {
+                let mut guard = self.state.lock().await;
+                let step = self.apply(&mut guard, store, policy, extensions, event)?;
+                self.complete(guard, store, step).await
+            }));
         };
-        let task = Arc::make_mut(task);
-        if let StreamResponse::Message(_) = event {
-            return Err(LifecycleError::MessageAfterTask.into());
-        }
-        check_extensions(extensions, &task.status, &event)?;
-        // The lifecycle checks everything before it changes anything: on error the task is as
-        // it was.
-        lifecycle::apply_event(task, &mut event, policy)?;
-        match store.update(&self.scope, task, version).await {
-            Ok(v) => {
-                st.version = v;
-                Self::emit(st, v, event);
-                Ok(v)
-            }
-            Err(e) => {
-                // The change was applied here but not stored: go back to what the store holds.
-                self.reload(st, store).await;
-                Err(e.into())
-            }
+        match self.apply(&mut guard, store, policy, extensions, event) {
+            Ok(Step::Done(seq)) => Either::Left(std::future::ready(Ok(seq))),
+            Err(e) => Either::Left(std::future::ready(Err(e))),
+            Ok(step) => Either::Right(Box::pin(self.complete(guard, store, step))),
         }
     }
 
-    /// Replaces the live copy with the stored task after a failed write.
-    async fn reload(&self, st: &mut RuntimeState, store: &dyn TaskStore) {
-        match store.get(&self.scope, &self.id).await {
-            Ok(Some(stored)) => {
-                st.task = Some(Arc::new(stored.task));
-                st.version = stored.version;
-            }
-            Ok(None) => {
-                tracing::error!(task_id = %self.id, "task vanished from the store");
-            }
-            Err(e) => {
-                tracing::error!(task_id = %self.id, error = %e, "cannot reload the task after a failed write");
-            }
-        }
-    }
-
-    async fn publish_first(
+    /// Applies an event under the lock and writes it when the store can do so at once. The
+    /// lifecycle checks everything before it changes anything: on error the task is as it was.
+    fn apply(
         &self,
         st: &mut RuntimeState,
         store: &dyn TaskStore,
         policy: HistoryPolicy,
         extensions: &Negotiated,
         mut event: StreamResponse,
-    ) -> Result<u64, A2aError> {
+    ) -> Result<Step, A2aError> {
+        if st.replied {
+            return Err(LifecycleError::MessageAfterTask.into());
+        }
+        let version = st.version;
+        let Some(task) = st.task.as_mut() else {
+            return self.apply_first(st, store, policy, extensions, event);
+        };
+        let task = Arc::make_mut(task);
+        if let StreamResponse::Message(_) = event {
+            return Err(LifecycleError::MessageAfterTask.into());
+        }
+        check_extensions(extensions, &task.status, &event)?;
+        lifecycle::apply_event(task, &mut event, policy)?;
+        let write = Write::Update {
+            expected_version: version,
+        };
+        match store.write_now(&self.scope, task, write) {
+            None => Ok(Step::Write(Applied::Update { event, version })),
+            Some(Ok(v)) => {
+                st.version = v;
+                Self::emit(st, v, event);
+                Ok(Step::Done(v))
+            }
+            // The change was applied here but not stored: go back to what the store holds.
+            Some(Err(e)) => Ok(Step::Reload(e)),
+        }
+    }
+
+    /// The first event: a direct message reply, or the one that creates the task (from the
+    /// template; it goes back if the event is refused, while a failed store write leaves the
+    /// event applied to it — the agent got the error either way).
+    fn apply_first(
+        &self,
+        st: &mut RuntimeState,
+        store: &dyn TaskStore,
+        policy: HistoryPolicy,
+        extensions: &Negotiated,
+        mut event: StreamResponse,
+    ) -> Result<Step, A2aError> {
         if let StreamResponse::Message(m) = &mut event {
             if m.context_id.is_empty()
                 && let Some(p) = &st.pending
@@ -432,59 +474,44 @@ impl TaskRuntime {
             }
             st.replied = true;
             Self::emit(st, 1, event);
-            return Ok(1);
+            return Ok(Step::Done(1));
         }
-        // The template becomes the task. It goes back if the event is refused; a failed store
-        // write leaves the event applied to it (the agent got the error either way).
         let mut task = st.pending.take().unwrap_or_else(|| Task {
             id: self.id.clone(),
             ..Task::default()
         });
-        let is_task = matches!(event, StreamResponse::Task(_));
         // Subscribers see the created task first (as it was before this event), then the event;
         // a `Task` event is itself the created task.
-        let before = (!is_task && st.has_subscribers()).then(|| task.clone());
-        let version = match Self::create_with(
-            &self.scope,
-            &mut task,
-            &mut event,
-            store,
-            policy,
-            extensions,
-        )
-        .await
-        {
-            Ok(v) => v,
-            Err(e) => {
-                st.pending = Some(task);
-                return Err(e);
+        let before = (!matches!(event, StreamResponse::Task(_)) && st.has_subscribers())
+            .then(|| Box::new(task.clone()));
+        if let Err(e) = Self::apply_to_new(&mut task, &mut event, policy, extensions) {
+            st.pending = Some(task);
+            return Err(e);
+        }
+        match store.write_now(&self.scope, &task, Write::Create) {
+            None => Ok(Step::Write(Applied::Create {
+                event,
+                task: Box::new(task),
+                before,
+            })),
+            Some(Ok(v)) => {
+                Self::created(st, task, before, event, v);
+                Ok(Step::Done(v))
             }
-        };
-        st.version = version;
-        if let Some(before) = before {
-            st.deliver(BusItem::Event(Arc::new(SeqEvent {
-                seq: version.saturating_sub(1),
-                event: StreamResponse::Task(before),
-            })));
+            Some(Err(e)) => {
+                st.pending = Some(task);
+                Err(e.into())
+            }
         }
-        if is_task && st.has_subscribers() {
-            // Subscribers get the task as created (with the history the runtime keeps).
-            event = StreamResponse::Task(task.clone());
-        }
-        st.task = Some(Arc::new(task));
-        Self::emit(st, version, event);
-        Ok(version)
     }
 
-    /// Applies the first event to the task and creates it in the store.
-    async fn create_with(
-        scope: &Scope,
+    /// Checks the first event and applies it to the task it creates.
+    fn apply_to_new(
         task: &mut Task,
         event: &mut StreamResponse,
-        store: &dyn TaskStore,
         policy: HistoryPolicy,
         extensions: &Negotiated,
-    ) -> Result<u64, A2aError> {
+    ) -> Result<(), A2aError> {
         if let StreamResponse::Task(t) = event {
             if !t.id.is_empty() && t.id != task.id {
                 return Err(LifecycleError::WrongTask {
@@ -503,7 +530,95 @@ impl TaskRuntime {
         }
         check_extensions(extensions, &task.status, event)?;
         lifecycle::apply_event(task, event, policy)?;
-        Ok(store.create(scope, task).await?)
+        Ok(())
+    }
+
+    /// The task exists (stored as `version`): it becomes the live copy, and the event goes out.
+    fn created(
+        st: &mut RuntimeState,
+        task: Task,
+        before: Option<Box<Task>>,
+        mut event: StreamResponse,
+        version: u64,
+    ) {
+        st.version = version;
+        if let Some(before) = before {
+            st.deliver(BusItem::Event(Arc::new(SeqEvent {
+                seq: version.saturating_sub(1),
+                event: StreamResponse::Task(*before),
+            })));
+        }
+        if matches!(event, StreamResponse::Task(_)) && st.has_subscribers() {
+            // Subscribers get the task as created (with the history the runtime keeps).
+            event = StreamResponse::Task(task.clone());
+        }
+        st.task = Some(Arc::new(task));
+        Self::emit(st, version, event);
+    }
+
+    /// Finishes, still under the lock, what [`apply`](Self::apply) left: the awaited store
+    /// write and the delivery, or the reload after a refused write.
+    async fn complete(
+        &self,
+        mut guard: tokio::sync::MutexGuard<'_, RuntimeState>,
+        store: &dyn TaskStore,
+        step: Step,
+    ) -> Result<u64, A2aError> {
+        let st = &mut *guard;
+        match step {
+            Step::Done(seq) => Ok(seq),
+            Step::Reload(e) => {
+                self.reload(st, store).await;
+                Err(e.into())
+            }
+            Step::Write(Applied::Create {
+                event,
+                task,
+                before,
+            }) => match store.create(&self.scope, &task).await {
+                Ok(v) => {
+                    Self::created(st, *task, before, event, v);
+                    Ok(v)
+                }
+                Err(e) => {
+                    st.pending = Some(*task);
+                    Err(e.into())
+                }
+            },
+            Step::Write(Applied::Update { event, version }) => {
+                let written = match st.task.as_deref() {
+                    Some(task) => store.update(&self.scope, task, version).await,
+                    None => return Err(A2aError::Internal("the live task went away".into())),
+                };
+                match written {
+                    Ok(v) => {
+                        st.version = v;
+                        Self::emit(st, v, event);
+                        Ok(v)
+                    }
+                    Err(e) => {
+                        self.reload(st, store).await;
+                        Err(e.into())
+                    }
+                }
+            }
+        }
+    }
+
+    /// Replaces the live copy with the stored task after a failed write.
+    async fn reload(&self, st: &mut RuntimeState, store: &dyn TaskStore) {
+        match store.get(&self.scope, &self.id).await {
+            Ok(Some(stored)) => {
+                st.task = Some(Arc::new(stored.task));
+                st.version = stored.version;
+            }
+            Ok(None) => {
+                tracing::error!(task_id = %self.id, "task vanished from the store");
+            }
+            Err(e) => {
+                tracing::error!(task_id = %self.id, error = %e, "cannot reload the task after a failed write");
+            }
+        }
     }
 
     /// Starts a new turn on an existing task: checks it can take a message, appends the user
@@ -919,5 +1034,138 @@ mod tests {
         assert!(
             matches!(rx.await.unwrap(), WaitOutcome::Failed(A2aError::Internal(m)) if m == "boom")
         );
+    }
+
+    /// The in-memory store behind the async trait methods only (as a database store would be):
+    /// every write suspends once and the runtime awaits it. `fail_next_update` makes the next
+    /// update lose against a concurrent writer.
+    #[derive(Debug, Default)]
+    struct AwaitedStore {
+        inner: InMemoryTaskStore,
+        fail_next_update: std::sync::atomic::AtomicBool,
+    }
+
+    #[async_trait::async_trait]
+    impl TaskStore for AwaitedStore {
+        async fn get(
+            &self,
+            scope: &Scope,
+            id: &TaskId,
+        ) -> Result<Option<crate::store::StoredTask>, crate::store::StoreError> {
+            self.inner.get(scope, id).await
+        }
+        async fn create(
+            &self,
+            scope: &Scope,
+            task: &Task,
+        ) -> Result<u64, crate::store::StoreError> {
+            tokio::task::yield_now().await;
+            self.inner.create(scope, task).await
+        }
+        async fn update(
+            &self,
+            scope: &Scope,
+            task: &Task,
+            expected_version: u64,
+        ) -> Result<u64, crate::store::StoreError> {
+            tokio::task::yield_now().await;
+            if self.fail_next_update.swap(false, Ordering::SeqCst) {
+                return Err(crate::store::StoreError::Conflict {
+                    task_id: task.id.clone(),
+                    expected: expected_version,
+                    found: expected_version + 1,
+                });
+            }
+            self.inner.update(scope, task, expected_version).await
+        }
+        async fn list(
+            &self,
+            scope: &Scope,
+            query: &crate::store::TaskQuery,
+        ) -> Result<crate::store::TaskPage, crate::store::StoreError> {
+            self.inner.list(scope, query).await
+        }
+        async fn delete(
+            &self,
+            scope: &Scope,
+            id: &TaskId,
+        ) -> Result<bool, crate::store::StoreError> {
+            self.inner.delete(scope, id).await
+        }
+    }
+
+    /// The sequence numbers a subscription has received so far.
+    fn received(sub: &mut Subscription) -> Vec<u64> {
+        let mut seqs = Vec::new();
+        while let Ok(item) = sub.rx.try_recv() {
+            if let BusItem::Event(ev) = item {
+                seqs.push(ev.seq);
+            }
+        }
+        seqs
+    }
+
+    #[tokio::test]
+    async fn an_awaited_store_gets_the_same_events_and_a_refused_write_reloads_the_task() {
+        let (_registry, rt, scope) = runtime(16);
+        let store = AwaitedStore::default();
+        let ext = Negotiated::default();
+        let mut sub = {
+            let mut st = rt.state.lock().await;
+            rt.subscribe(&mut st)
+        };
+        assert_eq!(rt.publish(&store, POLICY, &ext, chunk(0)).await.unwrap(), 1);
+        assert_eq!(rt.publish(&store, POLICY, &ext, chunk(1)).await.unwrap(), 2);
+        assert_eq!(received(&mut sub), vec![0, 1, 2]);
+        let stored = store.get(&scope, &"t1".into()).await.unwrap().unwrap();
+        assert_eq!(
+            (stored.version, stored.task.artifacts[0].parts.len()),
+            (2, 2)
+        );
+        // A write that loses: the event is refused, the live task is the stored one again, and
+        // nobody hears of the event.
+        store.fail_next_update.store(true, Ordering::SeqCst);
+        let refused = rt.publish(&store, POLICY, &ext, status(TaskState::Completed));
+        assert!(refused.await.is_err());
+        assert_eq!(rt.snapshot().await.unwrap(), stored.task);
+        assert_eq!(received(&mut sub), Vec::<u64>::new());
+        // The next event goes through.
+        let seq = rt.publish(&store, POLICY, &ext, status(TaskState::Completed));
+        assert_eq!(seq.await.unwrap(), 3);
+        assert_eq!(received(&mut sub), vec![3]);
+        let stored = store.get(&scope, &"t1".into()).await.unwrap().unwrap();
+        assert_eq!(stored.task.status.state, TaskState::Completed);
+    }
+
+    #[tokio::test]
+    async fn an_event_published_while_the_task_is_locked_waits_for_the_lock() {
+        let (_registry, rt, _) = runtime(8);
+        let store = InMemoryTaskStore::new();
+        let ext = Negotiated::default();
+        let guard = rt.state.lock().await;
+        let mut publish = std::pin::pin!(rt.publish(&store, POLICY, &ext, chunk(0)));
+        let waker = futures::task::noop_waker();
+        let mut cx = std::task::Context::from_waker(&waker);
+        assert!(publish.as_mut().poll(&mut cx).is_pending());
+        assert!(guard.task.is_none(), "nothing applied while locked");
+        drop(guard);
+        assert_eq!(publish.await.unwrap(), 1);
+        assert_eq!(rt.snapshot().await.unwrap().artifacts.len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_write_the_in_memory_store_refuses_reloads_the_task_from_it() {
+        let (_registry, rt, scope) = runtime(8);
+        let store = InMemoryTaskStore::new();
+        let ext = Negotiated::default();
+        rt.publish(&store, POLICY, &ext, chunk(0)).await.unwrap();
+        // Another writer changes the stored task behind the runtime's back.
+        let mut theirs = store.get(&scope, &"t1".into()).await.unwrap().unwrap().task;
+        theirs.status = TaskStatus::new(TaskState::Working);
+        assert_eq!(store.update(&scope, &theirs, 1).await.unwrap(), 2);
+        let refused = rt.publish(&store, POLICY, &ext, chunk(1)).await;
+        assert!(refused.is_err(), "{refused:?}");
+        assert_eq!(rt.snapshot().await.unwrap(), theirs);
+        assert_eq!(rt.publish(&store, POLICY, &ext, chunk(1)).await.unwrap(), 3);
     }
 }

@@ -4,7 +4,7 @@
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
-use futures::future::BoxFuture;
+use futures::future::{BoxFuture, Either};
 use futures::{FutureExt as _, StreamExt as _};
 use tokio_util::sync::CancellationToken;
 
@@ -13,7 +13,7 @@ use super::events::{
     BusItem, EventStream, Listen, Listener, Registry, SeqEvent, Subscription, TaskRuntime,
     WaitOutcome,
 };
-use super::executor::{AgentContext, AgentExecutor, DynExecutor, EventSink};
+use super::executor::{AgentContext, AgentExecutor, AgentInput, DynExecutor, EventSink};
 use super::lifecycle::HistoryPolicy;
 use super::limits::Limits;
 use crate::error::A2aError;
@@ -22,8 +22,8 @@ use crate::types::{
     AgentCard, CancelTaskRequest, ContextId, DeleteTaskPushNotificationConfigRequest, Empty,
     GetExtendedAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest,
     ListTaskPushNotificationConfigsRequest, ListTaskPushNotificationConfigsResponse,
-    ListTasksRequest, ListTasksResponse, Message, PushConfigId, SendMessageRequest,
-    SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task, TaskId,
+    ListTasksRequest, ListTasksResponse, Message, PushConfigId, SendMessageConfiguration,
+    SendMessageRequest, SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task, TaskId,
     TaskPushNotificationConfig, TaskState, TaskStatus,
 };
 
@@ -172,7 +172,41 @@ impl DefaultRequestHandler {
     }
 
     /// Resolves the task of a message, registers the execution, subscribes, and starts the agent.
-    async fn start(
+    /// A new task without a push config needs no I/O: it is begun by this call and the future is
+    /// a ready value; a continued task (read from the store) or a push config (written to its
+    /// store) is begun in one boxed future.
+    fn start(&self, ctx: RequestContext, req: SendMessageRequest, listen: Listen) -> Start<'_> {
+        if req.message.task_id.is_empty() && push_config_of(req.configuration.as_ref()).is_none() {
+            return Either::Left(std::future::ready(self.start_new(ctx, req, listen)));
+        }
+        Either::Right(Box::pin(self.start_with_io(ctx, req, listen)))
+    }
+
+    /// [`start`](Self::start) for a new task without a push config.
+    fn start_new(
+        &self,
+        ctx: RequestContext,
+        req: SendMessageRequest,
+        listen: Listen,
+    ) -> Result<Started, A2aError> {
+        let mut message = req.message;
+        let execution = self.registry.next_execution_id();
+        let token = CancellationToken::new();
+        let (rt, listener) =
+            self.create_runtime(&ctx.scope(), &mut message, execution, token.clone(), listen);
+        let input = AgentInput {
+            request: Arc::new(ctx),
+            message,
+            task: None,
+            configuration: req.configuration,
+            metadata: req.metadata,
+            cancel: token,
+        };
+        Ok(self.launch(input, rt, None, listener, execution))
+    }
+
+    /// [`start`](Self::start) for a continued task or one with a push config.
+    async fn start_with_io(
         &self,
         ctx: RequestContext,
         req: SendMessageRequest,
@@ -180,43 +214,21 @@ impl DefaultRequestHandler {
     ) -> Result<Started, A2aError> {
         let scope = ctx.scope();
         let mut message = req.message;
-        if let Some(push) = req
-            .configuration
-            .as_ref()
-            .and_then(|c| c.task_push_notification_config.as_ref())
-        {
+        if let Some(push) = push_config_of(req.configuration.as_ref()) {
             self.push_supported()?;
             check_webhook_url(&push.url, "configuration.taskPushNotificationConfig.url")?;
         }
         let execution = self.registry.next_execution_id();
         let token = CancellationToken::new();
         let (rt, first, listener, prior) = if message.task_id.is_empty() {
-            let task_id = TaskId::random();
-            if message.context_id.is_empty() {
-                message.context_id = ContextId::random();
-            }
-            message.task_id = task_id.clone();
-            let template = Task {
-                id: task_id,
-                context_id: message.context_id.clone(),
-                status: TaskStatus::new(TaskState::Submitted),
-                history: vec![message.clone()],
-                ..Task::default()
-            };
             let (rt, listener) =
-                self.registry
-                    .create(&scope, template, execution, token.clone(), listen);
+                self.create_runtime(&scope, &mut message, execution, token.clone(), listen);
             (rt, None, listener, None)
         } else {
-            // Boxed: this path's state would otherwise enlarge every SendMessage's future.
-            Box::pin(self.continue_task(&scope, &mut message, execution, token.clone(), listen))
+            self.continue_task(&scope, &mut message, execution, token.clone(), listen)
                 .await?
         };
-        if let Some(mut push) = req
-            .configuration
-            .as_ref()
-            .and_then(|c| c.task_push_notification_config.clone())
-        {
+        if let Some(mut push) = push_config_of(req.configuration.as_ref()).cloned() {
             push.task_id = rt.id.clone();
             push.tenant.clone_from(&ctx.tenant);
             if push.id.is_empty() {
@@ -224,15 +236,7 @@ impl DefaultRequestHandler {
             }
             self.push_store.put(&scope, &push).await?;
         }
-        let sink = EventSink {
-            rt: rt.clone(),
-            store: self.store.clone(),
-            policy: self.policy(),
-            task_id: rt.id.clone(),
-            context_id: message.context_id.clone(),
-            extensions: ctx.extensions.clone(),
-        };
-        let actx = AgentContext {
+        let input = AgentInput {
             request: Arc::new(ctx),
             message,
             task: prior,
@@ -240,22 +244,108 @@ impl DefaultRequestHandler {
             metadata: req.metadata,
             cancel: token,
         };
+        Ok(self.launch(input, rt, first, listener, execution))
+    }
+
+    /// The runtime of a new task (created by the agent's first event), with ids given to the
+    /// message: a fresh task id, and a fresh context id unless the message names one.
+    fn create_runtime(
+        &self,
+        scope: &Scope,
+        message: &mut Message,
+        execution: u64,
+        token: CancellationToken,
+        listen: Listen,
+    ) -> (Arc<TaskRuntime>, Listener) {
+        let task_id = TaskId::random();
+        if message.context_id.is_empty() {
+            message.context_id = ContextId::random();
+        }
+        message.task_id = task_id.clone();
+        let template = Task {
+            id: task_id,
+            context_id: message.context_id.clone(),
+            status: TaskStatus::new(TaskState::Submitted),
+            history: vec![message.clone()],
+            ..Task::default()
+        };
+        self.registry
+            .create(scope, template, execution, token, listen)
+    }
+
+    /// The agent's run for `input`, publishing to `rt`.
+    fn launch(
+        &self,
+        input: AgentInput,
+        rt: Arc<TaskRuntime>,
+        first: Option<SeqEvent>,
+        listener: Listener,
+        execution: u64,
+    ) -> Started {
+        let extensions = input.request.extensions.clone();
+        let sink = EventSink {
+            rt: rt.clone(),
+            store: self.store.clone(),
+            policy: self.policy(),
+            task_id: rt.id.clone(),
+            context_id: input.message.context_id.clone(),
+            extensions: extensions.clone(),
+        };
         let finish = Finish {
             rt: rt.clone(),
             registry: self.registry.clone(),
             execution,
             store: self.store.clone(),
             policy: self.policy(),
-            extensions: sink.extensions.clone(),
+            extensions,
         };
-        let run = self.executor.clone().run_boxed(actx, sink, finish);
-        Ok(Started {
+        let run = self
+            .executor
+            .clone()
+            .run_boxed(AgentContext::new(input), sink, finish);
+        Started {
             rt,
             first,
             listener,
             execution,
             run,
-        })
+        }
+    }
+
+    /// The blocking SendMessage's wait: drives the agent until its answer.
+    async fn answer(
+        &self,
+        start: Start<'_>,
+        history_length: Option<i32>,
+    ) -> Result<SendMessageResponse, A2aError> {
+        let Started {
+            rt, listener, run, ..
+        } = start.await?;
+        let outcome = match listener {
+            Listener::Wait(rx) => run_until_answered(run, rx).await,
+            Listener::Nothing | Listener::Stream(_) => {
+                // `returnImmediately` on a continued task: the agent runs on its own.
+                tokio::spawn(run);
+                match rt.snapshot().await {
+                    Some(task) => WaitOutcome::Task(Arc::new(task)),
+                    None => WaitOutcome::Failed(A2aError::Internal(
+                        "the agent ended without publishing anything".into(),
+                    )),
+                }
+            }
+        };
+        self.registry.release(&rt);
+        // Usually the last reference to the runtime: the task it holds is then ours, not a copy.
+        drop(rt);
+        match outcome {
+            WaitOutcome::Message(message) => Ok(SendMessageResponse::Message(message)),
+            WaitOutcome::Task(task) => {
+                let mut task = Arc::try_unwrap(task).unwrap_or_else(|shared| Task::clone(&shared));
+                trim_history(&mut task, history_length);
+                Ok(SendMessageResponse::Task(task))
+            }
+            WaitOutcome::Failed(e) => Err(e),
+        }
     }
 
     /// Resolves the task a message continues and begins its turn.
@@ -334,6 +424,17 @@ async fn fail_or_report(finish: &Finish, error: A2aError) -> Option<A2aError> {
     let _ = sink.fail(error.to_string()).await;
     None
 }
+
+/// The push config a SendMessage asks for.
+fn push_config_of(
+    configuration: Option<&SendMessageConfiguration>,
+) -> Option<&TaskPushNotificationConfig> {
+    configuration.and_then(|c| c.task_push_notification_config.as_ref())
+}
+
+/// The future of [`DefaultRequestHandler::start`].
+type Start<'a> =
+    Either<std::future::Ready<Result<Started, A2aError>>, BoxFuture<'a, Result<Started, A2aError>>>;
 
 struct Started {
     rt: Arc<TaskRuntime>,
@@ -532,11 +633,23 @@ fn check_webhook_url(url: &str, field: &str) -> Result<(), A2aError> {
 
 #[async_trait::async_trait]
 impl RequestHandler for DefaultRequestHandler {
-    async fn send_message(
-        &self,
+    // Written out rather than `async fn`: the task is begun before the future is boxed, so
+    // that the box holds what is left (small), not the request and a begun task besides.
+    fn send_message<'life0, 'async_trait>(
+        &'life0 self,
         ctx: RequestContext,
         req: SendMessageRequest,
-    ) -> Result<SendMessageResponse, A2aError> {
+    ) -> std::pin::Pin<
+        Box<
+            dyn std::future::Future<Output = Result<SendMessageResponse, A2aError>>
+                + Send
+                + 'async_trait,
+        >,
+    >
+    where
+        'life0: 'async_trait,
+        Self: 'async_trait,
+    {
         let history_length = req.configuration.as_ref().and_then(|c| c.history_length);
         let return_immediately = req
             .configuration
@@ -551,34 +664,8 @@ impl RequestHandler for DefaultRequestHandler {
                 until_created: return_immediately,
             }
         };
-        let Started {
-            rt, listener, run, ..
-        } = self.start(ctx, req, listen).await?;
-        let outcome = match listener {
-            Listener::Wait(rx) => run_until_answered(run, rx).await,
-            Listener::Nothing | Listener::Stream(_) => {
-                // `returnImmediately` on a continued task: the agent runs on its own.
-                tokio::spawn(run);
-                match rt.snapshot().await {
-                    Some(task) => WaitOutcome::Task(Arc::new(task)),
-                    None => WaitOutcome::Failed(A2aError::Internal(
-                        "the agent ended without publishing anything".into(),
-                    )),
-                }
-            }
-        };
-        self.registry.release(&rt);
-        // Usually the last reference to the runtime: the task it holds is then ours, not a copy.
-        drop(rt);
-        match outcome {
-            WaitOutcome::Message(message) => Ok(SendMessageResponse::Message(message)),
-            WaitOutcome::Task(task) => {
-                let mut task = Arc::try_unwrap(task).unwrap_or_else(|shared| Task::clone(&shared));
-                trim_history(&mut task, history_length);
-                Ok(SendMessageResponse::Task(task))
-            }
-            WaitOutcome::Failed(e) => Err(e),
-        }
+        let start = self.start(ctx, req, listen);
+        Box::pin(self.answer(start, history_length))
     }
 
     async fn send_streaming_message(
@@ -853,7 +940,7 @@ impl DefaultRequestHandler {
                 .rev()
                 .find(|m| m.role == crate::types::Role::User)
                 .cloned();
-            let actx = AgentContext {
+            let actx = AgentContext::new(AgentInput {
                 request: Arc::new(ctx),
                 message: message.unwrap_or_else(|| Message {
                     task_id: task.id.clone(),
@@ -864,7 +951,7 @@ impl DefaultRequestHandler {
                 configuration: None,
                 metadata: req.metadata,
                 cancel: token,
-            };
+            });
             let grace = self.limits.cancel_grace;
             let agent_cancel =
                 AssertUnwindSafe(self.executor.clone().cancel_boxed(actx, sink.clone()))

@@ -14,7 +14,7 @@ mod service;
 
 pub use context::{Principal, RequestContext, RequestHeaders};
 pub use events::{EventStream, SeqEvent};
-pub use executor::{AgentContext, AgentExecutor, EventSink};
+pub use executor::{AgentContext, AgentExecutor, AgentInput, EventSink};
 pub use handler::{DefaultRequestHandler, RequestHandler};
 pub use limits::Limits;
 pub use operation::{A2aRequest, A2aResponse, Operation};

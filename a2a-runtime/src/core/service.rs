@@ -4,13 +4,23 @@
 use std::sync::Arc;
 
 use super::context::RequestContext;
+use super::events::EventStream;
 use super::handler::RequestHandler;
 use super::limits::Limits;
 use super::operation::{A2aRequest, A2aResponse};
 use crate::error::A2aError;
-use crate::extension::{ExtensionSet, Reply};
-use crate::types::Validate;
+use crate::extension::{ExtensionSet, Negotiated, Reply};
+use crate::types::{
+    AgentCard, Empty, ListTaskPushNotificationConfigsResponse, ListTasksResponse,
+    SendMessageResponse, Task, TaskPushNotificationConfig, Validate,
+};
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
 use futures::StreamExt as _;
+use futures::future::BoxFuture;
 
 /// The protocol versions this runtime serves.
 pub const SUPPORTED_VERSIONS: &[&str] = &[crate::PROTOCOL_VERSION];
@@ -107,52 +117,73 @@ impl A2aService {
 
     /// Validates `req`, resolves the tenant, applies the limits, activates the requested
     /// extensions and runs their hooks around the operation.
-    pub async fn call(
+    ///
+    /// All of that up to the handler's call happens in this call; the future holds the
+    /// handler's future and what the response hooks need.
+    pub fn call(
         &self,
         mut ctx: RequestContext,
         mut req: A2aRequest,
-    ) -> Result<Served, A2aError> {
+    ) -> impl Future<Output = Result<Served, A2aError>> + Send + '_ {
+        let pending = self
+            .prepare(&mut ctx, &mut req)
+            .map(|negotiated| (dispatch(self.handler.as_ref(), ctx, req), negotiated));
+        async move {
+            let (pending, negotiated) = pending?;
+            let mut response = pending.await?;
+            let Some(negotiated) = negotiated else {
+                return Ok(Served {
+                    response,
+                    activated: Vec::new(),
+                });
+            };
+            let activated: Vec<&'static str> = negotiated.activated_uris().collect();
+            if negotiated.activated.is_empty() {
+                return Ok(Served {
+                    response,
+                    activated,
+                });
+            }
+            // In place: a unary result is not moved around.
+            if let A2aResponse::Stream(events) = &mut response {
+                let events = std::mem::replace(events, Box::pin(futures::stream::empty()));
+                let n = negotiated.clone();
+                response = A2aResponse::Stream(Box::pin(events.map(move |item| {
+                    let mut ev = item?;
+                    n.handle_response(&mut Reply::Event(&mut ev.event))?;
+                    Ok(ev)
+                })));
+            } else if let Some(mut reply) = response.reply() {
+                negotiated.handle_response(&mut reply)?;
+            }
+            Ok(Served {
+                response,
+                activated,
+            })
+        }
+    }
+
+    /// The checks and request hooks of [`call`](Self::call); the negotiation, when extensions
+    /// were requested.
+    fn prepare(
+        &self,
+        ctx: &mut RequestContext,
+        req: &mut A2aRequest,
+    ) -> Result<Option<Arc<Negotiated>>, A2aError> {
         req.validate()?;
         if ctx.tenant.is_empty() {
             ctx.tenant = req.tenant().to_owned();
         } else {
             req.set_tenant(&ctx.tenant);
         }
-        self.check_limits(&req)?;
+        self.check_limits(req)?;
         if self.extensions.is_empty() || ctx.extensions.requested.is_empty() {
-            let response = dispatch(self.handler.as_ref(), ctx, req).await?;
-            return Ok(Served {
-                response,
-                activated: Vec::new(),
-            });
+            return Ok(None);
         }
-        let negotiated = Arc::new(self.extensions.activate_begun(&ctx.extensions, &ctx)?);
+        let negotiated = Arc::new(self.extensions.activate_begun(&ctx.extensions, ctx)?);
         ctx.extensions = negotiated.clone();
-        negotiated.handle_request(&mut req, &ctx)?;
-        let mut response = dispatch(self.handler.as_ref(), ctx, req).await?;
-        let activated: Vec<&'static str> = negotiated.activated_uris().collect();
-        if negotiated.activated.is_empty() {
-            return Ok(Served {
-                response,
-                activated,
-            });
-        }
-        // In place: a unary result is not moved around.
-        if let A2aResponse::Stream(events) = &mut response {
-            let events = std::mem::replace(events, Box::pin(futures::stream::empty()));
-            let n = negotiated.clone();
-            response = A2aResponse::Stream(Box::pin(events.map(move |item| {
-                let mut ev = item?;
-                n.handle_response(&mut Reply::Event(&mut ev.event))?;
-                Ok(ev)
-            })));
-        } else if let Some(mut reply) = response.reply() {
-            negotiated.handle_response(&mut reply)?;
-        }
-        Ok(Served {
-            response,
-            activated,
-        })
+        negotiated.handle_request(req, ctx)?;
+        Ok(Some(negotiated))
     }
 
     /// The JSON-RPC name of the extension method served at REST `path`, if any.
@@ -255,38 +286,86 @@ fn major_minor(v: &str) -> Option<&str> {
 }
 
 /// Runs one request on a handler.
-pub async fn dispatch(
-    handler: &dyn RequestHandler,
+///
+/// The handler's future is created by this call; the one returned wraps its output in an
+/// [`A2aResponse`] (no allocation besides the handler's own).
+pub fn dispatch<'a>(
+    handler: &'a dyn RequestHandler,
     ctx: RequestContext,
     req: A2aRequest,
-) -> Result<A2aResponse, A2aError> {
-    Ok(match req {
-        A2aRequest::SendMessage(r) => A2aResponse::SendMessage(handler.send_message(ctx, r).await?),
+) -> Dispatch<'a> {
+    Dispatch(match req {
+        A2aRequest::SendMessage(r) => Pending::SendMessage(handler.send_message(ctx, r)),
         A2aRequest::SendStreamingMessage(r) => {
-            A2aResponse::Stream(handler.send_streaming_message(ctx, r).await?)
+            Pending::Stream(handler.send_streaming_message(ctx, r))
         }
-        A2aRequest::GetTask(r) => A2aResponse::Task(handler.get_task(ctx, r).await?),
-        A2aRequest::ListTasks(r) => A2aResponse::ListTasks(handler.list_tasks(ctx, r).await?),
-        A2aRequest::CancelTask(r) => A2aResponse::Task(handler.cancel_task(ctx, r).await?),
-        A2aRequest::SubscribeToTask(r) => {
-            A2aResponse::Stream(handler.subscribe_to_task(ctx, r).await?)
-        }
+        A2aRequest::GetTask(r) => Pending::Task(handler.get_task(ctx, r)),
+        A2aRequest::ListTasks(r) => Pending::ListTasks(handler.list_tasks(ctx, r)),
+        A2aRequest::CancelTask(r) => Pending::Task(handler.cancel_task(ctx, r)),
+        A2aRequest::SubscribeToTask(r) => Pending::Stream(handler.subscribe_to_task(ctx, r)),
         A2aRequest::CreateTaskPushNotificationConfig(r) => {
-            A2aResponse::PushConfig(handler.create_task_push_notification_config(ctx, r).await?)
+            Pending::PushConfig(handler.create_task_push_notification_config(ctx, r))
         }
         A2aRequest::GetTaskPushNotificationConfig(r) => {
-            A2aResponse::PushConfig(handler.get_task_push_notification_config(ctx, r).await?)
+            Pending::PushConfig(handler.get_task_push_notification_config(ctx, r))
         }
         A2aRequest::ListTaskPushNotificationConfigs(r) => {
-            A2aResponse::PushConfigs(handler.list_task_push_notification_configs(ctx, r).await?)
+            Pending::PushConfigs(handler.list_task_push_notification_configs(ctx, r))
         }
         A2aRequest::DeleteTaskPushNotificationConfig(r) => {
-            A2aResponse::Empty(handler.delete_task_push_notification_config(ctx, r).await?)
+            Pending::Empty(handler.delete_task_push_notification_config(ctx, r))
         }
         A2aRequest::GetExtendedAgentCard(r) => {
-            A2aResponse::AgentCard(Box::new(handler.get_extended_agent_card(ctx, r).await?))
+            Pending::AgentCard(handler.get_extended_agent_card(ctx, r))
         }
     })
+}
+
+/// The future of [`dispatch`].
+#[must_use = "futures do nothing unless polled"]
+pub struct Dispatch<'a>(Pending<'a>);
+
+/// The handler's future, by the shape of its output.
+enum Pending<'a> {
+    SendMessage(BoxFuture<'a, Result<SendMessageResponse, A2aError>>),
+    Task(BoxFuture<'a, Result<Task, A2aError>>),
+    ListTasks(BoxFuture<'a, Result<ListTasksResponse, A2aError>>),
+    PushConfig(BoxFuture<'a, Result<TaskPushNotificationConfig, A2aError>>),
+    PushConfigs(BoxFuture<'a, Result<ListTaskPushNotificationConfigsResponse, A2aError>>),
+    Empty(BoxFuture<'a, Result<Empty, A2aError>>),
+    AgentCard(BoxFuture<'a, Result<AgentCard, A2aError>>),
+    Stream(BoxFuture<'a, Result<EventStream, A2aError>>),
+}
+
+impl fmt::Debug for Dispatch<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Dispatch(..)")
+    }
+}
+
+impl Future for Dispatch<'_> {
+    type Output = Result<A2aResponse, A2aError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        /// Polls `f`, wrapping what it returns with `wrap`.
+        fn wrapped<T>(
+            f: &mut BoxFuture<'_, Result<T, A2aError>>,
+            cx: &mut Context<'_>,
+            wrap: impl FnOnce(T) -> A2aResponse,
+        ) -> Poll<Result<A2aResponse, A2aError>> {
+            f.as_mut().poll(cx).map_ok(wrap)
+        }
+        match &mut self.0 {
+            Pending::SendMessage(f) => wrapped(f, cx, A2aResponse::SendMessage),
+            Pending::Task(f) => wrapped(f, cx, A2aResponse::Task),
+            Pending::ListTasks(f) => wrapped(f, cx, A2aResponse::ListTasks),
+            Pending::PushConfig(f) => wrapped(f, cx, A2aResponse::PushConfig),
+            Pending::PushConfigs(f) => wrapped(f, cx, A2aResponse::PushConfigs),
+            Pending::Empty(f) => wrapped(f, cx, A2aResponse::Empty),
+            Pending::AgentCard(f) => wrapped(f, cx, |card| A2aResponse::AgentCard(Box::new(card))),
+            Pending::Stream(f) => wrapped(f, cx, A2aResponse::Stream),
+        }
+    }
 }
 
 #[cfg(test)]

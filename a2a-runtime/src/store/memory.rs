@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use super::frozen::Frozen;
 use super::{
     ListCursor, PushConfigStore, Scope, StoreError, StoredTask, TaskPage, TaskQuery, TaskStore,
+    Write,
 };
 use crate::FastHash;
 use crate::types::{PushConfigId, Task, TaskId, TaskPushNotificationConfig};
@@ -193,31 +194,8 @@ impl InMemoryTaskStore {
         self.lock().values().map(|s| s.by_id.len()).sum()
     }
 
-    /// True when no task is held.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
-#[async_trait::async_trait]
-impl TaskStore for InMemoryTaskStore {
-    async fn get(&self, scope: &Scope, id: &TaskId) -> Result<Option<StoredTask>, StoreError> {
-        let found = self
-            .lock()
-            .get(scope)
-            .and_then(|s| s.by_id.get(id.as_str()))
-            .map(|e| (e.held.snapshot(), e.version));
-        found
-            .map(|(snapshot, version)| {
-                Ok(StoredTask {
-                    task: snapshot.into_task(id.as_str())?,
-                    version,
-                })
-            })
-            .transpose()
-    }
-
-    async fn create(&self, scope: &Scope, task: &Task) -> Result<u64, StoreError> {
+    /// [`TaskStore::create`], done under the lock.
+    fn create_now(&self, scope: &Scope, task: &Task) -> Result<u64, StoreError> {
         let mut scopes = self.lock();
         // Look up first: `entry` would copy the scope on every call.
         let s = match scopes.get_mut(scope) {
@@ -236,7 +214,8 @@ impl TaskStore for InMemoryTaskStore {
         Ok(1)
     }
 
-    async fn update(
+    /// [`TaskStore::update`], done under the lock.
+    fn update_now(
         &self,
         scope: &Scope,
         task: &Task,
@@ -280,6 +259,55 @@ impl TaskStore for InMemoryTaskStore {
         s.finished = s.finished + usize::from(is_finished) - usize::from(was_finished);
         self.enforce_retention(s);
         Ok(version)
+    }
+
+    /// True when no task is held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[async_trait::async_trait]
+impl TaskStore for InMemoryTaskStore {
+    async fn get(&self, scope: &Scope, id: &TaskId) -> Result<Option<StoredTask>, StoreError> {
+        let found = self
+            .lock()
+            .get(scope)
+            .and_then(|s| s.by_id.get(id.as_str()))
+            .map(|e| (e.held.snapshot(), e.version));
+        found
+            .map(|(snapshot, version)| {
+                Ok(StoredTask {
+                    task: snapshot.into_task(id.as_str())?,
+                    version,
+                })
+            })
+            .transpose()
+    }
+
+    async fn create(&self, scope: &Scope, task: &Task) -> Result<u64, StoreError> {
+        self.create_now(scope, task)
+    }
+
+    async fn update(
+        &self,
+        scope: &Scope,
+        task: &Task,
+        expected_version: u64,
+    ) -> Result<u64, StoreError> {
+        self.update_now(scope, task, expected_version)
+    }
+
+    fn write_now(
+        &self,
+        scope: &Scope,
+        task: &Task,
+        write: Write,
+    ) -> Option<Result<u64, StoreError>> {
+        Some(match write {
+            Write::Create => self.create_now(scope, task),
+            Write::Update { expected_version } => self.update_now(scope, task, expected_version),
+        })
     }
 
     async fn list(&self, scope: &Scope, query: &TaskQuery) -> Result<TaskPage, StoreError> {

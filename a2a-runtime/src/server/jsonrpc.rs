@@ -206,9 +206,8 @@ async fn process(
         } else {
             json::from_raw(params).map_err(fail)?
         };
-        let (result, activated) = inner
-            .service
-            .call_method(ctx, &method, value)
+        // Boxed: this path's state would otherwise enlarge every request's future.
+        let (result, activated) = Box::pin(inner.service.call_method(ctx, &method, value))
             .await
             .map_err(fail)?;
         if id.is_none() {

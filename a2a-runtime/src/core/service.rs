@@ -9,7 +9,7 @@ use super::handler::RequestHandler;
 use super::limits::Limits;
 use super::operation::{A2aRequest, A2aResponse};
 use crate::error::A2aError;
-use crate::extension::{ExtensionSet, Negotiated, Reply};
+use crate::extension::{Activated, ExtensionSet, Negotiated, Reply};
 use crate::types::{
     AgentCard, Empty, ListTaskPushNotificationConfigsResponse, ListTasksResponse,
     SendMessageResponse, Task, TaskPushNotificationConfig, Validate,
@@ -44,8 +44,8 @@ pub struct Served {
     /// The operation's result (already through every `handle_response` hook; streamed events
     /// pass through them as they are produced).
     pub response: A2aResponse,
-    /// The activated extension URIs, in declaration order.
-    pub activated: Vec<&'static str>,
+    /// The activated extensions, in declaration order.
+    pub activated: Activated,
 }
 
 impl std::fmt::Debug for A2aService {
@@ -131,17 +131,16 @@ impl A2aService {
         async move {
             let (pending, negotiated) = pending?;
             let mut response = pending.await?;
-            let Some(negotiated) = negotiated else {
+            let Some(mut negotiated) = negotiated else {
                 return Ok(Served {
                     response,
-                    activated: Vec::new(),
+                    activated: Activated::default(),
                 });
             };
-            let activated: Vec<&'static str> = negotiated.activated_uris().collect();
             if negotiated.activated.is_empty() {
                 return Ok(Served {
                     response,
-                    activated,
+                    activated: Activated::default(),
                 });
             }
             // In place: a unary result is not moved around.
@@ -154,11 +153,15 @@ impl A2aService {
                     Ok(ev)
                 })));
             } else if let Some(mut reply) = response.reply() {
-                negotiated.handle_response(&mut reply)?;
+                // Usually the agent is done with the negotiation by now: no locking then.
+                match Arc::get_mut(&mut negotiated) {
+                    Some(only) => only.handle_response_mut(&mut reply)?,
+                    None => negotiated.handle_response(&mut reply)?,
+                }
             }
             Ok(Served {
                 response,
-                activated,
+                activated: Activated::of(negotiated),
             })
         }
     }
@@ -204,7 +207,7 @@ impl A2aService {
         mut ctx: RequestContext,
         name: &str,
         params: serde_json::Value,
-    ) -> Result<(serde_json::Value, Vec<&'static str>), A2aError> {
+    ) -> Result<(serde_json::Value, Activated), A2aError> {
         let Some(entry) = self.extensions.method(name) else {
             return Err(A2aError::MethodNotFound {
                 method: name.to_owned(),
@@ -229,8 +232,9 @@ impl A2aService {
         {
             ctx.tenant = t.to_owned();
         }
-        let activated: Vec<&'static str> = negotiated.activated_uris().collect();
-        ctx.extensions = Arc::new(negotiated);
+        let negotiated = Arc::new(negotiated);
+        let activated = Activated::of(negotiated.clone());
+        ctx.extensions = negotiated;
         let mcx = crate::extension::MethodContext {
             request: ctx,
             handler: Some(self.handler.clone()),

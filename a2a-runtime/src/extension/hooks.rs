@@ -311,24 +311,16 @@ pub trait DynExtension: Send + Sync + 'static {
     fn handle_request(
         &self,
         req: &mut A2aRequest,
-        act: &ActivationValue,
+        act: &mut Slot,
         ctx: &RequestContext,
     ) -> Result<bool, A2aError>;
-    fn handle_response(
-        &self,
-        reply: &mut Reply<'_>,
-        act: &ActivationValue,
-    ) -> Result<bool, A2aError>;
-    fn handle_event(
-        &self,
-        event: &mut StreamResponse,
-        act: &ActivationValue,
-    ) -> Result<bool, A2aError>;
+    fn handle_response(&self, reply: &mut Reply<'_>, act: &mut Slot) -> Result<bool, A2aError>;
+    fn handle_event(&self, event: &mut StreamResponse, act: &mut Slot) -> Result<bool, A2aError>;
     fn check_transition(
         &self,
         from: &TaskStatus,
         to: &TaskStatus,
-        act: &ActivationValue,
+        act: &mut Slot,
     ) -> Result<bool, A2aError>;
     fn dependencies(&self) -> Dependencies;
     fn methods(&self) -> Vec<MethodEntry>;
@@ -402,22 +394,22 @@ impl<E: Extension> DynExtension for DataOnly<E> {
     fn handle_request(
         &self,
         _: &mut A2aRequest,
-        _: &ActivationValue,
+        _: &mut Slot,
         _: &RequestContext,
     ) -> Result<bool, A2aError> {
         Ok(false)
     }
-    fn handle_response(&self, _: &mut Reply<'_>, _: &ActivationValue) -> Result<bool, A2aError> {
+    fn handle_response(&self, _: &mut Reply<'_>, _: &mut Slot) -> Result<bool, A2aError> {
         Ok(false)
     }
-    fn handle_event(&self, _: &mut StreamResponse, _: &ActivationValue) -> Result<bool, A2aError> {
+    fn handle_event(&self, _: &mut StreamResponse, _: &mut Slot) -> Result<bool, A2aError> {
         Ok(false)
     }
     fn check_transition(
         &self,
         _: &TaskStatus,
         _: &TaskStatus,
-        _: &ActivationValue,
+        _: &mut Slot,
     ) -> Result<bool, A2aError> {
         Ok(false)
     }
@@ -437,13 +429,10 @@ impl<E: Extension> DynExtension for DataOnly<E> {
 
 #[inline]
 fn with_activation<A: 'static>(
-    act: &ActivationValue,
+    act: &mut Slot,
     f: impl FnOnce(&mut A) -> Result<(), A2aError>,
 ) -> Result<(), A2aError> {
-    let mut guard = act
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    guard.get_mut::<A>().map_or(Ok(()), f)
+    act.get_mut::<A>().map_or(Ok(()), f)
 }
 
 impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
@@ -477,27 +466,19 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
     fn handle_request(
         &self,
         req: &mut A2aRequest,
-        act: &ActivationValue,
+        act: &mut Slot,
         ctx: &RequestContext,
     ) -> Result<bool, A2aError> {
         self.run(HOOK_REQUEST, || {
             with_activation::<E::Activation>(act, |a| self.0.handle_request(req, a, ctx))
         })
     }
-    fn handle_response(
-        &self,
-        reply: &mut Reply<'_>,
-        act: &ActivationValue,
-    ) -> Result<bool, A2aError> {
+    fn handle_response(&self, reply: &mut Reply<'_>, act: &mut Slot) -> Result<bool, A2aError> {
         self.run(HOOK_RESPONSE, || {
             with_activation::<E::Activation>(act, |a| self.0.handle_response(reply, a))
         })
     }
-    fn handle_event(
-        &self,
-        event: &mut StreamResponse,
-        act: &ActivationValue,
-    ) -> Result<bool, A2aError> {
+    fn handle_event(&self, event: &mut StreamResponse, act: &mut Slot) -> Result<bool, A2aError> {
         self.run(HOOK_EVENT, || {
             with_activation::<E::Activation>(act, |a| self.0.handle_event(event, a))
         })
@@ -506,7 +487,7 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
         &self,
         from: &TaskStatus,
         to: &TaskStatus,
-        act: &ActivationValue,
+        act: &mut Slot,
     ) -> Result<bool, A2aError> {
         self.run(HOOK_TRANSITION, || {
             with_activation::<E::Activation>(act, |a| self.0.check_transition(from, to, a))

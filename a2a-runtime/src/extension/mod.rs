@@ -60,7 +60,7 @@ pub use dependencies::Dependencies;
 pub use hooks::{Activate, Extension, ExtensionHooks, Reply};
 pub use metadata::{AgentCardExt, HasMetadata, MetadataError, MetadataExt};
 pub use method::{ExtensionMethod, MethodContext, MethodEntry};
-pub use negotiated::{Activation, Negotiated};
+pub use negotiated::{Activated, Activation, Negotiated};
 pub use registry::{
     ExtensionMetrics, ExtensionRegistration, ExtensionRegistry, ExtensionSet, RegistryError,
     parse_extensions_header,

@@ -90,3 +90,35 @@ impl Negotiated {
         self.activated.iter().map(|a| a.uri)
     }
 }
+
+/// The extensions activated for a request, as a response echoes them in `A2A-Extensions`:
+/// shared with the request's negotiation, so that naming them allocates nothing.
+#[derive(Clone, Default)]
+pub struct Activated(Option<Arc<Negotiated>>);
+
+impl Activated {
+    /// The activated extensions of `negotiated`.
+    pub fn of(negotiated: Arc<Negotiated>) -> Self {
+        Self((!negotiated.activated.is_empty()).then_some(negotiated))
+    }
+
+    /// True when no extension was activated.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+
+    /// The activated URIs, in declaration order.
+    pub fn uris(&self) -> impl ExactSizeIterator<Item = &'static str> + '_ {
+        self.0
+            .as_deref()
+            .map_or(&[][..], |n| &n.activated[..])
+            .iter()
+            .map(|a| a.uri)
+    }
+}
+
+impl std::fmt::Debug for Activated {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.uris()).finish()
+    }
+}

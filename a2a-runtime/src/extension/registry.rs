@@ -7,8 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use super::dependencies::Dependencies;
 use super::hooks::{
-    ActivationValue, DynExtension, Extension, HOOK_EVENT, HOOK_REQUEST, HOOK_RESPONSE,
-    HOOK_TRANSITION, Reply,
+    DynExtension, Extension, HOOK_EVENT, HOOK_REQUEST, HOOK_RESPONSE, HOOK_TRANSITION, Reply, Slot,
 };
 use super::method::MethodEntry;
 use super::negotiated::{Activation, Negotiated};
@@ -611,6 +610,7 @@ impl ExtensionSet {
         ctx: &RequestContext,
     ) -> Result<Negotiated, A2aError> {
         let mut activated = Vec::with_capacity(plan.steps.len());
+        let spans = spans_wanted();
         for &(index, missing) in &plan.steps {
             let Some(e) = self.inner.entries.get(index) else {
                 continue;
@@ -622,7 +622,7 @@ impl ExtensionSet {
                     dependency: missing.to_owned(),
                 });
             }
-            match in_span(e.uri, "activate", || e.ext.activate(&requested, ctx)) {
+            match in_span_if(spans, e.uri, "activate", || e.ext.activate(&requested, ctx)) {
                 Ok(Some(value)) => {
                     e.counters.activations.fetch_add(1, Ordering::Relaxed);
                     activated.push(Activation {
@@ -663,48 +663,103 @@ const LEGACY_METHODS: &[&str] = &[
     "agent/getAuthenticatedExtendedCard",
 ];
 
-/// Runs `f` in an `a2a_extension` debug span naming the extension and the hook — when a tracing
-/// subscriber is installed and wants debug spans. Otherwise the span is not built at all: with
-/// ten extensions, four hooks each per request, even disabled spans (and `tracing`'s `log`
-/// fallback, when some dependency enables it) were a measurable share of a request.
-fn in_span<R>(uri: &'static str, hook: &'static str, f: impl FnOnce() -> R) -> R {
-    if tracing::dispatcher::has_been_set() && tracing::enabled!(tracing::Level::DEBUG) {
+/// True when a tracing subscriber is installed and wants debug spans (asked once per series of
+/// hook calls).
+fn spans_wanted() -> bool {
+    tracing::dispatcher::has_been_set() && tracing::enabled!(tracing::Level::DEBUG)
+}
+
+/// Runs `f` in an `a2a_extension` debug span naming the extension and the hook when `wanted`
+/// ([`spans_wanted`]). Otherwise the span is not built at all: with ten extensions, four hooks
+/// each per request, even disabled spans (and `tracing`'s `log` fallback, when some dependency
+/// enables it) were a measurable share of a request.
+#[inline]
+fn in_span_if<R>(wanted: bool, uri: &'static str, hook: &'static str, f: impl FnOnce() -> R) -> R {
+    if wanted {
         tracing::debug_span!("a2a_extension", uri, hook).in_scope(f)
     } else {
         f()
     }
 }
 
+/// The entry of the extension at `index`, unless its `hook` is known to be the default body.
+fn live_entry(set: &SetInner, index: usize, hook: u8) -> Option<&Entry> {
+    set.entries
+        .get(index)
+        .filter(|e| e.live.load(Ordering::Relaxed) & hook != 0)
+}
+
+/// Calls one extension's hook (`hook`: its `HOOK_*` bit and name) through `f` on its activation
+/// value; a hook that turns out to be the default body is marked so and not called again.
+fn call_hook(
+    e: &Entry,
+    uri: &'static str,
+    value: &mut Slot,
+    spans: bool,
+    (hook, name): (u8, &'static str),
+    f: &mut impl FnMut(&dyn DynExtension, &mut Slot) -> Result<bool, A2aError>,
+) -> Result<(), A2aError> {
+    match in_span_if(spans, uri, name, || f(e.ext.as_ref(), value)) {
+        Ok(true) => Ok(()),
+        Ok(false) => {
+            e.live.fetch_and(!hook, Ordering::Relaxed);
+            Ok(())
+        }
+        Err(err) => {
+            e.counters.hook_errors.fetch_add(1, Ordering::Relaxed);
+            Err(err)
+        }
+    }
+}
+
 impl Negotiated {
     /// Runs `hook` (a `HOOK_*` bit, named `name`) of every activated extension that may
-    /// implement it, in declaration order; a hook found to be the default body is not called
-    /// again.
+    /// implement it, in declaration order, each with its activation value locked; a hook found
+    /// to be the default body is not called again.
     fn run_hooks(
         &self,
         hook: u8,
         name: &'static str,
-        mut f: impl FnMut(&dyn DynExtension, &ActivationValue) -> Result<bool, A2aError>,
+        mut f: impl FnMut(&dyn DynExtension, &mut Slot) -> Result<bool, A2aError>,
     ) -> Result<(), A2aError> {
         let Some(set) = &self.set else {
             return Ok(());
         };
+        let spans = spans_wanted();
         for a in &self.activated {
-            let Some(e) = set.entries.get(a.index) else {
+            let Some(e) = live_entry(set, a.index, hook) else {
                 continue;
             };
-            if e.live.load(Ordering::Relaxed) & hook == 0 {
+            let mut value = a
+                .value
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            call_hook(e, a.uri, &mut value, spans, (hook, name), &mut f)?;
+        }
+        Ok(())
+    }
+
+    /// [`run_hooks`](Self::run_hooks) for a negotiation nobody else holds: the activation values
+    /// are reached without locking.
+    fn run_hooks_mut(
+        &mut self,
+        hook: u8,
+        name: &'static str,
+        mut f: impl FnMut(&dyn DynExtension, &mut Slot) -> Result<bool, A2aError>,
+    ) -> Result<(), A2aError> {
+        let Some(set) = &self.set else {
+            return Ok(());
+        };
+        let spans = spans_wanted();
+        for a in &mut self.activated {
+            let Some(e) = live_entry(set, a.index, hook) else {
                 continue;
-            }
-            match in_span(a.uri, name, || f(e.ext.as_ref(), &a.value)) {
-                Ok(true) => {}
-                Ok(false) => {
-                    e.live.fetch_and(!hook, Ordering::Relaxed);
-                }
-                Err(err) => {
-                    e.counters.hook_errors.fetch_add(1, Ordering::Relaxed);
-                    return Err(err);
-                }
-            }
+            };
+            let value = a
+                .value
+                .get_mut()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            call_hook(e, a.uri, value, spans, (hook, name), &mut f)?;
         }
         Ok(())
     }
@@ -723,6 +778,13 @@ impl Negotiated {
     /// Runs every activated extension's `handle_response`, in declaration order.
     pub(crate) fn handle_response(&self, reply: &mut Reply<'_>) -> Result<(), A2aError> {
         self.run_hooks(HOOK_RESPONSE, "handle_response", |ext, value| {
+            ext.handle_response(reply, value)
+        })
+    }
+
+    /// [`handle_response`](Self::handle_response) for a negotiation nobody else holds.
+    pub(crate) fn handle_response_mut(&mut self, reply: &mut Reply<'_>) -> Result<(), A2aError> {
+        self.run_hooks_mut(HOOK_RESPONSE, "handle_response", |ext, value| {
             ext.handle_response(reply, value)
         })
     }
@@ -925,6 +987,38 @@ mod tests {
         assert_eq!(
             entries[0].live.load(Ordering::SeqCst),
             HOOK_ALL & !HOOK_EVENT
+        );
+    }
+
+    /// Counts its response hook calls in its activation value.
+    #[crate::a2a_extension(uri = "https://example.com/test/replies/v1")]
+    #[derive(Default, serde::Serialize, serde::Deserialize)]
+    struct Replies {}
+
+    impl crate::extension::ExtensionHooks for Replies {
+        type Activation = u32;
+
+        fn handle_response(&self, _: &mut Reply<'_>, seen: &mut u32) -> Result<(), A2aError> {
+            *seen += 1;
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn response_hooks_change_the_activation_value_alike_with_and_without_the_lock() {
+        let set = set_of(vec![Replies {}.__into_dyn(), Counted {}.__into_dyn()]);
+        let mut task = crate::types::Task::default();
+        let mut n = negotiate(&set, &[Replies::URI, Counted::URI]).unwrap();
+        // Shared (locked), then exclusive (`Mutex::get_mut`), then shared again.
+        n.handle_response(&mut Reply::Task(&mut task)).unwrap();
+        n.handle_response_mut(&mut Reply::Task(&mut task)).unwrap();
+        n.handle_response(&mut Reply::Task(&mut task)).unwrap();
+        assert_eq!(n.extension::<Replies>(), Some(3));
+        // Counted leaves handle_response at its default: skipped from then on, value untouched.
+        assert_eq!(n.extension::<Counted>(), Some(0));
+        assert_eq!(
+            set.inner.entries[1].live.load(Ordering::SeqCst) & HOOK_RESPONSE,
+            0
         );
     }
 }

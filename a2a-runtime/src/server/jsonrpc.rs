@@ -19,6 +19,7 @@ use super::sse::{self, Framing};
 use super::{Inner, ResponseExt as _};
 use crate::core::{A2aRequest, A2aResponse, Operation, SeqEvent};
 use crate::error::A2aError;
+use crate::extension::Activated;
 use crate::json;
 
 /// The `id` member: absent (a notification) or any raw JSON value, kept verbatim.
@@ -61,7 +62,9 @@ pub(crate) async fn handle(
     let id = id.as_deref().unwrap_or(NULL_ID).to_owned();
     match outcome {
         Err(e) => error_response(&id, &e),
-        Ok(Outcome::Notification) => HttpResponse::NoContent().a2a_headers(&inner, &[]).finish(),
+        Ok(Outcome::Notification) => HttpResponse::NoContent()
+            .a2a_headers(&inner, &Activated::default())
+            .finish(),
         Ok(Outcome::Raw(result, activated)) => result_response(&inner, &id, &result, &activated),
         Ok(Outcome::Done(resp, activated)) => match *resp {
             A2aResponse::Stream(events) => {
@@ -84,12 +87,7 @@ pub(crate) async fn handle(
 }
 
 /// `{"jsonrpc":"2.0","id":<id>,"result":<result>}` with the A2A headers.
-fn result_response(
-    inner: &Inner,
-    id: &str,
-    result: &[u8],
-    activated: &[&'static str],
-) -> HttpResponse {
+fn result_response(inner: &Inner, id: &str, result: &[u8], activated: &Activated) -> HttpResponse {
     let mut body = envelope(id, result.len());
     body.extend_from_slice(result);
     finish_result(inner, body, activated)
@@ -105,7 +103,7 @@ fn envelope(id: &str, room: usize) -> Vec<u8> {
 }
 
 /// Closes an [`envelope`] holding a result and sends it with the A2A headers.
-fn finish_result(inner: &Inner, mut body: Vec<u8>, activated: &[&'static str]) -> HttpResponse {
+fn finish_result(inner: &Inner, mut body: Vec<u8>, activated: &Activated) -> HttpResponse {
     body.push(b'}');
     HttpResponse::Ok()
         .a2a_headers(inner, activated)
@@ -115,8 +113,8 @@ fn finish_result(inner: &Inner, mut body: Vec<u8>, activated: &[&'static str]) -
 
 enum Outcome {
     Notification,
-    Done(Box<A2aResponse>, Vec<&'static str>),
-    Raw(Vec<u8>, Vec<&'static str>),
+    Done(Box<A2aResponse>, Activated),
+    Raw(Vec<u8>, Activated),
 }
 
 type Failure = (Option<String>, A2aError);

@@ -50,7 +50,7 @@ use crate::core::{
     A2aService, AgentExecutor, DefaultRequestHandler, Limits, Operation, RequestHandler,
 };
 use crate::extension::registry::ExtensionConfig;
-use crate::extension::{Extension, RegistryError};
+use crate::extension::{Activated, Extension, RegistryError};
 use crate::store::{InMemoryPushConfigStore, InMemoryTaskStore, PushConfigStore, TaskStore};
 use crate::types::{AgentCard, AgentInterface, ProtocolBinding, Validate};
 use card::CardDoc;
@@ -85,32 +85,33 @@ pub(crate) struct Inner {
 
 impl Inner {
     /// The URIs to echo in `A2A-Extensions` (none when echo is switched off).
-    fn echo(&self, activated: Vec<&'static str>) -> Vec<&'static str> {
+    fn echo(&self, activated: Activated) -> Activated {
         if self.echo_extensions {
             activated
         } else {
-            Vec::new()
+            Activated::default()
         }
     }
 
     /// The `A2A-Extensions` value for `activated` (`None` when it is not a valid header value).
-    fn echo_header(&self, activated: &[&'static str]) -> Option<HeaderValue> {
+    fn echo_header(&self, activated: &Activated) -> Option<HeaderValue> {
         let mut last = self
             .echo_header
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         // URIs are constants: compare addresses first.
         if let Some((uris, value)) = last.as_ref()
-            && uris.len() == activated.len()
+            && uris.len() == activated.uris().len()
             && uris
                 .iter()
-                .zip(activated)
-                .all(|(a, b)| std::ptr::eq(*a, *b) || a == b)
+                .zip(activated.uris())
+                .all(|(a, b)| std::ptr::eq(*a, b) || *a == b)
         {
             return Some(value.clone());
         }
-        let value = HeaderValue::from_str(&activated.join(", ")).ok()?;
-        *last = Some((activated.to_vec(), value.clone()));
+        let uris: Vec<&'static str> = activated.uris().collect();
+        let value = HeaderValue::from_str(&uris.join(", ")).ok()?;
+        *last = Some((uris, value.clone()));
         Some(value)
     }
 
@@ -623,12 +624,12 @@ impl A2aServerBuilder {
 
 /// Adds the A2A response headers: `A2A-Version`, and `A2A-Extensions` with the activated URIs.
 pub(crate) trait ResponseExt {
-    fn a2a_headers(&mut self, inner: &Inner, activated: &[&'static str]) -> &mut Self;
-    fn a2a_headers_builder(self, inner: &Inner, activated: &[&'static str]) -> Self;
+    fn a2a_headers(&mut self, inner: &Inner, activated: &Activated) -> &mut Self;
+    fn a2a_headers_builder(self, inner: &Inner, activated: &Activated) -> Self;
 }
 
 impl ResponseExt for HttpResponseBuilder {
-    fn a2a_headers(&mut self, inner: &Inner, activated: &[&'static str]) -> &mut Self {
+    fn a2a_headers(&mut self, inner: &Inner, activated: &Activated) -> &mut Self {
         // Static names: a name parsed from a `&str` is allocated on every response.
         self.insert_header((
             actix_web::http::header::HeaderName::from_static(A2A_VERSION),
@@ -645,7 +646,7 @@ impl ResponseExt for HttpResponseBuilder {
         self
     }
 
-    fn a2a_headers_builder(mut self, inner: &Inner, activated: &[&'static str]) -> Self {
+    fn a2a_headers_builder(mut self, inner: &Inner, activated: &Activated) -> Self {
         self.a2a_headers(inner, activated);
         self
     }

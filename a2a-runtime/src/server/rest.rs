@@ -13,6 +13,7 @@ use super::sse::{self, Framing};
 use super::{Inner, ResponseExt as _};
 use crate::core::{A2aRequest, A2aResponse, Operation, SeqEvent};
 use crate::error::A2aError;
+use crate::extension::Activated;
 use crate::json;
 
 /// Where an operation takes its input from.
@@ -82,7 +83,7 @@ async fn process(
     req: &HttpRequest,
     payload: web::Payload,
     op: Operation,
-) -> Result<(A2aResponse, Vec<&'static str>), A2aError> {
+) -> Result<(A2aResponse, Activated), A2aError> {
     let info = req.match_info();
     let tenant = info.get("tenant").map(str::to_owned);
     let mut ctx = request_context(req, tenant.as_deref());
@@ -161,7 +162,7 @@ async fn process_method(
     inner: &Inner,
     req: &HttpRequest,
     payload: web::Payload,
-) -> Result<(Value, Vec<&'static str>), A2aError> {
+) -> Result<(Value, Activated), A2aError> {
     let info = req.match_info();
     let tenant = info.get("tenant").map(str::to_owned);
     let path = format!("/extensions/{}", info.get("tail").unwrap_or_default());

@@ -197,6 +197,41 @@ async fn jsonrpc_content_type_checked_before_parsing() {
     assert!(reply.json().get("result").is_some(), "{}", reply.text);
 }
 
+/// The JSON-RPC endpoint takes POST only: any other method is 405 with `Allow: POST`, with or
+/// without the trailing slash, and runs nothing.
+#[tokio::test]
+async fn jsonrpc_endpoint_answers_other_methods_with_405() {
+    let (server, _control) = scripted().await;
+    for path in ["", "/"] {
+        for method in [
+            reqwest::Method::GET,
+            reqwest::Method::PUT,
+            reqwest::Method::DELETE,
+        ] {
+            let reply = server
+                .send(
+                    server
+                        .client
+                        .request(method.clone(), format!("{}{path}", server.url))
+                        .header("A2A-Version", "1.0"),
+                )
+                .await;
+            assert_eq!(reply.status, 405, "{method} {path:?}: {}", reply.text);
+            assert_eq!(reply.header("allow"), Some("POST"), "{method} {path:?}");
+        }
+    }
+    // POST is served.
+    let reply = server
+        .post_raw(
+            "/",
+            "application/json",
+            envelope(json!(1), "ListTasks", json!({})),
+            Some("1.0"),
+        )
+        .await;
+    assert!(reply.json().get("result").is_some(), "{}", reply.text);
+}
+
 /// Content type (§5.3, §6.3): REST with `text/plain` is ContentTypeNotSupported (400
 /// INVALID_ARGUMENT), before parsing; `application/json` is accepted beside `application/a2a+json`.
 #[tokio::test]

@@ -39,7 +39,7 @@ use std::time::Duration;
 
 use actix_web::dev::ServerHandle;
 use actix_web::http::header::HeaderValue;
-use actix_web::{HttpRequest, HttpResponseBuilder, web};
+use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder, web};
 
 pub use card::WELL_KNOWN_PATH;
 pub use http::{
@@ -230,13 +230,20 @@ impl A2aServer {
             let rpc = inner.clone();
             let rpc_handler = move |req: HttpRequest, payload: web::Payload| {
                 let inner = rpc.clone();
-                async move { jsonrpc::handle(inner, req, payload).await }
+                async move {
+                    if req.method() != actix_web::http::Method::POST {
+                        return method_not_allowed("POST");
+                    }
+                    jsonrpc::handle(inner, req, payload).await
+                }
             };
             // Two plain resources rather than one with two patterns: actix matches a
-            // multi-pattern resource with a regex on every request.
+            // multi-pattern resource with a regex on every request. No method guard either: a
+            // guard records the methods it checked in a per-request map (three allocations on
+            // every request); the handler answers other methods with 405 itself.
             let path = inner.jsonrpc_path.trim_end_matches('/').to_owned();
-            cfg.service(web::resource(path.clone()).route(web::post().to(rpc_handler.clone())));
-            cfg.service(web::resource(format!("{path}/")).route(web::post().to(rpc_handler)));
+            cfg.service(web::resource(path.clone()).route(web::route().to(rpc_handler.clone())));
+            cfg.service(web::resource(format!("{path}/")).route(web::route().to(rpc_handler)));
             if inner.service.extensions().has_methods() {
                 for prefix in ["", "/{tenant}"] {
                     let methods = inner.clone();
@@ -626,6 +633,13 @@ impl A2aServerBuilder {
 pub(crate) trait ResponseExt {
     fn a2a_headers(&mut self, inner: &Inner, activated: &Activated) -> &mut Self;
     fn a2a_headers_builder(self, inner: &Inner, activated: &Activated) -> Self;
+}
+
+/// 405 Method Not Allowed, naming the allowed method.
+fn method_not_allowed(allowed: &'static str) -> HttpResponse {
+    HttpResponse::MethodNotAllowed()
+        .insert_header((actix_web::http::header::ALLOW, allowed))
+        .finish()
 }
 
 impl ResponseExt for HttpResponseBuilder {

@@ -206,7 +206,8 @@ impl InMemoryTaskStore {
             return Err(StoreError::Exists(task.id.clone(), "already exists"));
         }
         let held = Held::of(task);
-        let id: Arc<str> = Arc::from(task.id.as_str());
+        // Shared with the task's own id: no copy.
+        let id = task.id.shared();
         s.finished += usize::from(held.is_terminal());
         s.order.insert((held.millis(), Arc::clone(&id)));
         s.by_id.insert(id, Entry { version: 1, held });

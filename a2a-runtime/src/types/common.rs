@@ -1,6 +1,7 @@
 //! Building blocks shared by the wire types: id newtypes, [`Metadata`], [`Timestamp`], validation.
 
 use std::fmt;
+use std::sync::Arc;
 
 use chrono::{DateTime, Datelike, SecondsFormat, Timelike, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
@@ -19,78 +20,138 @@ pub(crate) fn assign<T: Clone + PartialEq>(dst: &mut T, src: &T) {
 macro_rules! id_newtype {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
-        #[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-        #[serde(transparent)]
-        pub struct $name(pub String);
+        ///
+        /// Cloning shares the text (a reference count, no allocation): ids are copied into every
+        /// event, task, store entry and reply.
+        #[derive(Clone, Default)]
+        pub struct $name(Option<Arc<str>>);
 
         impl $name {
             /// A fresh random (UUID v4) id.
             pub fn random() -> Self {
                 // Encoded into a stack buffer: `to_string` would go through `fmt`.
                 let mut buf = [0u8; uuid::fmt::Hyphenated::LENGTH];
-                Self(
-                    uuid::Uuid::new_v4()
-                        .hyphenated()
-                        .encode_lower(&mut buf)
-                        .to_owned(),
-                )
+                Self::from(&*uuid::Uuid::new_v4().hyphenated().encode_lower(&mut buf))
             }
             /// The id as a string slice.
             pub fn as_str(&self) -> &str {
-                &self.0
+                self.0.as_deref().unwrap_or_default()
             }
             /// True when the id is empty (unset on the wire).
             pub fn is_empty(&self) -> bool {
-                self.0.is_empty()
+                self.0.is_none()
+            }
+        }
+        impl PartialEq for $name {
+            fn eq(&self, other: &Self) -> bool {
+                match (&self.0, &other.0) {
+                    (Some(a), Some(b)) => Arc::ptr_eq(a, b) || a == b,
+                    (None, None) => true,
+                    _ => false,
+                }
+            }
+        }
+        impl Eq for $name {}
+        impl PartialOrd for $name {
+            fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+                Some(self.cmp(other))
+            }
+        }
+        impl Ord for $name {
+            fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+                self.as_str().cmp(other.as_str())
+            }
+        }
+        impl std::hash::Hash for $name {
+            /// As the `str` (so that lookups by `&str` through `Borrow` find it).
+            fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+                self.as_str().hash(state);
+            }
+        }
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                deserializer.deserialize_str(IdVisitor).map(Self)
             }
         }
         impl fmt::Debug for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                fmt::Debug::fmt(&self.0, f)
+                fmt::Debug::fmt(self.as_str(), f)
             }
         }
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(&self.0)
+                f.write_str(self.as_str())
             }
         }
         impl From<String> for $name {
             fn from(s: String) -> Self {
-                Self(s)
+                Self((!s.is_empty()).then(|| Arc::from(s)))
             }
         }
         impl From<&str> for $name {
             fn from(s: &str) -> Self {
-                Self(s.to_owned())
+                Self((!s.is_empty()).then(|| Arc::from(s)))
+            }
+        }
+        impl From<$name> for String {
+            fn from(id: $name) -> String {
+                id.as_str().to_owned()
             }
         }
         impl AsRef<str> for $name {
             fn as_ref(&self) -> &str {
-                &self.0
+                self.as_str()
             }
         }
         impl std::borrow::Borrow<str> for $name {
             fn borrow(&self) -> &str {
-                &self.0
+                self.as_str()
             }
         }
         impl PartialEq<str> for $name {
             fn eq(&self, other: &str) -> bool {
-                self.0 == other
+                self.as_str() == other
             }
         }
         impl PartialEq<&str> for $name {
             fn eq(&self, other: &&str) -> bool {
-                self.0 == *other
+                self.as_str() == *other
             }
         }
     };
+}
+
+/// Reads an id: a JSON string, shared once read (empty: unset).
+struct IdVisitor;
+
+impl de::Visitor<'_> for IdVisitor {
+    type Value = Option<Arc<str>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok((!v.is_empty()).then(|| Arc::from(v)))
+    }
 }
 
 id_newtype!(
     /// The server-generated id of a [`Task`](crate::types::Task).
     TaskId
 );
+impl TaskId {
+    /// The shared text (for a store's key: no copy; an empty id gets a fresh empty one).
+    pub(crate) fn shared(&self) -> Arc<str> {
+        self.0.clone().unwrap_or_else(|| Arc::from(""))
+    }
+}
+
 id_newtype!(
     /// The id grouping related tasks and messages into one conversation.
     ContextId
@@ -415,6 +476,44 @@ impl<T: Validate> Validate for Option<T> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn ids_share_their_text_and_compare_hash_and_order_as_strings() {
+        let a = TaskId::from("task-1");
+        let copy = a.clone();
+        assert!(matches!((&a.0, &copy.0), (Some(x), Some(y)) if Arc::ptr_eq(x, y)));
+        let other = TaskId::from(String::from("task-1"));
+        assert_eq!(a, other, "same text, different allocations");
+        assert_ne!(a, TaskId::from("task-2"));
+        let (first, second) = (TaskId::from("a"), TaskId::from("b"));
+        assert!(first < second);
+        let set: std::collections::HashSet<TaskId> = [a.clone()].into();
+        assert!(set.contains("task-1"), "found by &str through Borrow");
+        assert_eq!(a.shared().as_ref(), "task-1");
+        assert_eq!(String::from(a), "task-1");
+    }
+
+    #[test]
+    fn an_empty_id_is_unset_however_it_was_made() {
+        let parsed: TaskId = serde_json::from_str(r#""""#).unwrap();
+        for empty in [
+            TaskId::default(),
+            TaskId::from(""),
+            TaskId::from(String::new()),
+            parsed,
+        ] {
+            assert!(empty.is_empty());
+            assert_eq!(empty, TaskId::default());
+            assert_eq!(empty.as_str(), "");
+            assert_eq!(serde_json::to_string(&empty).unwrap(), r#""""#);
+        }
+        let id: ContextId = serde_json::from_str(r#""c-\u0031""#).unwrap();
+        assert_eq!(id.as_str(), "c-1", "escapes decoded");
+        assert!(
+            serde_json::from_str::<ContextId>("1").is_err(),
+            "ids are strings"
+        );
+    }
 
     #[test]
     fn random_ids_are_lowercase_hyphenated_uuid_v4s_and_differ() {

@@ -190,12 +190,35 @@ fn write_str_contents(out: &mut Vec<u8>, value: &str) {
     }
 }
 
-/// Writes a quoted, escaped string.
+/// True when no byte of `bytes` needs escaping: whole words, then the 1..=7 bytes left, are
+/// scanned without a branch per word (most strings — keys, ids, plain text — need none).
+#[inline(always)]
+fn is_plain(bytes: &[u8]) -> bool {
+    let mut words = bytes.chunks_exact(8);
+    let mut found = 0;
+    for word in &mut words {
+        found |= word
+            .first_chunk::<8>()
+            .map_or(0, |w| specials(u64::from_le_bytes(*w)));
+    }
+    let rest = words.remainder();
+    if !rest.is_empty() {
+        found |= specials(short_word(rest));
+    }
+    found == 0
+}
+
+/// Writes a quoted, escaped string: a plain one in one copy, inline; one that needs escapes
+/// through [`write_str_contents`].
 #[inline]
 fn write_str(out: &mut Vec<u8>, value: &str) {
     out.reserve(value.len() + 2);
     out.push(b'"');
-    write_str_contents(out, value);
+    if is_plain(value.as_bytes()) {
+        out.extend_from_slice(value.as_bytes());
+    } else {
+        write_str_contents(out, value);
+    }
     out.push(b'"');
 }
 

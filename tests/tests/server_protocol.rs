@@ -375,6 +375,28 @@ async fn jsonrpc_envelope_errors_80_83() {
         assert_eq!(err.code, code, "{body} -> {}", err.body);
         assert_eq!(err.body["id"], id, "{body} -> {}", err.body);
     }
+    // A body that is not UTF-8 is -32700 too, naming where the bad byte is.
+    let mut body =
+        br#"{"jsonrpc":"2.0","id":12,"method":"ListTasks","params":{"contextId":""#.to_vec();
+    body.extend_from_slice(b"\xff\xfe\"}}");
+    let reply = server
+        .send(
+            server
+                .client
+                .post(format!("{}/", server.url))
+                .header("content-type", "application/json")
+                .header("A2A-Version", "1.0")
+                .body(body),
+        )
+        .await;
+    let err = ApiError::parse(Binding::JsonRpc, reply.status, reply.json());
+    assert_eq!(err.code, -32700, "{}", err.body);
+    assert_eq!(err.body["id"], Value::Null);
+    let message = err.body["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("not UTF-8") && message.contains("index 69"),
+        "{message}"
+    );
     // A missing REQUIRED field names its path (#77).
     let err = server
         .err(

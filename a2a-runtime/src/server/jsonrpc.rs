@@ -131,8 +131,15 @@ async fn process(
         .await
         .map_err(|e| (None, e))?;
     json::check_depth(&body, limits.max_json_depth).map_err(|e| (None, e))?;
-    let text = std::str::from_utf8(&body)
-        .map_err(|e| (None, A2aError::Parse(format!("body is not UTF-8: {e}"))))?;
+    // Validated with SIMD; the standard library only to describe a failure.
+    let text = simdutf8::basic::from_utf8(&body).map_err(|_| {
+        let detail = std::str::from_utf8(&body).err();
+        let detail = detail.map(|e| e.to_string()).unwrap_or_default();
+        (
+            None,
+            A2aError::Parse(format!("body is not UTF-8: {detail}")),
+        )
+    })?;
     let first = text.trim_start().as_bytes().first().copied();
     if first == Some(b'[') {
         // Well-formed JSON is required before we call it a batch.

@@ -90,8 +90,35 @@ async fn body_over_max_body_bytes_is_refused() {
         let reply = server.send(req).await;
         assert_eq!(reply.status, 413, "{path}: {reply:?}");
     }
+    // Chunked within the limit: the chunks are joined in order and the message runs.
+    for (path, ct, body) in [
+        ("/", "application/json", rpc(sized(1500))),
+        (
+            "/message:send",
+            "application/a2a+json",
+            sized(1500).to_string(),
+        ),
+    ] {
+        let chunks: Vec<Result<Vec<u8>, std::io::Error>> = body
+            .into_bytes()
+            .chunks(100)
+            .map(|c| Ok(c.to_vec()))
+            .collect();
+        let req = server
+            .client
+            .post(format!("{}{path}", server.url))
+            .header("content-type", ct)
+            .header("A2A-Version", "1.0")
+            .body(reqwest::Body::wrap_stream(futures::stream::iter(chunks)));
+        let reply = server.send(req).await;
+        assert_eq!(reply.status, 200, "{path}: {reply:?}");
+        let task = reply.json();
+        let task = task.get("result").unwrap_or(&task);
+        let echoed = task.to_string();
+        assert!(echoed.contains(&"x".repeat(1400)), "{path}: {echoed}");
+    }
     let list = server.ok(Binding::Rest, "ListTasks", json!({})).await;
-    assert_eq!(list["totalSize"], 2, "only the two small messages ran");
+    assert_eq!(list["totalSize"], 4, "only the four small messages ran");
 }
 
 /// Nested arrays `levels` deep inside `message.metadata`.

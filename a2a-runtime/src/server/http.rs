@@ -5,7 +5,7 @@ use actix_web::HttpRequest;
 use actix_web::http::header::{
     self, HeaderName, HeaderValue, InvalidHeaderValue, TryIntoHeaderValue,
 };
-use actix_web::web::{self, BytesMut};
+use actix_web::web::{self, Bytes, BytesMut};
 use futures::StreamExt as _;
 
 use crate::core::{Principal, RequestContext, RequestHeaders};
@@ -159,25 +159,23 @@ fn percent_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// The media type of a request, lowercase, without parameters.
-pub(crate) fn media_type(req: &HttpRequest) -> Option<String> {
+/// The media type of a request, without parameters (as sent: compare ignoring ASCII case).
+pub(crate) fn media_type(req: &HttpRequest) -> Option<&str> {
     let value = req.headers().get(header::CONTENT_TYPE)?.to_str().ok()?;
-    Some(
-        value
-            .split(';')
-            .next()
-            .unwrap_or_default()
-            .trim()
-            .to_ascii_lowercase(),
-    )
+    Some(value.split(';').next().unwrap_or_default().trim())
 }
 
 /// Checks the request's content type is JSON (`application/json` or `application/a2a+json`).
 pub(crate) fn check_json_content_type(req: &HttpRequest) -> Result<(), A2aError> {
-    match media_type(req).as_deref() {
-        Some("application/json" | A2A_JSON) => Ok(()),
+    match media_type(req) {
+        Some(t)
+            if t.eq_ignore_ascii_case("application/json") || t.eq_ignore_ascii_case(A2A_JSON) =>
+        {
+            Ok(())
+        }
         Some(other) => Err(A2aError::ContentTypeNotSupported(format!(
-            "request Content-Type {other:?} is not supported; send application/json or {A2A_JSON}"
+            "request Content-Type {:?} is not supported; send application/json or {A2A_JSON}",
+            other.to_ascii_lowercase()
         ))),
         None => Err(A2aError::ContentTypeNotSupported(format!(
             "request has no Content-Type; send application/json or {A2A_JSON}"
@@ -185,12 +183,13 @@ pub(crate) fn check_json_content_type(req: &HttpRequest) -> Result<(), A2aError>
     }
 }
 
-/// Reads the request body, refusing more than `limit` bytes without buffering them.
+/// Reads the request body, refusing more than `limit` bytes without buffering them. A body that
+/// arrives in one chunk (the usual small request) is that chunk, not a copy.
 pub(crate) async fn read_body(
     req: &HttpRequest,
     mut payload: web::Payload,
     limit: usize,
-) -> Result<BytesMut, A2aError> {
+) -> Result<Bytes, A2aError> {
     let too_large = |n: usize| A2aError::PayloadTooLarge { size: n, limit };
     let declared = req
         .headers()
@@ -202,17 +201,29 @@ pub(crate) async fn read_body(
     {
         return Err(too_large(n));
     }
-    let mut body = BytesMut::with_capacity(declared.unwrap_or(1024).min(limit));
+    let mut first: Option<Bytes> = None;
+    let mut joined: Option<BytesMut> = None;
+    let mut size = 0usize;
     while let Some(chunk) = payload.next().await {
         let chunk = chunk.map_err(|e| {
             A2aError::InvalidRequest(format!("could not read the request body: {e}"))
         })?;
-        if body.len() + chunk.len() > limit {
-            return Err(too_large(body.len() + chunk.len()));
+        size += chunk.len();
+        if size > limit {
+            return Err(too_large(size));
         }
-        body.extend_from_slice(&chunk);
+        if let Some(joined) = &mut joined {
+            joined.extend_from_slice(&chunk);
+        } else if let Some(first) = first.take() {
+            let mut both = BytesMut::with_capacity(declared.unwrap_or(size).clamp(size, limit));
+            both.extend_from_slice(&first);
+            both.extend_from_slice(&chunk);
+            joined = Some(both);
+        } else {
+            first = Some(chunk);
+        }
     }
-    Ok(body)
+    Ok(joined.map_or_else(|| first.unwrap_or_default(), BytesMut::freeze))
 }
 
 #[cfg(test)]

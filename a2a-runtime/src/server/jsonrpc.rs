@@ -11,6 +11,9 @@
 
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, web};
+use std::borrow::Cow;
+
+use actix_web::web::Bytes;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -22,13 +25,14 @@ use crate::error::A2aError;
 use crate::extension::Activated;
 use crate::json;
 
-/// The `id` member: absent (a notification) or any raw JSON value, kept verbatim.
+/// The `id` member: absent (a notification) or any raw JSON value, kept verbatim (borrowed from
+/// the body).
 #[derive(Default)]
-struct RawId(Option<Box<RawValue>>);
+struct RawId<'a>(Option<&'a RawValue>);
 
-impl<'de> Deserialize<'de> for RawId {
+impl<'de: 'a, 'a> Deserialize<'de> for RawId<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Box::<RawValue>::deserialize(d).map(|raw| Self(Some(raw)))
+        <&'a RawValue>::deserialize(d).map(|raw| Self(Some(raw)))
     }
 }
 
@@ -36,8 +40,8 @@ impl<'de> Deserialize<'de> for RawId {
 struct Envelope<'a> {
     #[serde(default, borrow)]
     jsonrpc: Option<&'a RawValue>,
-    #[serde(default)]
-    id: RawId,
+    #[serde(default, borrow)]
+    id: RawId<'a>,
     #[serde(default, borrow)]
     method: Option<&'a RawValue>,
     #[serde(default, borrow)]
@@ -52,32 +56,38 @@ pub(crate) async fn handle(
     req: HttpRequest,
     payload: web::Payload,
 ) -> HttpResponse {
+    // Before the envelope is read there is no id: failures answer with a null one.
+    let body = match read_json_body(&inner, &req, payload).await {
+        Ok(body) => body,
+        Err(e) => return error_response(NULL_ID, &e),
+    };
     let mut notification = false;
-    let (id, outcome) = match process(&inner, &req, payload, &mut notification).await {
+    let (id, outcome) = match process(&inner, &req, &body, &mut notification).await {
         Ok(ok) => ok,
         // JSON-RPC 2.0: the server never answers a (valid) notification, not even an error.
         Err(_) if notification => (None, Ok(Outcome::Notification)),
         Err((id, e)) => (id, Err(e)),
     };
-    let id = id.as_deref().unwrap_or(NULL_ID).to_owned();
+    let id = id.unwrap_or(NULL_ID);
     match outcome {
-        Err(e) => error_response(&id, &e),
+        Err(e) => error_response(id, &e),
         Ok(Outcome::Notification) => HttpResponse::NoContent()
             .a2a_headers(&inner, &Activated::default())
             .finish(),
-        Ok(Outcome::Raw(result, activated)) => result_response(&inner, &id, &result, &activated),
+        Ok(Outcome::Raw(result, activated)) => result_response(&inner, id, &result, &activated),
         Ok(Outcome::Done(resp, activated)) => match *resp {
             A2aResponse::Stream(events) => {
                 let builder = HttpResponse::Ok().a2a_headers_builder(&inner, &activated);
-                sse::response(events, JsonRpcFraming { id }, inner.keep_alive, builder)
+                let framing = JsonRpcFraming { id: id.to_owned() };
+                sse::response(events, framing, inner.keep_alive, builder)
             }
             unary => {
                 // The result is encoded straight into the envelope.
-                let mut body = envelope(&id, 768);
+                let mut body = envelope(id, 768);
                 match unary.write_json(&mut body) {
                     Some(Ok(())) => finish_result(&inner, body, &activated),
                     _ => error_response(
-                        &id,
+                        id,
                         &A2aError::Internal("could not encode the result".into()),
                     ),
                 }
@@ -117,23 +127,30 @@ enum Outcome {
     Raw(Vec<u8>, Activated),
 }
 
-type Failure = (Option<String>, A2aError);
+type Failure<'b> = (Option<&'b str>, A2aError);
 
-async fn process(
+/// The request body, once its content type, size and nesting depth are checked.
+async fn read_json_body(
     inner: &Inner,
     req: &HttpRequest,
     payload: web::Payload,
-    notification: &mut bool,
-) -> Result<(Option<String>, Result<Outcome, A2aError>), Failure> {
-    check_json_content_type(req).map_err(|e| (None, e))?;
+) -> Result<Bytes, A2aError> {
+    check_json_content_type(req)?;
     let limits = inner.service.limits();
-    let body = read_body(req, payload, limits.max_body_bytes)
-        .await
-        .map_err(|e| (None, e))?;
-    json::check_depth(&body, limits.max_json_depth).map_err(|e| (None, e))?;
+    let body = read_body(req, payload, limits.max_body_bytes).await?;
+    json::check_depth(&body, limits.max_json_depth)?;
+    Ok(body)
+}
+
+async fn process<'b>(
+    inner: &Inner,
+    req: &HttpRequest,
+    body: &'b [u8],
+    notification: &mut bool,
+) -> Result<(Option<&'b str>, Result<Outcome, A2aError>), Failure<'b>> {
     // Validated with SIMD; the standard library only to describe a failure.
-    let text = simdutf8::basic::from_utf8(&body).map_err(|_| {
-        let detail = std::str::from_utf8(&body).err();
+    let text = simdutf8::basic::from_utf8(body).map_err(|_| {
+        let detail = std::str::from_utf8(body).err();
         let detail = detail.map(|e| e.to_string()).unwrap_or_default();
         (
             None,
@@ -176,20 +193,26 @@ async fn process(
                     A2aError::InvalidRequest("id must be a string, a number or null".into()),
                 ));
             }
-            Some(raw.get().to_owned())
+            Some(raw.get())
         }
     };
-    let fail = |e: A2aError| (id.clone(), e);
+    let fail = |e: A2aError| (id, e);
     if envelope.jsonrpc.map(RawValue::get) != Some("\"2.0\"") {
         return Err(fail(A2aError::InvalidRequest(
             r#"jsonrpc must be "2.0""#.into(),
         )));
     }
-    let method: String = match envelope.method {
-        Some(raw) => serde_json::from_str(raw.get())
-            .map_err(|_| fail(A2aError::InvalidRequest("method must be a string".into())))?,
-        None => return Err(fail(A2aError::InvalidRequest("method is required".into()))),
-    };
+    // Borrowed from the body unless it holds escapes.
+    let method: Cow<'_, str> =
+        match envelope.method {
+            Some(raw) => match serde_json::from_str::<&str>(raw.get()) {
+                Ok(plain) => Cow::Borrowed(plain),
+                Err(_) => Cow::Owned(serde_json::from_str::<String>(raw.get()).map_err(|_| {
+                    fail(A2aError::InvalidRequest("method must be a string".into()))
+                })?),
+            },
+            None => return Err(fail(A2aError::InvalidRequest("method is required".into()))),
+        };
     *notification = id.is_none();
     let mut ctx = request_context(req, None);
     inner.service.begin(&mut ctx).map_err(fail)?;
@@ -201,7 +224,7 @@ async fn process(
     let Some(op) = Operation::from_method(&method) else {
         if !inner.service.has_method(&method) {
             return Err(fail(A2aError::MethodNotFound {
-                method,
+                method: method.into_owned(),
                 hint: Vec::new(),
             }));
         }

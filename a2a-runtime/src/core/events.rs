@@ -431,6 +431,7 @@ impl TaskRuntime {
             return Err(LifecycleError::MessageAfterTask.into());
         }
         let version = st.version;
+        let listened = st.has_subscribers();
         let Some(task) = st.task.as_mut() else {
             return self.apply_first(st, store, policy, extensions, event);
         };
@@ -439,7 +440,12 @@ impl TaskRuntime {
             return Err(LifecycleError::MessageAfterTask.into());
         }
         check_extensions(extensions, &task.status, &event)?;
-        lifecycle::apply_event(task, &mut event, policy)?;
+        // Without subscribers the event's payload is read by nobody: it moves into the task.
+        if listened {
+            lifecycle::apply_event(task, &mut event, policy)?;
+        } else {
+            lifecycle::apply_event_taking(task, &mut event, policy)?;
+        }
         let write = Write::Update {
             expected_version: version,
         };
@@ -482,9 +488,10 @@ impl TaskRuntime {
         });
         // Subscribers see the created task first (as it was before this event), then the event;
         // a `Task` event is itself the created task.
-        let before = (!matches!(event, StreamResponse::Task(_)) && st.has_subscribers())
-            .then(|| Box::new(task.clone()));
-        if let Err(e) = Self::apply_to_new(&mut task, &mut event, policy, extensions) {
+        let listened = st.has_subscribers();
+        let before =
+            (!matches!(event, StreamResponse::Task(_)) && listened).then(|| Box::new(task.clone()));
+        if let Err(e) = Self::apply_to_new(&mut task, &mut event, policy, extensions, listened) {
             st.pending = Some(task);
             return Err(e);
         }
@@ -505,12 +512,14 @@ impl TaskRuntime {
         }
     }
 
-    /// Checks the first event and applies it to the task it creates.
+    /// Checks the first event and applies it to the task it creates (moving its payload when
+    /// nobody but a waiter listens).
     fn apply_to_new(
         task: &mut Task,
         event: &mut StreamResponse,
         policy: HistoryPolicy,
         extensions: &Negotiated,
+        listened: bool,
     ) -> Result<(), A2aError> {
         if let StreamResponse::Task(t) = event {
             if !t.id.is_empty() && t.id != task.id {
@@ -529,7 +538,11 @@ impl TaskRuntime {
             }
         }
         check_extensions(extensions, &task.status, event)?;
-        lifecycle::apply_event(task, event, policy)?;
+        if listened {
+            lifecycle::apply_event(task, event, policy)?;
+        } else {
+            lifecycle::apply_event_taking(task, event, policy)?;
+        }
         Ok(())
     }
 

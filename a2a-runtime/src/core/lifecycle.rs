@@ -107,6 +107,33 @@ pub fn apply_event(
     event: &mut StreamResponse,
     policy: HistoryPolicy,
 ) -> Result<(), LifecycleError> {
+    apply(task, event, policy, Payload::Copy)
+}
+
+/// [`apply_event`] for an event nobody else will read in full: its status and artifact move
+/// into the task instead of being copied, and the event keeps only its kind and state (what
+/// ends a blocking request's wait).
+pub(crate) fn apply_event_taking(
+    task: &mut Task,
+    event: &mut StreamResponse,
+    policy: HistoryPolicy,
+) -> Result<(), LifecycleError> {
+    apply(task, event, policy, Payload::Take)
+}
+
+/// Whether an applied event keeps its payload.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Payload {
+    Copy,
+    Take,
+}
+
+fn apply(
+    task: &mut Task,
+    event: &mut StreamResponse,
+    policy: HistoryPolicy,
+    payload: Payload,
+) -> Result<(), LifecycleError> {
     match event {
         StreamResponse::Message(_) => Err(LifecycleError::MessageAfterTask),
         StreamResponse::Task(t) => {
@@ -129,7 +156,15 @@ pub fn apply_event(
                 fill_ids(m, task);
                 push_history(task, m.clone(), policy);
             }
-            task.status = e.status.clone();
+            task.status = match payload {
+                Payload::Copy => e.status.clone(),
+                Payload::Take => {
+                    let state = e.status.state;
+                    let status = std::mem::take(&mut e.status);
+                    e.status.state = state;
+                    status
+                }
+            };
             Ok(())
         }
         StreamResponse::ArtifactUpdate(e) => {
@@ -142,7 +177,10 @@ pub fn apply_event(
                     "artifact without artifactId".into(),
                 ));
             }
-            merge_artifact(task, e);
+            match payload {
+                Payload::Copy => merge_artifact(task, e),
+                Payload::Take => merge_artifact_taking(task, e),
+            }
             Ok(())
         }
     }
@@ -204,6 +242,24 @@ pub fn merge_artifact(task: &mut Task, update: &TaskArtifactUpdateEvent) {
         }
         Some(existing) => *existing = incoming.clone(),
         None => task.artifacts.push(incoming.clone()),
+    }
+}
+
+/// [`merge_artifact`], moving the update's artifact (or, appended, its parts) into the task.
+fn merge_artifact_taking(task: &mut Task, update: &mut TaskArtifactUpdateEvent) {
+    let existing = task
+        .artifacts
+        .iter()
+        .position(|a| a.artifact_id == update.artifact.artifact_id);
+    match existing {
+        // Appending merges metadata, extensions and names: the copying path does it.
+        Some(_) if update.append => merge_artifact(task, update),
+        Some(i) => {
+            if let Some(slot) = task.artifacts.get_mut(i) {
+                *slot = std::mem::take(&mut update.artifact);
+            }
+        }
+        None => task.artifacts.push(std::mem::take(&mut update.artifact)),
     }
 }
 
@@ -300,5 +356,68 @@ mod tests {
             Err(LifecycleError::WrongTask { .. })
         ));
         assert_eq!(t, before);
+    }
+
+    #[test]
+    fn taking_the_payload_leaves_the_same_task_and_the_events_state() {
+        let artifact = |id: &str, text: &str, append: bool| {
+            StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+                task_id: "t".into(),
+                context_id: "c".into(),
+                artifact: Artifact::new([Part::text(text)]).with_id(id),
+                append,
+                ..Default::default()
+            })
+        };
+        let status = |state: TaskState, text: Option<&str>| {
+            StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+                task_id: "t".into(),
+                context_id: "c".into(),
+                status: TaskStatus {
+                    state,
+                    message: text.map(|text| Message {
+                        message_id: "m1".into(),
+                        ..Message::agent_text(text)
+                    }),
+                    timestamp: None,
+                },
+                ..Default::default()
+            })
+        };
+        let events = || {
+            vec![
+                status(TaskState::Working, Some("on it")),
+                artifact("a", "one ", false),
+                artifact("a", "two", true),
+                artifact("b", "old", false),
+                artifact("b", "new", false),
+                status(TaskState::Completed, None),
+            ]
+        };
+        let (mut copied, mut taken) = (task(), task());
+        for (mut a, mut b) in events().into_iter().zip(events()) {
+            apply_event(&mut copied, &mut a, POLICY).unwrap();
+            apply_event_taking(&mut taken, &mut b, POLICY).unwrap();
+            // What ends a wait is still there.
+            assert_eq!(
+                super::super::events::ends_wait(&a),
+                super::super::events::ends_wait(&b)
+            );
+            if let (StreamResponse::StatusUpdate(a), StreamResponse::StatusUpdate(b)) = (&a, &b) {
+                assert_eq!(a.status.state, b.status.state);
+            }
+        }
+        // Timestamps differ by when they were stamped; everything else is the same.
+        taken.status.timestamp = copied.status.timestamp;
+        assert_eq!(taken, copied);
+        assert_eq!(copied.artifacts.len(), 2);
+        assert_eq!(copied.artifacts[0].parts.len(), 2);
+        assert_eq!(copied.artifacts[1].parts[0].as_text(), Some("new"));
+        // A refused event takes nothing: the task is as it was.
+        let before = taken.clone();
+        let mut late = artifact("c", "late", false);
+        assert!(apply_event_taking(&mut taken, &mut late, POLICY).is_err());
+        assert_eq!(taken, before);
+        assert!(matches!(&late, StreamResponse::ArtifactUpdate(e) if e.artifact.parts.len() == 1));
     }
 }

@@ -22,6 +22,28 @@ fn sized(size: usize) -> Value {
     msg(&"x".repeat(size))
 }
 
+/// POSTs `body` with chunked transfer encoding (no Content-Length), `chunk` bytes at a time.
+async fn post_chunked(
+    server: &TestServer,
+    path: &str,
+    ct: &str,
+    body: String,
+    chunk: usize,
+) -> Reply {
+    let chunks: Vec<Result<Vec<u8>, std::io::Error>> = body
+        .into_bytes()
+        .chunks(chunk)
+        .map(|c| Ok(c.to_vec()))
+        .collect();
+    let req = server
+        .client
+        .post(format!("{}{path}", server.url))
+        .header("content-type", ct)
+        .header("A2A-Version", "1.0")
+        .body(reqwest::Body::wrap_stream(futures::stream::iter(chunks)));
+    server.send(req).await
+}
+
 /// `max_body_bytes`: a larger body is refused — 413 with JSON-RPC -32600 / REST 413 — whether
 /// its length is declared or it arrives chunked; a body within the limit is served.
 #[tokio::test]
@@ -76,18 +98,7 @@ async fn body_over_max_body_bytes_is_refused() {
             sized(4096).to_string(),
         ),
     ] {
-        let chunks: Vec<Result<Vec<u8>, std::io::Error>> = body
-            .into_bytes()
-            .chunks(512)
-            .map(|c| Ok(c.to_vec()))
-            .collect();
-        let req = server
-            .client
-            .post(format!("{}{path}", server.url))
-            .header("content-type", ct)
-            .header("A2A-Version", "1.0")
-            .body(reqwest::Body::wrap_stream(futures::stream::iter(chunks)));
-        let reply = server.send(req).await;
+        let reply = post_chunked(&server, path, ct, body, 512).await;
         assert_eq!(reply.status, 413, "{path}: {reply:?}");
     }
     // Chunked within the limit: the chunks are joined in order and the message runs.
@@ -99,18 +110,7 @@ async fn body_over_max_body_bytes_is_refused() {
             sized(1500).to_string(),
         ),
     ] {
-        let chunks: Vec<Result<Vec<u8>, std::io::Error>> = body
-            .into_bytes()
-            .chunks(100)
-            .map(|c| Ok(c.to_vec()))
-            .collect();
-        let req = server
-            .client
-            .post(format!("{}{path}", server.url))
-            .header("content-type", ct)
-            .header("A2A-Version", "1.0")
-            .body(reqwest::Body::wrap_stream(futures::stream::iter(chunks)));
-        let reply = server.send(req).await;
+        let reply = post_chunked(&server, path, ct, body, 100).await;
         assert_eq!(reply.status, 200, "{path}: {reply:?}");
         let task = reply.json();
         let task = task.get("result").unwrap_or(&task);

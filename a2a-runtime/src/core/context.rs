@@ -80,28 +80,47 @@ impl RequestHeaders {
 
     /// The first value of `name`.
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v)
+        self.get_all(name).next()
     }
 
     /// Every value of `name`, in order.
-    pub fn get_all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
-        self.iter()
-            .filter(move |(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v)
+    pub fn get_all<'s, 'n>(&'s self, name: &'n str) -> impl Iterator<Item = &'s str> + use<'s, 'n> {
+        let bytes = self.text.as_bytes();
+        // Stored names are lowercase: a lowercase name (the usual) is compared as is.
+        let lower = !name.bytes().any(|b| b.is_ascii_uppercase());
+        self.spans()
+            .filter(move |&(start, name_end, _)| {
+                // Lengths first: most names are told apart without looking at them.
+                name_end - start == name.len()
+                    && bytes.get(start..name_end).is_some_and(|n| {
+                        if lower {
+                            n == name.as_bytes()
+                        } else {
+                            n.eq_ignore_ascii_case(name.as_bytes())
+                        }
+                    })
+            })
+            .map(|(_, name_end, value_end)| self.text.get(name_end..value_end).unwrap_or_default())
     }
 
     /// Every header, names lowercase.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
-        let mut start = 0;
-        self.ends.iter().map(move |&(name_end, value_end)| {
-            let entry = (
+        self.spans().map(|(start, name_end, value_end)| {
+            (
                 self.text.get(start..name_end).unwrap_or_default(),
                 self.text.get(name_end..value_end).unwrap_or_default(),
-            );
+            )
+        })
+    }
+
+    /// Where each header's name starts, where it ends (its value starts) and where its value
+    /// ends, in `text`.
+    fn spans(&self) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
+        let mut start = 0;
+        self.ends.iter().map(move |&(name_end, value_end)| {
+            let span = (start, name_end, value_end);
             start = value_end;
-            entry
+            span
         })
     }
 

@@ -94,14 +94,13 @@ impl A2aService {
         if self.extensions.is_empty() {
             return Ok(());
         }
-        // Names are stored lowercase: one pass finds the usual single value.
         let mut found = ctx
             .headers
-            .iter()
-            .filter(|(n, _)| *n == "a2a-extensions" || *n == "x-a2a-extensions");
+            .get_all("a2a-extensions")
+            .chain(ctx.headers.get_all("x-a2a-extensions"));
         let begun = match (found.next(), found.next()) {
             (None, _) => self.extensions.begin(None)?,
-            (Some((_, value)), None) => self.extensions.begin(Some(value))?,
+            (Some(value), None) => self.extensions.begin(Some(value))?,
             // Several: every `A2A-Extensions` value first, then the legacy header's.
             _ => self.extensions.begin(
                 ctx.headers
@@ -183,10 +182,20 @@ impl A2aService {
         if self.extensions.is_empty() || ctx.extensions.requested.is_empty() {
             return Ok(None);
         }
-        let negotiated = Arc::new(self.extensions.activate_begun(&ctx.extensions, ctx)?);
-        ctx.extensions = negotiated.clone();
-        negotiated.handle_request(req, ctx)?;
-        Ok(Some(negotiated))
+        let mut negotiated = self.extensions.activate_begun(&ctx.extensions, ctx)?;
+        // The request hooks run on the values taken out of the negotiation, which the context
+        // holds meanwhile (no lock; a hook reading values through the context finds none).
+        let mut values = negotiated.take_values();
+        ctx.extensions = Arc::new(negotiated);
+        let outcome = ctx.extensions.handle_request_with(&mut values, req, ctx);
+        if !values.is_empty() {
+            match Arc::get_mut(&mut ctx.extensions) {
+                Some(only) => only.put_values(values),
+                None => *ctx.extensions.lock_values() = values,
+            }
+        }
+        outcome?;
+        Ok(Some(ctx.extensions.clone()))
     }
 
     /// The JSON-RPC name of the extension method served at REST `path`, if any.

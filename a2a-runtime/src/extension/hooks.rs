@@ -191,15 +191,9 @@ pub trait ExtensionHooks: Extension {
     }
 }
 
-/// The type-erased activation value of one activated extension (not a public API): the value
-/// behind its own mutex (so a hook may read another extension's value through the context while
-/// its own is borrowed). A zero-sized activation value (`()`, data-only extensions) allocates
-/// nothing.
-#[doc(hidden)]
-pub type ActivationValue = std::sync::Mutex<Slot>;
-
-/// Where an activation value lives: small scalars (flags, counters) inline, anything else boxed
-/// (a zero-sized value in a box is not allocated).
+/// The type-erased activation value of one activated extension (not a public API): small
+/// scalars (flags, counters) inline, anything else boxed (a zero-sized value in a box is not
+/// allocated).
 #[doc(hidden)]
 #[derive(Debug)]
 pub enum Slot {
@@ -255,17 +249,31 @@ impl Slot {
         }
     }
 
-    /// The value, when it is an `A` (for an inline scalar the type check is decided at
-    /// compile time).
+    /// The value, when it is an `A`. The variant to look at is decided at compile time from
+    /// `A` (no jump on the variant in every hook call).
+    #[inline(always)]
     pub(crate) fn get_mut<A: 'static>(&mut self) -> Option<&mut A> {
-        match self {
-            Self::Bool(v) => (v as &mut dyn Any).downcast_mut::<A>(),
-            Self::U32(v) => (v as &mut dyn Any).downcast_mut::<A>(),
-            Self::U64(v) => (v as &mut dyn Any).downcast_mut::<A>(),
-            Self::Usize(v) => (v as &mut dyn Any).downcast_mut::<A>(),
-            Self::I64(v) => (v as &mut dyn Any).downcast_mut::<A>(),
-            Self::Boxed(b) => b.downcast_mut::<A>(),
+        fn is<A: 'static, B: 'static>() -> bool {
+            TypeId::of::<A>() == TypeId::of::<B>()
         }
+        macro_rules! variant {
+            ($($ty:ty => $v:ident),*) => {
+                $(if is::<A, $ty>() {
+                    match self {
+                        Self::$v(v) => v as &mut dyn Any,
+                        _ => return None,
+                    }
+                } else)* {
+                    match self {
+                        Self::Boxed(b) => b.as_mut(),
+                        _ => return None,
+                    }
+                }
+            };
+        }
+        let any: &mut dyn Any =
+            variant!(bool => Bool, u32 => U32, u64 => U64, usize => Usize, i64 => I64);
+        any.downcast_mut::<A>()
     }
 }
 
@@ -346,26 +354,34 @@ impl<E> WithHooks<E> {
         Self(ext, std::sync::atomic::AtomicU8::new(0))
     }
 
-    /// Runs `hook` through `f` (called once, so it is inlined): `Ok(false)` when it is the
-    /// default (no-op) body, found out on its first call.
-    #[inline]
+    /// Runs `hook` through `f`: `Ok(false)` when it is the default (no-op) body, found out on
+    /// its first call. Once known, a hook is just called (the probe is out of line, so that the
+    /// hot path of every extension's hooks stays a few instructions long).
+    #[inline(always)]
     fn run(&self, hook: u8, f: impl FnOnce() -> Result<(), A2aError>) -> Result<bool, A2aError>
     where
         E: 'static,
     {
-        use std::sync::atomic::Ordering::Relaxed;
-        let known = self.1.load(Relaxed) & hook != 0;
-        if !known {
-            DEFAULT_RAN.with(|c| c.set(None));
-        }
-        f()?;
-        if known {
+        if self.1.load(std::sync::atomic::Ordering::Relaxed) & hook != 0 {
+            f()?;
             return Ok(true);
         }
+        self.probe(hook, f)
+    }
+
+    /// The first calls of `hook`: tells an override from the default body.
+    #[cold]
+    #[inline(never)]
+    fn probe(&self, hook: u8, f: impl FnOnce() -> Result<(), A2aError>) -> Result<bool, A2aError>
+    where
+        E: 'static,
+    {
+        DEFAULT_RAN.with(|c| c.set(None));
+        f()?;
         let implemented =
             DEFAULT_RAN.with(std::cell::Cell::take) != Some((TypeId::of::<E>(), hook));
         if implemented {
-            self.1.fetch_or(hook, Relaxed);
+            self.1.fetch_or(hook, std::sync::atomic::Ordering::Relaxed);
         }
         Ok(implemented)
     }

@@ -69,6 +69,5 @@ pub use state_machine::{StateMachine, SubState, SubStateExt, Transition};
 
 #[doc(hidden)]
 pub use hooks::{
-    ActivationValue, DataOnly, DynExtension, Probe, Slot, ViaData, ViaDefault, ViaHooks,
-    ViaNoDefault, WithHooks,
+    DataOnly, DynExtension, Probe, Slot, ViaData, ViaDefault, ViaHooks, ViaNoDefault, WithHooks,
 };

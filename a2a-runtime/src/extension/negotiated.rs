@@ -1,22 +1,28 @@
 //! The outcome of extension negotiation for one request.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::hooks::{ActivationValue, Extension, ExtensionHooks};
+use super::hooks::{Extension, ExtensionHooks, Slot};
 use super::registry::{Plan, SetInner};
 
-/// One activated extension: its URI and its activation value.
+/// One activated extension: its URI (its activation value is in the negotiation's value table,
+/// at the same position).
+#[derive(Clone, Copy)]
 pub struct Activation {
     pub(crate) uri: &'static str,
     /// The extension's position in its [`ExtensionSet`](super::ExtensionSet).
     pub(crate) index: usize,
-    pub(crate) value: ActivationValue,
 }
 
 impl Activation {
     /// The extension's URI.
     pub fn uri(&self) -> &'static str {
         self.uri
+    }
+
+    /// True when both name the same extension.
+    pub fn same_uri(&self, other: &Activation) -> bool {
+        same_uri(self.uri, other.uri)
     }
 }
 
@@ -34,8 +40,17 @@ pub struct Negotiated {
     /// The URIs the client requested (`A2A-Extensions`), deduplicated, in request order.
     /// Shared: every request that sends the same header value shares one list.
     pub requested: Arc<[String]>,
-    /// The activated extensions, in declaration order.
-    pub activated: Vec<Activation>,
+    /// The activated extensions, in declaration order. Shared: every request that activates
+    /// all it asked for shares its plan's list.
+    pub activated: Arc<[Activation]>,
+    /// The activation values, one per activated extension, in the same order: one lock for all
+    /// of them, taken once per hook phase (not once per extension).
+    pub(crate) values: Mutex<Vec<Slot>>,
+    /// The hooks (`HOOK_*` bits) some activated extension may implement: a phase no extension
+    /// hooks is skipped without looking at each.
+    pub(crate) hooks: u8,
+    /// A tracing subscriber wanted the hooks' debug spans when the extensions were activated.
+    pub(crate) spans: bool,
     /// What activating `requested` takes (set by `A2aService::begin`, cached per header value).
     pub(crate) plan: Option<Arc<Plan>>,
     /// The set the activated extensions belong to (runs their hooks).
@@ -76,13 +91,28 @@ impl Negotiated {
     }
 
     /// `E`'s activation value, when `E` was activated.
+    ///
+    /// While the `handle_request` hooks run this is `None` for every extension (the values are
+    /// with the hooks then); a request hook tells whether another extension is active with
+    /// [`is_active`](Self::is_active).
     pub fn extension<E: ExtensionHooks>(&self) -> Option<E::Activation> {
-        let a = self.activated.iter().find(|a| same_uri(a.uri, E::URI))?;
-        let guard = a
-            .value
+        let i = self
+            .activated
+            .iter()
+            .position(|a| same_uri(a.uri, E::URI))?;
+        self.lock_values()
+            .get(i)?
+            .as_any()
+            .downcast_ref::<E::Activation>()
+            .cloned()
+    }
+
+    /// The value table, locked (a poisoned lock is taken as is: a hook that panicked left its
+    /// value as it was).
+    pub(crate) fn lock_values(&self) -> MutexGuard<'_, Vec<Slot>> {
+        self.values
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        guard.as_any().downcast_ref::<E::Activation>().cloned()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The activated URIs, in declaration order.
@@ -105,6 +135,12 @@ impl Activated {
     /// True when no extension was activated.
     pub fn is_empty(&self) -> bool {
         self.0.is_none()
+    }
+
+    /// The activated extensions (`None` when there are none): requests that activate all
+    /// they asked for share one list.
+    pub fn list(&self) -> Option<&Arc<[Activation]>> {
+        self.0.as_deref().map(|n| &n.activated)
     }
 
     /// The activated URIs, in declaration order.

@@ -325,6 +325,8 @@ pub(crate) struct SetInner {
 #[derive(Debug)]
 pub(crate) struct Plan {
     steps: Vec<(usize, Option<&'static str>)>,
+    /// Every step activated: the list a request shares when none is skipped.
+    all: Arc<[Activation]>,
 }
 
 impl std::fmt::Debug for ExtensionSet {
@@ -546,7 +548,10 @@ impl ExtensionSet {
         let plan = self.plan(&requested);
         Ok(Arc::new(Negotiated {
             requested: requested.into(),
-            activated: Vec::new(),
+            activated: Arc::default(),
+            values: Mutex::default(),
+            hooks: 0,
+            spans: false,
             plan: Some(Arc::new(plan)),
             set: None,
         }))
@@ -561,7 +566,7 @@ impl ExtensionSet {
             .collect();
         positions.sort_unstable();
         positions.dedup();
-        let steps = positions
+        let steps: Vec<(usize, Option<&'static str>)> = positions
             .into_iter()
             .map(|i| {
                 let missing = self.inner.entries.get(i).and_then(|e| {
@@ -574,7 +579,14 @@ impl ExtensionSet {
                 (i, missing)
             })
             .collect();
-        Plan { steps }
+        let all = steps
+            .iter()
+            .filter_map(|&(index, _)| {
+                let uri = self.inner.entries.get(index)?.uri;
+                Some(Activation { uri, index })
+            })
+            .collect();
+        Plan { steps, all }
     }
 
     /// Activates, in declaration order, every configured extension the request named. An
@@ -609,9 +621,12 @@ impl ExtensionSet {
         plan: &Plan,
         ctx: &RequestContext,
     ) -> Result<Negotiated, A2aError> {
-        let mut activated = Vec::with_capacity(plan.steps.len());
+        let mut values = Vec::with_capacity(plan.steps.len());
+        // Only built once an extension is skipped: otherwise the plan's list is shared.
+        let mut some: Option<Vec<Activation>> = None;
+        let mut hooks = 0;
         let spans = spans_wanted();
-        for &(index, missing) in &plan.steps {
+        for (step, &(index, missing)) in plan.steps.iter().enumerate() {
             let Some(e) = self.inner.entries.get(index) else {
                 continue;
             };
@@ -625,14 +640,17 @@ impl ExtensionSet {
             match in_span_if(spans, e.uri, "activate", || e.ext.activate(&requested, ctx)) {
                 Ok(Some(value)) => {
                     e.counters.activations.fetch_add(1, Ordering::Relaxed);
-                    activated.push(Activation {
-                        uri: e.uri,
-                        index,
-                        value: Mutex::new(value),
-                    });
+                    hooks |= e.live.load(Ordering::Relaxed);
+                    values.push(value);
+                    if let Some(some) = &mut some {
+                        some.push(Activation { uri: e.uri, index });
+                    }
                 }
                 Ok(None) => {
                     e.counters.skips.fetch_add(1, Ordering::Relaxed);
+                    if some.is_none() {
+                        some = Some(plan.all.get(..step).unwrap_or_default().to_vec());
+                    }
                 }
                 Err(err) => {
                     e.counters.refusals.fetch_add(1, Ordering::Relaxed);
@@ -642,7 +660,10 @@ impl ExtensionSet {
         }
         Ok(Negotiated {
             requested,
-            activated,
+            activated: some.map_or_else(|| plan.all.clone(), Arc::from),
+            values: Mutex::new(values),
+            hooks,
+            spans,
             plan: None,
             set: Some(self.inner.clone()),
         })
@@ -712,86 +733,138 @@ fn call_hook(
     }
 }
 
+/// Runs `hook` (a `HOOK_*` bit, named `name`) of every activated extension of `set` that may
+/// implement it, in declaration order, each on its value in `values` (`values[i]` belongs to
+/// `activated[i]`); a hook found to be the default body is not called again.
+fn run_hooks_on(
+    (set, spans): (&SetInner, bool),
+    activated: &[Activation],
+    values: &mut [Slot],
+    (hook, name): (u8, &'static str),
+    mut f: impl FnMut(&dyn DynExtension, &mut Slot) -> Result<bool, A2aError>,
+) -> Result<(), A2aError> {
+    for (a, value) in activated.iter().zip(values) {
+        let Some(e) = live_entry(set, a.index, hook) else {
+            continue;
+        };
+        call_hook(e, a.uri, value, spans, (hook, name), &mut f)?;
+    }
+    Ok(())
+}
+
 impl Negotiated {
-    /// Runs `hook` (a `HOOK_*` bit, named `name`) of every activated extension that may
-    /// implement it, in declaration order, each with its activation value locked; a hook found
-    /// to be the default body is not called again.
+    /// The set whose extensions were activated, when some activated extension may implement
+    /// `hook` (so that a phase nobody hooks takes no lock).
+    fn hooked(&self, hook: u8) -> Option<(&SetInner, bool)> {
+        let set = self.set.as_deref().filter(|_| self.hooks & hook != 0)?;
+        Some((set, self.spans))
+    }
+
+    /// Runs `hook` of the activated extensions with the value table locked once for all of
+    /// them. Only for hooks that cannot reach this negotiation (they get no context).
     fn run_hooks(
         &self,
-        hook: u8,
-        name: &'static str,
-        mut f: impl FnMut(&dyn DynExtension, &mut Slot) -> Result<bool, A2aError>,
+        hook: (u8, &'static str),
+        f: impl FnMut(&dyn DynExtension, &mut Slot) -> Result<bool, A2aError>,
     ) -> Result<(), A2aError> {
-        let Some(set) = &self.set else {
+        let Some(set) = self.hooked(hook.0) else {
             return Ok(());
         };
-        let spans = spans_wanted();
-        for a in &self.activated {
-            let Some(e) = live_entry(set, a.index, hook) else {
-                continue;
-            };
-            let mut value = a
-                .value
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            call_hook(e, a.uri, &mut value, spans, (hook, name), &mut f)?;
-        }
-        Ok(())
+        run_hooks_on(set, &self.activated, &mut self.lock_values(), hook, f)
     }
 
-    /// [`run_hooks`](Self::run_hooks) for a negotiation nobody else holds: the activation values
-    /// are reached without locking.
+    /// [`run_hooks`](Self::run_hooks) for a negotiation nobody else holds: no lock.
     fn run_hooks_mut(
         &mut self,
-        hook: u8,
-        name: &'static str,
-        mut f: impl FnMut(&dyn DynExtension, &mut Slot) -> Result<bool, A2aError>,
+        hook: (u8, &'static str),
+        f: impl FnMut(&dyn DynExtension, &mut Slot) -> Result<bool, A2aError>,
     ) -> Result<(), A2aError> {
-        let Some(set) = &self.set else {
+        let Some(set) = self.set.as_deref().filter(|_| self.hooks & hook.0 != 0) else {
             return Ok(());
         };
-        let spans = spans_wanted();
-        for a in &mut self.activated {
-            let Some(e) = live_entry(set, a.index, hook) else {
-                continue;
-            };
-            let value = a
-                .value
-                .get_mut()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            call_hook(e, a.uri, value, spans, (hook, name), &mut f)?;
-        }
-        Ok(())
+        let values = self
+            .values
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        run_hooks_on((set, self.spans), &self.activated, values, hook, f)
     }
 
-    /// Runs every activated extension's `handle_request`, in declaration order.
+    /// The activation values, taken out of the table for the request hooks (see
+    /// [`handle_request_with`](Self::handle_request_with)); empty when no request hook may run.
+    pub(crate) fn take_values(&mut self) -> Vec<Slot> {
+        if self.hooked(HOOK_REQUEST).is_none() {
+            return Vec::new();
+        }
+        std::mem::take(
+            self.values
+                .get_mut()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        )
+    }
+
+    /// Puts back the values [`take_values`](Self::take_values) took.
+    pub(crate) fn put_values(&mut self, values: Vec<Slot>) {
+        *self
+            .values
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = values;
+    }
+
+    /// Runs every activated extension's `handle_request`, in declaration order, on `values`
+    /// (taken out of the table, so that a hook reading values through `ctx`, which may hold
+    /// this negotiation, finds none rather than waiting for itself). Does nothing when
+    /// `values` is empty.
+    pub(crate) fn handle_request_with(
+        &self,
+        values: &mut [Slot],
+        req: &mut A2aRequest,
+        ctx: &RequestContext,
+    ) -> Result<(), A2aError> {
+        let Some(set) = self.hooked(HOOK_REQUEST).filter(|_| !values.is_empty()) else {
+            return Ok(());
+        };
+        run_hooks_on(
+            set,
+            &self.activated,
+            values,
+            (HOOK_REQUEST, "handle_request"),
+            |ext, value| ext.handle_request(req, value, ctx),
+        )
+    }
+
+    /// Runs every activated extension's `handle_request`, in declaration order (the values are
+    /// out of the table meanwhile: see [`handle_request_with`](Self::handle_request_with)).
     pub(crate) fn handle_request(
         &self,
         req: &mut A2aRequest,
         ctx: &RequestContext,
     ) -> Result<(), A2aError> {
-        self.run_hooks(HOOK_REQUEST, "handle_request", |ext, value| {
-            ext.handle_request(req, value, ctx)
-        })
+        if self.hooked(HOOK_REQUEST).is_none() {
+            return Ok(());
+        }
+        let mut values = std::mem::take(&mut *self.lock_values());
+        let outcome = self.handle_request_with(&mut values, req, ctx);
+        *self.lock_values() = values;
+        outcome
     }
 
     /// Runs every activated extension's `handle_response`, in declaration order.
     pub(crate) fn handle_response(&self, reply: &mut Reply<'_>) -> Result<(), A2aError> {
-        self.run_hooks(HOOK_RESPONSE, "handle_response", |ext, value| {
+        self.run_hooks((HOOK_RESPONSE, "handle_response"), |ext, value| {
             ext.handle_response(reply, value)
         })
     }
 
     /// [`handle_response`](Self::handle_response) for a negotiation nobody else holds.
     pub(crate) fn handle_response_mut(&mut self, reply: &mut Reply<'_>) -> Result<(), A2aError> {
-        self.run_hooks_mut(HOOK_RESPONSE, "handle_response", |ext, value| {
+        self.run_hooks_mut((HOOK_RESPONSE, "handle_response"), |ext, value| {
             ext.handle_response(reply, value)
         })
     }
 
     /// Runs every activated extension's `handle_event`, in declaration order.
     pub(crate) fn handle_event(&self, event: &mut StreamResponse) -> Result<(), A2aError> {
-        self.run_hooks(HOOK_EVENT, "handle_event", |ext, value| {
+        self.run_hooks((HOOK_EVENT, "handle_event"), |ext, value| {
             ext.handle_event(event, value)
         })
     }
@@ -802,7 +875,7 @@ impl Negotiated {
         from: &TaskStatus,
         to: &TaskStatus,
     ) -> Result<(), A2aError> {
-        self.run_hooks(HOOK_TRANSITION, "check_transition", |ext, value| {
+        self.run_hooks((HOOK_TRANSITION, "check_transition"), |ext, value| {
             ext.check_transition(from, to, value)
         })
     }
@@ -815,8 +888,8 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
-    use crate::extension::Timestamp;
     use crate::extension::hooks::HOOK_ALL;
+    use crate::extension::{Activate, Timestamp};
 
     /// Counts the `a2a_extension` spans opened.
     struct Spans(Arc<AtomicUsize>);
@@ -1002,6 +1075,88 @@ mod tests {
             *seen += 1;
             Ok(())
         }
+    }
+
+    /// Skips its activation for the tenant `skip`; its value is a string.
+    #[crate::a2a_extension(uri = "https://example.com/test/skipper/v1")]
+    #[derive(Default, serde::Serialize, serde::Deserialize)]
+    struct Skipper {}
+
+    impl crate::extension::ExtensionHooks for Skipper {
+        type Activation = String;
+
+        fn activate(&self, _: &[String], ctx: &RequestContext) -> Activate<String> {
+            if ctx.tenant == "skip" {
+                Activate::Skip
+            } else {
+                Activate::Activated("on".into())
+            }
+        }
+    }
+
+    /// In its request hook, records what the context shows of `Counted`'s value.
+    #[crate::a2a_extension(uri = "https://example.com/test/peeker/v1")]
+    #[derive(Default, serde::Serialize, serde::Deserialize)]
+    struct Peeker {}
+
+    impl crate::extension::ExtensionHooks for Peeker {
+        type Activation = Option<Option<u32>>;
+
+        fn handle_request(
+            &self,
+            _: &mut A2aRequest,
+            seen: &mut Option<Option<u32>>,
+            ctx: &RequestContext,
+        ) -> Result<(), A2aError> {
+            *seen = Some(ctx.extension::<Counted>());
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn values_stay_with_their_extension_when_one_is_skipped_and_request_hooks_do_not_wait_for_themselves()
+     {
+        let set = set_of(vec![
+            Counted {}.__into_dyn(),
+            Skipper {}.__into_dyn(),
+            Peeker {}.__into_dyn(),
+        ]);
+        let all = format!("{}, {}, {}", Peeker::URI, Skipper::URI, Counted::URI);
+        let mut req = A2aRequest::GetTask(Default::default());
+        for tenant in ["", "skip", ""] {
+            let mut ctx = RequestContext::v1();
+            ctx.tenant = tenant.into();
+            let begun = set.begin([all.as_str()]).unwrap().unwrap();
+            let n = Arc::new(set.activate_begun(&begun, &ctx).unwrap());
+            // The hooks get a context holding this very negotiation.
+            ctx.extensions = n.clone();
+            n.handle_request(&mut req, &ctx).unwrap();
+            let expected = if tenant == "skip" {
+                vec![Counted::URI, Peeker::URI]
+            } else {
+                vec![Counted::URI, Skipper::URI, Peeker::URI]
+            };
+            assert_eq!(uris(&n), expected, "tenant {tenant:?}");
+            assert_eq!(n.extension::<Counted>(), Some(1));
+            assert_eq!(
+                n.extension::<Skipper>(),
+                (tenant != "skip").then(|| "on".to_owned())
+            );
+            // Inside the request hooks the values are out of the table: None, not a deadlock.
+            assert_eq!(n.extension::<Peeker>(), Some(Some(None)));
+        }
+        // Requests that activate all they asked for share one list; a skip gets its own.
+        let lists: Vec<Arc<[Activation]>> = ["", "skip", ""]
+            .into_iter()
+            .map(|tenant| {
+                let mut ctx = RequestContext::v1();
+                ctx.tenant = tenant.into();
+                let begun = set.begin([all.as_str()]).unwrap().unwrap();
+                set.activate_begun(&begun, &ctx).unwrap().activated
+            })
+            .collect();
+        assert!(Arc::ptr_eq(&lists[0], &lists[2]));
+        assert!(!Arc::ptr_eq(&lists[0], &lists[1]));
     }
 
     #[test]

@@ -50,7 +50,7 @@ use crate::core::{
     A2aService, AgentExecutor, DefaultRequestHandler, Limits, Operation, RequestHandler,
 };
 use crate::extension::registry::ExtensionConfig;
-use crate::extension::{Activated, Extension, RegistryError};
+use crate::extension::{Activated, Activation, Extension, RegistryError};
 use crate::store::{InMemoryPushConfigStore, InMemoryTaskStore, PushConfigStore, TaskStore};
 use crate::types::{AgentCard, AgentInterface, ProtocolBinding, Validate};
 use card::CardDoc;
@@ -80,7 +80,7 @@ pub(crate) struct Inner {
     echo_extensions: bool,
     /// The last `A2A-Extensions` answer built, for reuse: clients of one agent tend to activate
     /// the same set on every request.
-    echo_header: std::sync::Mutex<Option<(Vec<&'static str>, HeaderValue)>>,
+    echo_header: std::sync::Mutex<Option<(Arc<[Activation]>, HeaderValue)>>,
 }
 
 impl Inner {
@@ -95,23 +95,22 @@ impl Inner {
 
     /// The `A2A-Extensions` value for `activated` (`None` when it is not a valid header value).
     fn echo_header(&self, activated: &Activated) -> Option<HeaderValue> {
+        let list = activated.list()?;
         let mut last = self
             .echo_header
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        // URIs are constants: compare addresses first.
+        // Requests that activate all they asked for share their plan's list: one comparison.
         if let Some((uris, value)) = last.as_ref()
-            && uris.len() == activated.uris().len()
-            && uris
-                .iter()
-                .zip(activated.uris())
-                .all(|(a, b)| std::ptr::eq(*a, b) || *a == b)
+            && (Arc::ptr_eq(uris, list)
+                || (uris.len() == list.len()
+                    && uris.iter().zip(list.iter()).all(|(a, b)| a.same_uri(b))))
         {
             return Some(value.clone());
         }
-        let uris: Vec<&'static str> = activated.uris().collect();
-        let value = HeaderValue::from_str(&uris.join(", ")).ok()?;
-        *last = Some((uris, value.clone()));
+        let joined = activated.uris().collect::<Vec<_>>().join(", ");
+        let value = HeaderValue::from_str(&joined).ok()?;
+        *last = Some((list.clone(), value.clone()));
         Some(value)
     }
 

@@ -100,7 +100,23 @@ impl RequestHeaders {
                         }
                     })
             })
-            .map(|(_, name_end, value_end)| self.text.get(name_end..value_end).unwrap_or_default())
+            .map(|(_, name_end, value_end)| self.value_at(name_end, value_end))
+    }
+
+    /// The values of the headers whose (lowercase) name `matches`, in order: one pass for
+    /// several names.
+    pub(crate) fn values_where<'s>(
+        &'s self,
+        matches: impl Fn(&[u8]) -> bool + 's,
+    ) -> impl Iterator<Item = &'s str> + 's {
+        let bytes = self.text.as_bytes();
+        self.spans()
+            .filter(move |&(start, name_end, _)| bytes.get(start..name_end).is_some_and(&matches))
+            .map(|(_, name_end, value_end)| self.value_at(name_end, value_end))
+    }
+
+    fn value_at(&self, name_end: usize, value_end: usize) -> &str {
+        self.text.get(name_end..value_end).unwrap_or_default()
     }
 
     /// Every header, names lowercase.

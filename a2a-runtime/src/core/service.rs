@@ -94,10 +94,12 @@ impl A2aService {
         if self.extensions.is_empty() {
             return Ok(());
         }
-        let mut found = ctx
-            .headers
-            .get_all("a2a-extensions")
-            .chain(ctx.headers.get_all("x-a2a-extensions"));
+        // One pass finds the usual single value (names are stored lowercase).
+        let mut found = ctx.headers.values_where(|n| {
+            n.len() >= 14
+                && n.ends_with(b"a2a-extensions")
+                && (n.len() == 14 || n == b"x-a2a-extensions")
+        });
         let begun = match (found.next(), found.next()) {
             (None, _) => self.extensions.begin(None)?,
             (Some(value), None) => self.extensions.begin(Some(value))?,

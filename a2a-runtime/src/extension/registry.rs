@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 use super::dependencies::Dependencies;
 use super::hooks::{
@@ -327,6 +327,37 @@ pub(crate) struct Plan {
     steps: Vec<(usize, Option<&'static str>)>,
     /// Every step activated: the list a request shares when none is skipped.
     all: Arc<[Activation]>,
+    /// Requests that activated every step, counted once each rather than once per extension;
+    /// added to the extensions' counters when the plan goes (read from the cached plan by
+    /// [`ExtensionSet::metrics`] meanwhile).
+    whole: AtomicU64,
+    /// Where those counters are.
+    set: Weak<SetInner>,
+}
+
+impl Plan {
+    /// Adds the requests counted on this plan to its extensions' counters in `set`.
+    fn hand_over(&self, set: &SetInner) {
+        let n = self.whole.swap(0, Ordering::Relaxed);
+        if n == 0 {
+            return;
+        }
+        for a in self.all.iter() {
+            if let Some(e) = set.entries.get(a.index) {
+                e.counters.activations.fetch_add(n, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+impl Drop for Plan {
+    fn drop(&mut self) {
+        if *self.whole.get_mut() != 0
+            && let Some(set) = self.set.upgrade()
+        {
+            self.hand_over(&set);
+        }
+    }
 }
 
 impl std::fmt::Debug for ExtensionSet {
@@ -458,14 +489,30 @@ impl ExtensionSet {
             .collect()
     }
 
-    /// The counters of every extension.
+    /// The counters of every extension. Exact once the requests counted have been negotiated;
+    /// a request negotiated from a plan that has just left the cache is counted when it ends.
     pub fn metrics(&self) -> Vec<ExtensionMetrics> {
+        // The cached plan's whole activations are not in the extensions' counters yet (those
+        // of a plan still held by a request in flight are added when it ends).
+        let cached: Option<(Arc<[Activation]>, u64)> = self
+            .inner
+            .last
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()
+            .and_then(|(_, begun)| begun.plan.as_ref())
+            .map(|p| (p.all.clone(), p.whole.load(Ordering::Relaxed)));
         self.inner
             .entries
             .iter()
-            .map(|e| ExtensionMetrics {
+            .enumerate()
+            .map(|(i, e)| ExtensionMetrics {
                 uri: e.uri,
-                activations: e.counters.activations.load(Ordering::Relaxed),
+                activations: e.counters.activations.load(Ordering::Relaxed)
+                    + cached
+                        .as_ref()
+                        .filter(|(all, _)| all.iter().any(|a| a.index == i))
+                        .map_or(0, |(_, n)| *n),
                 skips: e.counters.skips.load(Ordering::Relaxed),
                 refusals: e.counters.refusals.load(Ordering::Relaxed),
                 hook_errors: e.counters.hook_errors.load(Ordering::Relaxed),
@@ -538,7 +585,12 @@ impl ExtensionSet {
             return Ok(begun.clone());
         }
         let begun = self.begun(parse_extensions_header([value]))?;
-        *lock() = Some((value.into(), begun.clone()));
+        let evicted = lock().replace((value.into(), begun.clone()));
+        // The plan leaving the cache hands its count over now, not when the last request
+        // holding it ends.
+        if let Some(plan) = evicted.as_ref().and_then(|(_, b)| b.plan.as_deref()) {
+            plan.hand_over(&self.inner);
+        }
         Ok(begun)
     }
 
@@ -586,7 +638,12 @@ impl ExtensionSet {
                 Some(Activation { uri, index })
             })
             .collect();
-        Plan { steps, all }
+        Plan {
+            steps,
+            all,
+            whole: AtomicU64::new(0),
+            set: Arc::downgrade(&self.inner),
+        }
     }
 
     /// Activates, in declaration order, every configured extension the request named. An
@@ -632,6 +689,7 @@ impl ExtensionSet {
             };
             if let Some(missing) = missing {
                 e.counters.refusals.fetch_add(1, Ordering::Relaxed);
+                self.count_activations(plan, step, some.as_deref());
                 return Err(A2aError::ExtensionDependencyMissing {
                     extension: e.uri.to_owned(),
                     dependency: missing.to_owned(),
@@ -639,7 +697,6 @@ impl ExtensionSet {
             }
             match in_span_if(spans, e.uri, "activate", || e.ext.activate(&requested, ctx)) {
                 Ok(Some(value)) => {
-                    e.counters.activations.fetch_add(1, Ordering::Relaxed);
                     hooks |= e.live.load(Ordering::Relaxed);
                     values.push(value);
                     if let Some(some) = &mut some {
@@ -654,10 +711,12 @@ impl ExtensionSet {
                 }
                 Err(err) => {
                     e.counters.refusals.fetch_add(1, Ordering::Relaxed);
+                    self.count_activations(plan, step, some.as_deref());
                     return Err(err);
                 }
             }
         }
+        self.count_activations(plan, plan.steps.len(), some.as_deref());
         Ok(Negotiated {
             requested,
             activated: some.map_or_else(|| plan.all.clone(), Arc::from),
@@ -667,6 +726,26 @@ impl ExtensionSet {
             plan: None,
             set: Some(self.inner.clone()),
         })
+    }
+}
+
+impl ExtensionSet {
+    /// Counts the activations of the first `steps` steps of `plan`: once on the plan when
+    /// none was skipped (`some` is `None`), else on each activated extension (`some`).
+    fn count_activations(&self, plan: &Plan, steps: usize, some: Option<&[Activation]>) {
+        match some {
+            None if steps == plan.steps.len() => {
+                plan.whole.fetch_add(1, Ordering::Relaxed);
+            }
+            _ => {
+                let activated = some.unwrap_or_else(|| plan.all.get(..steps).unwrap_or_default());
+                for a in activated {
+                    if let Some(e) = self.inner.entries.get(a.index) {
+                        e.counters.activations.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -1157,6 +1236,18 @@ mod tests {
             .collect();
         assert!(Arc::ptr_eq(&lists[0], &lists[2]));
         assert!(!Arc::ptr_eq(&lists[0], &lists[1]));
+        // Whole activations are counted on the cached plan, the others per extension: the
+        // counters add up either way.
+        let counts = |set: &ExtensionSet| -> Vec<(u64, u64)> {
+            set.metrics()
+                .iter()
+                .map(|m| (m.activations, m.skips))
+                .collect()
+        };
+        assert_eq!(counts(&set), [(6, 0), (4, 2), (6, 0)]);
+        // A new header value evicts the cached plan: its count is handed over, not lost.
+        negotiate(&set, &[Counted::URI]).unwrap();
+        assert_eq!(counts(&set), [(7, 0), (4, 2), (6, 0)]);
     }
 
     #[test]

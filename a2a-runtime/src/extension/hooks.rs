@@ -127,6 +127,7 @@ pub trait ExtensionHooks: Extension {
     /// activated with the default activation value.
     fn activate(&self, requested: &[String], ctx: &RequestContext) -> Activate<Self::Activation> {
         let _ = (requested, ctx);
+        default_ran::<Self>(HOOK_ACTIVATE);
         Activate::Activated(Self::Activation::default())
     }
 
@@ -237,6 +238,23 @@ impl Slot {
         }
     }
 
+    /// True for a small scalar held inline.
+    pub(crate) fn is_inline(&self) -> bool {
+        !matches!(self, Self::Boxed(_))
+    }
+
+    /// A copy of an inline value (`None` for a boxed one).
+    pub(crate) fn copy_inline(&self) -> Option<Self> {
+        Some(match *self {
+            Self::Bool(v) => Self::Bool(v),
+            Self::U32(v) => Self::U32(v),
+            Self::U64(v) => Self::U64(v),
+            Self::Usize(v) => Self::Usize(v),
+            Self::I64(v) => Self::I64(v),
+            Self::Boxed(_) => return None,
+        })
+    }
+
     /// The value, as a `dyn Any`.
     pub(crate) fn as_any(&self) -> &dyn Any {
         match self {
@@ -287,6 +305,9 @@ pub(crate) const HOOK_EVENT: u8 = 4;
 pub(crate) const HOOK_TRANSITION: u8 = 8;
 /// Every hook.
 pub(crate) const HOOK_ALL: u8 = HOOK_REQUEST | HOOK_RESPONSE | HOOK_EVENT | HOOK_TRANSITION;
+/// `activate` (probed like the hooks, tracked apart from them: see
+/// [`DynExtension::prototype`]).
+pub(crate) const HOOK_ACTIVATE: u8 = 16;
 
 thread_local! {
     /// The extension type and hook whose default (no-op) body ran last on this thread.
@@ -335,6 +356,9 @@ pub trait DynExtension: Send + Sync + 'static {
     fn has_hooks(&self) -> bool;
     /// The hooks that may do something (`HOOK_*` bits); the others are never called.
     fn hooks(&self) -> u8;
+    /// The value every activation gets, once `activate` is known to be the default body and
+    /// the value is a small scalar: copied instead of calling `activate`.
+    fn prototype(&self) -> Option<Slot>;
 }
 
 /// A data-only extension (no [`ExtensionHooks`] impl).
@@ -342,16 +366,24 @@ pub trait DynExtension: Send + Sync + 'static {
 #[derive(Debug)]
 pub struct DataOnly<E>(pub E);
 
-/// An extension with [`ExtensionHooks`], and the hooks it is known to implement (`HOOK_*`
-/// bits; a hook is probed for being the default body until it is known).
+/// An extension with [`ExtensionHooks`], the hooks it is known to implement and those known
+/// to be the default body (`HOOK_*` bits; a hook is probed until it is known).
 #[doc(hidden)]
 #[derive(Debug)]
-pub struct WithHooks<E>(pub E, std::sync::atomic::AtomicU8);
+pub struct WithHooks<E>(
+    pub E,
+    std::sync::atomic::AtomicU8,
+    std::sync::atomic::AtomicU8,
+);
 
 impl<E> WithHooks<E> {
     /// Wraps `ext`.
     pub fn new(ext: E) -> Self {
-        Self(ext, std::sync::atomic::AtomicU8::new(0))
+        Self(
+            ext,
+            std::sync::atomic::AtomicU8::new(0),
+            std::sync::atomic::AtomicU8::new(0),
+        )
     }
 
     /// Runs `hook` through `f`: `Ok(false)` when it is the default (no-op) body, found out on
@@ -362,9 +394,16 @@ impl<E> WithHooks<E> {
     where
         E: 'static,
     {
-        if self.1.load(std::sync::atomic::Ordering::Relaxed) & hook != 0 {
+        use std::sync::atomic::Ordering::Relaxed;
+        if self.1.load(Relaxed) & hook != 0 {
             f()?;
             return Ok(true);
+        }
+        // Known to be the default body (only `activate` gets here: the registry skips the
+        // other hooks once they are known).
+        if self.2.load(Relaxed) & hook != 0 {
+            f()?;
+            return Ok(false);
         }
         self.probe(hook, f)
     }
@@ -380,9 +419,8 @@ impl<E> WithHooks<E> {
         f()?;
         let implemented =
             DEFAULT_RAN.with(std::cell::Cell::take) != Some((TypeId::of::<E>(), hook));
-        if implemented {
-            self.1.fetch_or(hook, std::sync::atomic::Ordering::Relaxed);
-        }
+        let known = if implemented { &self.1 } else { &self.2 };
+        known.fetch_or(hook, std::sync::atomic::Ordering::Relaxed);
         Ok(implemented)
     }
 }
@@ -441,6 +479,9 @@ impl<E: Extension> DynExtension for DataOnly<E> {
     fn hooks(&self) -> u8 {
         0
     }
+    fn prototype(&self) -> Option<Slot> {
+        None
+    }
 }
 
 #[inline]
@@ -472,7 +513,12 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
         requested: &[String],
         ctx: &RequestContext,
     ) -> Result<Option<Slot>, A2aError> {
-        match self.0.activate(requested, ctx) {
+        let mut outcome = Activate::Skip;
+        self.run(HOOK_ACTIVATE, || {
+            outcome = self.0.activate(requested, ctx);
+            Ok(())
+        })?;
+        match outcome {
             // Small scalars and zero-sized values are not allocated.
             Activate::Activated(a) => Ok(Some(Slot::new(a))),
             Activate::Skip => Ok(None),
@@ -520,6 +566,13 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
     }
     fn hooks(&self) -> u8 {
         HOOK_ALL
+    }
+    fn prototype(&self) -> Option<Slot> {
+        let default_activate =
+            self.2.load(std::sync::atomic::Ordering::Relaxed) & HOOK_ACTIVATE != 0;
+        default_activate
+            .then(|| Slot::new(E::Activation::default()))
+            .filter(Slot::is_inline)
     }
 }
 

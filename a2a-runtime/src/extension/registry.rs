@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use super::dependencies::Dependencies;
 use super::hooks::{
@@ -306,6 +306,9 @@ pub(crate) struct Entry {
     /// The hooks that may do something (`HOOK_*` bits); a hook found to be the default
     /// (no-op) body is dropped from it.
     live: AtomicU8,
+    /// What every activation gets when `activate` is the default body and the value a small
+    /// scalar ([`DynExtension::prototype`], asked after the first activation).
+    prototype: OnceLock<Option<Slot>>,
 }
 
 /// What an [`ExtensionSet`] shares between its clones and the requests it negotiated.
@@ -435,6 +438,7 @@ impl ExtensionSet {
             .map(|(ext, dependencies)| Entry {
                 uri: ext.uri(),
                 live: AtomicU8::new(ext.hooks()),
+                prototype: OnceLock::new(),
                 ext,
                 counters: Counters::default(),
                 dependencies,
@@ -695,7 +699,25 @@ impl ExtensionSet {
                     dependency: missing.to_owned(),
                 });
             }
-            match in_span_if(spans, e.uri, "activate", || e.ext.activate(&requested, ctx)) {
+            let copied = e
+                .prototype
+                .get()
+                .and_then(Option::as_ref)
+                .filter(|_| !spans)
+                .and_then(Slot::copy_inline);
+            let outcome = match copied {
+                Some(value) => Ok(Some(value)),
+                None => {
+                    let outcome =
+                        in_span_if(spans, e.uri, "activate", || e.ext.activate(&requested, ctx));
+                    if e.prototype.get().is_none() {
+                        // A second thread racing here sets the same answer.
+                        let _ = e.prototype.set(e.ext.prototype());
+                    }
+                    outcome
+                }
+            };
+            match outcome {
                 Ok(Some(value)) => {
                     hooks |= e.live.load(Ordering::Relaxed);
                     values.push(value);
@@ -1135,6 +1157,12 @@ mod tests {
             assert_eq!(n.extension::<Counted>(), Some(1), "round {round}");
         }
         assert_eq!(COUNTED_REQUESTS.load(Ordering::SeqCst) - before, 3);
+        // `activate` is the default and the value a u32: rounds 2 and 3 copied the default
+        // (each round still saw a fresh value, above) instead of calling it.
+        assert!(matches!(
+            entries[0].prototype.get(),
+            Some(Some(Slot::U32(0)))
+        ));
         // handle_event is the default body: found out on its first call, then skipped.
         assert_eq!(
             entries[0].live.load(Ordering::SeqCst),
@@ -1236,6 +1264,10 @@ mod tests {
             .collect();
         assert!(Arc::ptr_eq(&lists[0], &lists[2]));
         assert!(!Arc::ptr_eq(&lists[0], &lists[1]));
+        // Skipper decides per request, Peeker's value is boxed: their `activate` is always
+        // called.
+        assert!(matches!(set.inner.entries[1].prototype.get(), Some(None)));
+        assert!(matches!(set.inner.entries[2].prototype.get(), Some(None)));
         // Whole activations are counted on the cached plan, the others per extension: the
         // counters add up either way.
         let counts = |set: &ExtensionSet| -> Vec<(u64, u64)> {

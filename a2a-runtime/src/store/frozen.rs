@@ -15,6 +15,7 @@
 //! [`json::decode`]), like a request body.
 
 use serde::Serialize;
+use serde_json::Value;
 
 use super::StoreError;
 use crate::json::{self, DEFAULT_MAX_DEPTH};
@@ -69,22 +70,74 @@ fn exact_on_the_wire(t: Timestamp) -> bool {
     Timestamp::from_millis(t.millis()) == Some(t) && (1..=9999).contains(&t.0.year())
 }
 
-/// True when `task` holds free-form JSON (a non-empty metadata object or a data part), the only
-/// content whose nesting depth is not fixed by the task's shape (at most 6 levels without it).
-fn has_free_form_json(task: &Task) -> bool {
+/// Without free-form JSON, a task's encoding nests at most this deep.
+const SHAPE_DEPTH: usize = 6;
+
+/// How deep the free-form JSON in `task` nests (metadata objects and data parts: the only
+/// content whose depth the task's shape does not fix), counting each object or array as one
+/// level; anything beyond `limit` counts as `limit + 1`.
+fn free_form_depth(task: &Task, limit: usize) -> usize {
+    let mut deepest = 0;
+    let mut see = |d: usize| deepest = deepest.max(d);
+    let metadata = |m: &Metadata| {
+        if m.is_empty() {
+            0
+        } else {
+            1 + values_depth(m.values(), limit)
+        }
+    };
     let parts = |parts: &[Part]| {
         parts
             .iter()
-            .any(|p| !p.metadata.is_empty() || matches!(p.content, PartContent::Data(_)))
+            .map(|p| {
+                let data = match &p.content {
+                    PartContent::Data(v) => values_depth(std::iter::once(v), limit),
+                    _ => 0,
+                };
+                data.max(metadata(&p.metadata))
+            })
+            .max()
+            .unwrap_or(0)
     };
-    let message = |m: &Message| !m.metadata.is_empty() || parts(&m.parts);
-    !task.metadata.is_empty()
-        || task.status.message.as_ref().is_some_and(message)
-        || task.history.iter().any(message)
-        || task
-            .artifacts
-            .iter()
-            .any(|a| !a.metadata.is_empty() || parts(&a.parts))
+    let message = |m: &Message| metadata(&m.metadata).max(parts(&m.parts));
+    see(metadata(&task.metadata));
+    if let Some(m) = &task.status.message {
+        see(message(m));
+    }
+    for m in &task.history {
+        see(message(m));
+    }
+    for a in &task.artifacts {
+        see(metadata(&a.metadata).max(parts(&a.parts)));
+    }
+    deepest
+}
+
+/// The deepest nesting among `values` (a scalar is 0), up to `limit + 1`; no recursion, and no
+/// allocation when every value is a scalar.
+fn values_depth<'a>(values: impl Iterator<Item = &'a Value>, limit: usize) -> usize {
+    let container = |v: &&Value| matches!(v, Value::Array(_) | Value::Object(_));
+    let mut deepest = 0;
+    let mut pending: Vec<(&Value, usize)> = Vec::new();
+    for v in values.filter(container) {
+        pending.push((v, 1));
+        while let Some((v, depth)) = pending.pop() {
+            deepest = deepest.max(depth);
+            if deepest > limit {
+                return limit + 1;
+            }
+            match v {
+                Value::Array(a) => {
+                    pending.extend(a.iter().filter(container).map(|c| (c, depth + 1)))
+                }
+                Value::Object(o) => {
+                    pending.extend(o.values().filter(container).map(|c| (c, depth + 1)));
+                }
+                _ => {}
+            }
+        }
+    }
+    deepest
 }
 
 thread_local! {
@@ -123,7 +176,8 @@ impl Frozen {
             history,
             metadata,
         };
-        let deep_check = has_free_form_json(task);
+        // The whole encoding is scanned only when its free-form JSON might reach the limit.
+        let deep_check = SHAPE_DEPTH + free_form_depth(task, DEFAULT_MAX_DEPTH) > DEFAULT_MAX_DEPTH;
         let write = |out: &mut Vec<u8>| -> Option<Self> {
             out.push(state | if timestamp.is_some() { TIMED } else { 0 });
             out.extend_from_slice(&timestamp.map_or(0, |t| t.millis()).to_le_bytes());
@@ -248,6 +302,42 @@ mod tests {
     use super::*;
     use crate::types::Role;
     use serde_json::json;
+
+    /// `[[[...[1]...]]]`, `levels` arrays deep.
+    fn nested(levels: usize) -> Value {
+        (0..levels).fold(json!(1), |v, _| json!([v]))
+    }
+
+    #[test]
+    fn free_form_depth_counts_metadata_and_data_parts_and_stops_at_the_limit() {
+        let mut task = rich_task();
+        // The rich task's metadata: an object (1) holding an object (2) holding `nested`,
+        // itself {"a": {"b": []}} (3 more).
+        assert_eq!(free_form_depth(&task, 64), 5);
+        task.history[0].parts.push(Part::data(nested(9)));
+        assert_eq!(free_form_depth(&task, 64), 9);
+        assert_eq!(free_form_depth(&task, 4), 5, "capped at limit + 1");
+        assert_eq!(free_form_depth(&Task::default(), 64), 0);
+    }
+
+    #[test]
+    fn encoding_refuses_exactly_what_the_decoder_would_whatever_path_checks_it() {
+        // Around the limit the whole encoding is scanned; below it, the task's free-form depth
+        // vouches for it. Either way a task is encoded iff it decodes back.
+        for levels in [1, 40, 55, 56, 57, 58, 59, 60, 62, 64, 70, 500] {
+            let mut task = rich_task();
+            task.history[0].parts.push(Part::data(nested(levels)));
+            let decodable =
+                json::check_depth(&serde_json::to_vec(&task).unwrap(), DEFAULT_MAX_DEPTH).is_ok();
+            match Frozen::encode(&task) {
+                Some(frozen) => {
+                    assert!(decodable, "{levels} levels encoded but would not decode");
+                    assert_eq!(frozen.decode(task.id.as_str()).unwrap(), task, "{levels}");
+                }
+                None => assert!(!decodable, "{levels} levels decodable but not encoded"),
+            }
+        }
+    }
 
     fn rich_task() -> Task {
         let metadata: Metadata = serde_json::from_value(json!({

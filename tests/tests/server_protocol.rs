@@ -11,6 +11,19 @@ fn envelope(id: Value, method: &str, params: Value) -> String {
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
 }
 
+/// A JSON-RPC ListTasks POSTed with `content_type` gets a result.
+async fn assert_jsonrpc_served(server: &TestServer, content_type: &str) {
+    let reply = server
+        .post_raw(
+            "/",
+            content_type,
+            envelope(json!(1), "ListTasks", json!({})),
+            Some("1.0"),
+        )
+        .await;
+    assert!(reply.json().get("result").is_some(), "{}", reply.text);
+}
+
 /// #87 #90: a request without `A2A-Version` (or with an empty one) is read as 0.3 and refused
 /// with VersionNotSupported — JSON-RPC -32009, REST 400 FAILED_PRECONDITION — before anything
 /// runs.
@@ -186,15 +199,7 @@ async fn jsonrpc_content_type_checked_before_parsing() {
         );
         assert_eq!(err.body["id"], Value::Null);
     }
-    let reply = server
-        .post_raw(
-            "/",
-            "application/json; charset=utf-8",
-            envelope(json!(1), "ListTasks", json!({})),
-            Some("1.0"),
-        )
-        .await;
-    assert!(reply.json().get("result").is_some(), "{}", reply.text);
+    assert_jsonrpc_served(&server, "application/json; charset=utf-8").await;
 }
 
 /// The JSON-RPC endpoint takes POST only: any other method is 405 with `Allow: POST`, with or
@@ -221,15 +226,7 @@ async fn jsonrpc_endpoint_answers_other_methods_with_405() {
         }
     }
     // POST is served.
-    let reply = server
-        .post_raw(
-            "/",
-            "application/json",
-            envelope(json!(1), "ListTasks", json!({})),
-            Some("1.0"),
-        )
-        .await;
-    assert!(reply.json().get("result").is_some(), "{}", reply.text);
+    assert_jsonrpc_served(&server, "application/json").await;
 }
 
 /// Content type (§5.3, §6.3): REST with `text/plain` is ContentTypeNotSupported (400

@@ -124,7 +124,7 @@ impl RequestHeaders {
         self.spans().map(|(start, name_end, value_end)| {
             (
                 self.text.get(start..name_end).unwrap_or_default(),
-                self.text.get(name_end..value_end).unwrap_or_default(),
+                self.value_at(name_end, value_end),
             )
         })
     }

@@ -441,11 +441,7 @@ impl TaskRuntime {
         }
         check_extensions(extensions, &task.status, &event)?;
         // Without subscribers the event's payload is read by nobody: it moves into the task.
-        if listened {
-            lifecycle::apply_event(task, &mut event, policy)?;
-        } else {
-            lifecycle::apply_event_taking(task, &mut event, policy)?;
-        }
+        lifecycle::apply_event_if_read(task, &mut event, policy, listened)?;
         let write = Write::Update {
             expected_version: version,
         };
@@ -538,11 +534,7 @@ impl TaskRuntime {
             }
         }
         check_extensions(extensions, &task.status, event)?;
-        if listened {
-            lifecycle::apply_event(task, event, policy)?;
-        } else {
-            lifecycle::apply_event_taking(task, event, policy)?;
-        }
+        lifecycle::apply_event_if_read(task, event, policy, listened)?;
         Ok(())
     }
 

@@ -287,8 +287,7 @@ impl EventSink {
         if message.context_id.is_empty() {
             message.context_id = self.context_id.clone();
         }
-        self.publish(StreamResponse::Message(message))
-            .map(|r| r.map(|_| ()))
+        without_seq(self.publish(StreamResponse::Message(message)))
     }
 
     /// An agent message with the task's ids, holding one text part.
@@ -324,7 +323,7 @@ impl EventSink {
         state: TaskState,
         message: Option<Message>,
     ) -> impl Future<Output = Result<(), A2aError>> + Send + '_ {
-        self.status(state, message).map(|r| r.map(|_| ()))
+        without_seq(self.status(state, message))
     }
 
     /// Moves the task to WORKING.
@@ -408,15 +407,16 @@ impl EventSink {
         &self,
         artifact: Artifact,
     ) -> impl Future<Output = Result<(), A2aError>> + Send + '_ {
-        self.publish(StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
-            task_id: self.task_id.clone(),
-            context_id: self.context_id.clone(),
-            artifact,
-            append: false,
-            last_chunk: true,
-            metadata: Metadata::default(),
-        }))
-        .map(|r| r.map(|_| ()))
+        without_seq(
+            self.publish(StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+                task_id: self.task_id.clone(),
+                context_id: self.context_id.clone(),
+                artifact,
+                append: false,
+                last_chunk: true,
+                metadata: Metadata::default(),
+            })),
+        )
     }
 
     /// Publishes a chunk of the artifact `artifact_id`: `append` adds the parts to what was sent
@@ -433,14 +433,22 @@ impl EventSink {
             parts: parts.into_iter().collect(),
             ..Artifact::default()
         };
-        self.publish(StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
-            task_id: self.task_id.clone(),
-            context_id: self.context_id.clone(),
-            artifact,
-            append,
-            last_chunk,
-            metadata: Metadata::default(),
-        }))
-        .map(|r| r.map(|_| ()))
+        without_seq(
+            self.publish(StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+                task_id: self.task_id.clone(),
+                context_id: self.context_id.clone(),
+                artifact,
+                append,
+                last_chunk,
+                metadata: Metadata::default(),
+            })),
+        )
     }
+}
+
+/// `publish` resolving to `()` rather than the event's sequence number.
+fn without_seq(
+    publish: impl Future<Output = Result<u64, A2aError>> + Send,
+) -> impl Future<Output = Result<(), A2aError>> + Send {
+    publish.map(|r| r.map(drop))
 }

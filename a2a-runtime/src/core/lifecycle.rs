@@ -110,15 +110,17 @@ pub fn apply_event(
     apply(task, event, policy, Payload::Copy)
 }
 
-/// [`apply_event`] for an event nobody else will read in full: its status and artifact move
-/// into the task instead of being copied, and the event keeps only its kind and state (what
-/// ends a blocking request's wait).
-pub(crate) fn apply_event_taking(
+/// [`apply_event`], unless nobody else will read the event in full (`read` false): its status
+/// and artifact then move into the task instead of being copied, and the event keeps only its
+/// kind and state (what ends a blocking request's wait).
+pub(crate) fn apply_event_if_read(
     task: &mut Task,
     event: &mut StreamResponse,
     policy: HistoryPolicy,
+    read: bool,
 ) -> Result<(), LifecycleError> {
-    apply(task, event, policy, Payload::Take)
+    let payload = if read { Payload::Copy } else { Payload::Take };
+    apply(task, event, policy, payload)
 }
 
 /// Whether an applied event keeps its payload.
@@ -397,7 +399,7 @@ mod tests {
         let (mut copied, mut taken) = (task(), task());
         for (mut a, mut b) in events().into_iter().zip(events()) {
             apply_event(&mut copied, &mut a, POLICY).unwrap();
-            apply_event_taking(&mut taken, &mut b, POLICY).unwrap();
+            apply_event_if_read(&mut taken, &mut b, POLICY, false).unwrap();
             // What ends a wait is still there.
             assert_eq!(
                 super::super::events::ends_wait(&a),
@@ -416,7 +418,7 @@ mod tests {
         // A refused event takes nothing: the task is as it was.
         let before = taken.clone();
         let mut late = artifact("c", "late", false);
-        assert!(apply_event_taking(&mut taken, &mut late, POLICY).is_err());
+        assert!(apply_event_if_read(&mut taken, &mut late, POLICY, false).is_err());
         assert_eq!(taken, before);
         assert!(matches!(&late, StreamResponse::ArtifactUpdate(e) if e.artifact.parts.len() == 1));
     }

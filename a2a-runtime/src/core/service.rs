@@ -1,7 +1,11 @@
 //! [`A2aService`]: the protocol pipeline every binding runs a request through — version check,
 //! validation, limits, tenant, then the [`RequestHandler`].
 
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use super::context::RequestContext;
 use super::events::EventStream;
@@ -14,11 +18,6 @@ use crate::types::{
     AgentCard, Empty, ListTaskPushNotificationConfigsResponse, ListTasksResponse,
     SendMessageResponse, Task, TaskPushNotificationConfig, Validate,
 };
-use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, Poll};
-
 use futures::StreamExt as _;
 use futures::future::BoxFuture;
 
@@ -95,11 +94,9 @@ impl A2aService {
             return Ok(());
         }
         // One pass finds the usual single value (names are stored lowercase).
-        let mut found = ctx.headers.values_where(|n| {
-            n.len() >= 14
-                && n.ends_with(b"a2a-extensions")
-                && (n.len() == 14 || n == b"x-a2a-extensions")
-        });
+        let mut found = ctx
+            .headers
+            .values_where(|n| n == b"a2a-extensions" || n == b"x-a2a-extensions");
         let begun = match (found.next(), found.next()) {
             (None, _) => self.extensions.begin(None)?,
             (Some(value), None) => self.extensions.begin(Some(value))?,
@@ -132,18 +129,12 @@ impl A2aService {
         async move {
             let (pending, negotiated) = pending?;
             let mut response = pending.await?;
-            let Some(mut negotiated) = negotiated else {
+            let Some(mut negotiated) = negotiated.filter(|n| !n.activated.is_empty()) else {
                 return Ok(Served {
                     response,
                     activated: Activated::default(),
                 });
             };
-            if negotiated.activated.is_empty() {
-                return Ok(Served {
-                    response,
-                    activated: Activated::default(),
-                });
-            }
             // In place: a unary result is not moved around.
             if let A2aResponse::Stream(events) = &mut response {
                 let events = std::mem::replace(events, Box::pin(futures::stream::empty()));

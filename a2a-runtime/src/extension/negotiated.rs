@@ -145,9 +145,8 @@ impl Activated {
 
     /// The activated URIs, in declaration order.
     pub fn uris(&self) -> impl ExactSizeIterator<Item = &'static str> + '_ {
-        self.0
-            .as_deref()
-            .map_or(&[][..], |n| &n.activated[..])
+        self.list()
+            .map_or(&[][..], |list| &list[..])
             .iter()
             .map(|a| a.uri)
     }

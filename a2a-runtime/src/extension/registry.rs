@@ -684,7 +684,7 @@ impl ExtensionSet {
     ) -> Result<Negotiated, A2aError> {
         let mut values = Vec::with_capacity(plan.steps.len());
         // Only built once an extension is skipped: otherwise the plan's list is shared.
-        let mut some: Option<Vec<Activation>> = None;
+        let mut partial: Option<Vec<Activation>> = None;
         let mut hooks = 0;
         let spans = spans_wanted();
         for (step, &(index, missing)) in plan.steps.iter().enumerate() {
@@ -693,7 +693,7 @@ impl ExtensionSet {
             };
             if let Some(missing) = missing {
                 e.counters.refusals.fetch_add(1, Ordering::Relaxed);
-                self.count_activations(plan, step, some.as_deref());
+                self.count_activations(plan, step, partial.as_deref());
                 return Err(A2aError::ExtensionDependencyMissing {
                     extension: e.uri.to_owned(),
                     dependency: missing.to_owned(),
@@ -721,27 +721,27 @@ impl ExtensionSet {
                 Ok(Some(value)) => {
                     hooks |= e.live.load(Ordering::Relaxed);
                     values.push(value);
-                    if let Some(some) = &mut some {
-                        some.push(Activation { uri: e.uri, index });
+                    if let Some(partial) = &mut partial {
+                        partial.push(Activation { uri: e.uri, index });
                     }
                 }
                 Ok(None) => {
                     e.counters.skips.fetch_add(1, Ordering::Relaxed);
-                    if some.is_none() {
-                        some = Some(plan.all.get(..step).unwrap_or_default().to_vec());
+                    if partial.is_none() {
+                        partial = Some(plan.all.get(..step).unwrap_or_default().to_vec());
                     }
                 }
                 Err(err) => {
                     e.counters.refusals.fetch_add(1, Ordering::Relaxed);
-                    self.count_activations(plan, step, some.as_deref());
+                    self.count_activations(plan, step, partial.as_deref());
                     return Err(err);
                 }
             }
         }
-        self.count_activations(plan, plan.steps.len(), some.as_deref());
+        self.count_activations(plan, plan.steps.len(), partial.as_deref());
         Ok(Negotiated {
             requested,
-            activated: some.map_or_else(|| plan.all.clone(), Arc::from),
+            activated: partial.map_or_else(|| plan.all.clone(), Arc::from),
             values: Mutex::new(values),
             hooks,
             spans,
@@ -749,18 +749,17 @@ impl ExtensionSet {
             set: Some(self.inner.clone()),
         })
     }
-}
 
-impl ExtensionSet {
     /// Counts the activations of the first `steps` steps of `plan`: once on the plan when
-    /// none was skipped (`some` is `None`), else on each activated extension (`some`).
-    fn count_activations(&self, plan: &Plan, steps: usize, some: Option<&[Activation]>) {
-        match some {
+    /// none was skipped (`partial` is `None`), else on each activated extension (`partial`).
+    fn count_activations(&self, plan: &Plan, steps: usize, partial: Option<&[Activation]>) {
+        match partial {
             None if steps == plan.steps.len() => {
                 plan.whole.fetch_add(1, Ordering::Relaxed);
             }
             _ => {
-                let activated = some.unwrap_or_else(|| plan.all.get(..steps).unwrap_or_default());
+                let activated =
+                    partial.unwrap_or_else(|| plan.all.get(..steps).unwrap_or_default());
                 for a in activated {
                     if let Some(e) = self.inner.entries.get(a.index) {
                         e.counters.activations.fetch_add(1, Ordering::Relaxed);
@@ -815,13 +814,12 @@ fn live_entry(set: &SetInner, index: usize, hook: u8) -> Option<&Entry> {
 /// value; a hook that turns out to be the default body is marked so and not called again.
 fn call_hook(
     e: &Entry,
-    uri: &'static str,
     value: &mut Slot,
     spans: bool,
     (hook, name): (u8, &'static str),
     f: &mut impl FnMut(&dyn DynExtension, &mut Slot) -> Result<bool, A2aError>,
 ) -> Result<(), A2aError> {
-    match in_span_if(spans, uri, name, || f(e.ext.as_ref(), value)) {
+    match in_span_if(spans, e.uri, name, || f(e.ext.as_ref(), value)) {
         Ok(true) => Ok(()),
         Ok(false) => {
             e.live.fetch_and(!hook, Ordering::Relaxed);
@@ -848,7 +846,7 @@ fn run_hooks_on(
         let Some(e) = live_entry(set, a.index, hook) else {
             continue;
         };
-        call_hook(e, a.uri, value, spans, (hook, name), &mut f)?;
+        call_hook(e, value, spans, (hook, name), &mut f)?;
     }
     Ok(())
 }

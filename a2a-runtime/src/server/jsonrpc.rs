@@ -9,11 +9,11 @@
 //!   JSON-RPC 2.0 requires no response object for it; streaming methods are not started.
 //! - Errors are sent with HTTP 200 and the error object carries `data: [ErrorInfo | BadRequest]`.
 
-use actix_web::http::{StatusCode, header};
-use actix_web::{HttpRequest, HttpResponse, web};
 use std::borrow::Cow;
 
+use actix_web::http::{StatusCode, header};
 use actix_web::web::Bytes;
+use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 

@@ -198,6 +198,17 @@ pub trait ExtensionHooks: Extension {
 #[doc(hidden)]
 #[derive(Debug)]
 pub enum Slot {
+    /// A small scalar.
+    Scalar(Scalar),
+    /// Anything else.
+    Boxed(Box<dyn Any + Send + Sync>),
+}
+
+/// An activation value held inline in a [`Slot`] (not a public API): plain data, so that a
+/// table of them is copied as it is.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub enum Scalar {
     /// A `bool`.
     Bool(bool),
     /// A `u32`.
@@ -208,8 +219,6 @@ pub enum Slot {
     Usize(usize),
     /// An `i64`.
     I64(i64),
-    /// Anything else.
-    Boxed(Box<dyn Any + Send + Sync>),
 }
 
 impl Slot {
@@ -217,52 +226,41 @@ impl Slot {
     pub(crate) fn new<A: Any + Send + Sync>(value: A) -> Self {
         let mut value = Some(value);
         let any: &mut dyn Any = &mut value;
-        if let Some(v) = any.downcast_mut::<Option<bool>>().and_then(Option::take) {
-            return Self::Bool(v);
-        }
-        if let Some(v) = any.downcast_mut::<Option<u32>>().and_then(Option::take) {
-            return Self::U32(v);
-        }
-        if let Some(v) = any.downcast_mut::<Option<u64>>().and_then(Option::take) {
-            return Self::U64(v);
-        }
-        if let Some(v) = any.downcast_mut::<Option<usize>>().and_then(Option::take) {
-            return Self::Usize(v);
-        }
-        if let Some(v) = any.downcast_mut::<Option<i64>>().and_then(Option::take) {
-            return Self::I64(v);
-        }
-        match value {
-            Some(v) => Self::Boxed(Box::new(v)),
-            None => Self::Boxed(Box::new(())),
-        }
+        let scalar = if let Some(v) = any.downcast_mut::<Option<bool>>().and_then(Option::take) {
+            Scalar::Bool(v)
+        } else if let Some(v) = any.downcast_mut::<Option<u32>>().and_then(Option::take) {
+            Scalar::U32(v)
+        } else if let Some(v) = any.downcast_mut::<Option<u64>>().and_then(Option::take) {
+            Scalar::U64(v)
+        } else if let Some(v) = any.downcast_mut::<Option<usize>>().and_then(Option::take) {
+            Scalar::Usize(v)
+        } else if let Some(v) = any.downcast_mut::<Option<i64>>().and_then(Option::take) {
+            Scalar::I64(v)
+        } else {
+            return match value {
+                Some(v) => Self::Boxed(Box::new(v)),
+                None => Self::Boxed(Box::new(())),
+            };
+        };
+        Self::Scalar(scalar)
     }
 
-    /// True for a small scalar held inline.
-    pub(crate) fn is_inline(&self) -> bool {
-        !matches!(self, Self::Boxed(_))
-    }
-
-    /// A copy of an inline value (`None` for a boxed one).
-    pub(crate) fn copy_inline(&self) -> Option<Self> {
-        Some(match *self {
-            Self::Bool(v) => Self::Bool(v),
-            Self::U32(v) => Self::U32(v),
-            Self::U64(v) => Self::U64(v),
-            Self::Usize(v) => Self::Usize(v),
-            Self::I64(v) => Self::I64(v),
-            Self::Boxed(_) => return None,
-        })
+    /// The value, when it is held inline.
+    pub(crate) fn scalar(&self) -> Option<Scalar> {
+        match self {
+            Self::Scalar(v) => Some(*v),
+            Self::Boxed(_) => None,
+        }
     }
 
     /// The value, as a `dyn Any`.
     pub(crate) fn as_any(&self) -> &dyn Any {
         match self {
-            Self::Bool(v) => v,
-            Self::U32(v) => v,
-            Self::U64(v) => v,
-            Self::Usize(v) => v,
-            Self::I64(v) => v,
+            Self::Scalar(Scalar::Bool(v)) => v,
+            Self::Scalar(Scalar::U32(v)) => v,
+            Self::Scalar(Scalar::U64(v)) => v,
+            Self::Scalar(Scalar::Usize(v)) => v,
+            Self::Scalar(Scalar::I64(v)) => v,
             Self::Boxed(b) => b.as_ref(),
         }
     }
@@ -278,13 +276,13 @@ impl Slot {
             ($($ty:ty => $v:ident),*) => {
                 $(if is::<A, $ty>() {
                     match self {
-                        Self::$v(v) => v as &mut dyn Any,
+                        Self::Scalar(Scalar::$v(v)) => v as &mut dyn Any,
                         _ => return None,
                     }
                 } else)* {
                     match self {
                         Self::Boxed(b) => b.as_mut(),
-                        _ => return None,
+                        Self::Scalar(_) => return None,
                     }
                 }
             };
@@ -358,7 +356,7 @@ pub trait DynExtension: Send + Sync + 'static {
     fn hooks(&self) -> u8;
     /// The value every activation gets, once `activate` is known to be the default body and
     /// the value is a small scalar: copied instead of calling `activate`.
-    fn prototype(&self) -> Option<Slot>;
+    fn prototype(&self) -> Option<Scalar>;
 }
 
 /// A data-only extension (no [`ExtensionHooks`] impl).
@@ -479,7 +477,7 @@ impl<E: Extension> DynExtension for DataOnly<E> {
     fn hooks(&self) -> u8 {
         0
     }
-    fn prototype(&self) -> Option<Slot> {
+    fn prototype(&self) -> Option<Scalar> {
         None
     }
 }
@@ -567,12 +565,12 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
     fn hooks(&self) -> u8 {
         HOOK_ALL
     }
-    fn prototype(&self) -> Option<Slot> {
+    fn prototype(&self) -> Option<Scalar> {
         let default_activate =
             self.2.load(std::sync::atomic::Ordering::Relaxed) & HOOK_ACTIVATE != 0;
         default_activate
-            .then(|| Slot::new(E::Activation::default()))
-            .filter(Slot::is_inline)
+            .then(|| Slot::new(E::Activation::default()).scalar())
+            .flatten()
     }
 }
 

@@ -7,7 +7,8 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use super::dependencies::Dependencies;
 use super::hooks::{
-    DynExtension, Extension, HOOK_EVENT, HOOK_REQUEST, HOOK_RESPONSE, HOOK_TRANSITION, Reply, Slot,
+    DynExtension, Extension, HOOK_EVENT, HOOK_REQUEST, HOOK_RESPONSE, HOOK_TRANSITION, Reply,
+    Scalar, Slot,
 };
 use super::method::MethodEntry;
 use super::negotiated::{Activation, Negotiated};
@@ -240,14 +241,13 @@ impl ExtensionConfig {
                 .is_none_or(|only| only.iter().any(|u| u == e.uri()))
                 && !self.exclude.iter().any(|u| u == e.uri())
         });
-        let mut exts: Vec<Arc<dyn DynExtension>> = Vec::with_capacity(chosen.len());
-        for mut ext in chosen {
+        for ext in &mut chosen {
             ext.init().map_err(|error| RegistryError::Init {
                 uri: ext.uri().to_owned(),
                 error,
             })?;
-            exts.push(Arc::from(ext));
         }
+        let exts = chosen;
         let set = ExtensionSet::from_parts(exts, self.require_dependencies)?;
         if set.is_empty() {
             tracing::info!("a2a extensions: none");
@@ -298,17 +298,21 @@ pub struct ExtensionSet {
 }
 
 /// One configured extension.
+///
+/// Laid out with what every hook call reads (`ext`, `live`) first, so that a call touches
+/// one cache line of its entry.
+#[repr(C)]
 pub(crate) struct Entry {
-    uri: &'static str,
-    ext: Arc<dyn DynExtension>,
-    counters: Counters,
-    dependencies: Dependencies,
+    ext: Box<dyn DynExtension>,
     /// The hooks that may do something (`HOOK_*` bits); a hook found to be the default
     /// (no-op) body is dropped from it.
     live: AtomicU8,
+    uri: &'static str,
+    counters: Counters,
+    dependencies: Dependencies,
     /// What every activation gets when `activate` is the default body and the value a small
     /// scalar ([`DynExtension::prototype`], asked after the first activation).
-    prototype: OnceLock<Option<Slot>>,
+    prototype: OnceLock<Option<Scalar>>,
 }
 
 /// What an [`ExtensionSet`] shares between its clones and the requests it negotiated.
@@ -321,6 +325,9 @@ pub(crate) struct SetInner {
     /// The last single `A2A-Extensions` value negotiated, and its outcome: clients of one
     /// agent tend to send the same value on every request.
     last: Mutex<Option<(Box<str>, Arc<Negotiated>)>>,
+    /// How many hooks were found to be default bodies (dropped from `live`): a hook mask
+    /// computed before the last of those is recomputed.
+    dropped_hooks: AtomicU64,
 }
 
 /// What activating a requested list takes: the requested, configured extensions in
@@ -336,6 +343,19 @@ pub(crate) struct Plan {
     whole: AtomicU64,
     /// Where those counters are.
     set: Weak<SetInner>,
+    /// Set once a request has activated every step through the prototypes of extensions
+    /// whose `activate` is the default: the next ones copy it instead of asking each.
+    template: OnceLock<Template>,
+}
+
+/// What every request activating a [`Plan`] gets when no extension decides anything: the
+/// values (inline scalars) and the hooks they may run.
+#[derive(Debug)]
+struct Template {
+    values: Box<[Scalar]>,
+    /// The `live` bits of the plan's extensions, as of `SetInner::dropped_hooks` = `as_of`.
+    hooks: AtomicU8,
+    as_of: AtomicU64,
 }
 
 impl Plan {
@@ -374,7 +394,7 @@ impl std::fmt::Debug for ExtensionSet {
 impl ExtensionSet {
     /// Checks dependencies and methods, and builds the set.
     fn from_parts(
-        exts: Vec<Arc<dyn DynExtension>>,
+        exts: Vec<Box<dyn DynExtension>>,
         require_dependencies: bool,
     ) -> Result<Self, RegistryError> {
         let dependencies: Vec<Dependencies> = exts.iter().map(|e| e.dependencies()).collect();
@@ -450,14 +470,15 @@ impl ExtensionSet {
                 index,
                 methods,
                 last: Mutex::new(None),
+                dropped_hooks: AtomicU64::new(0),
             }),
         })
     }
 
     /// The configured extensions, in declaration order.
     #[cfg(feature = "client")]
-    pub(crate) fn iter_dyn(&self) -> impl Iterator<Item = &Arc<dyn DynExtension>> + '_ {
-        self.inner.entries.iter().map(|e| &e.ext)
+    pub(crate) fn iter_dyn(&self) -> impl Iterator<Item = &dyn DynExtension> + '_ {
+        self.inner.entries.iter().map(|e| e.ext.as_ref())
     }
 
     /// True when no extension is configured.
@@ -647,6 +668,7 @@ impl ExtensionSet {
             all,
             whole: AtomicU64::new(0),
             set: Arc::downgrade(&self.inner),
+            template: OnceLock::new(),
         }
     }
 
@@ -682,11 +704,24 @@ impl ExtensionSet {
         plan: &Plan,
         ctx: &RequestContext,
     ) -> Result<Negotiated, A2aError> {
+        let spans = spans_wanted();
+        if let Some(template) = plan.template.get().filter(|_| !spans) {
+            plan.whole.fetch_add(1, Ordering::Relaxed);
+            let values = template.values.iter().map(|&v| Slot::Scalar(v)).collect();
+            return Ok(Negotiated {
+                requested,
+                activated: plan.all.clone(),
+                values: Mutex::new(values),
+                hooks: self.template_hooks(plan, template),
+                spans,
+                plan: None,
+                set: Some(self.inner.clone()),
+            });
+        }
         let mut values = Vec::with_capacity(plan.steps.len());
         // Only built once an extension is skipped: otherwise the plan's list is shared.
         let mut partial: Option<Vec<Activation>> = None;
         let mut hooks = 0;
-        let spans = spans_wanted();
         for (step, &(index, missing)) in plan.steps.iter().enumerate() {
             let Some(e) = self.inner.entries.get(index) else {
                 continue;
@@ -699,14 +734,9 @@ impl ExtensionSet {
                     dependency: missing.to_owned(),
                 });
             }
-            let copied = e
-                .prototype
-                .get()
-                .and_then(Option::as_ref)
-                .filter(|_| !spans)
-                .and_then(Slot::copy_inline);
+            let copied = e.prototype.get().copied().flatten().filter(|_| !spans);
             let outcome = match copied {
-                Some(value) => Ok(Some(value)),
+                Some(value) => Ok(Some(Slot::Scalar(value))),
                 None => {
                     let outcome =
                         in_span_if(spans, e.uri, "activate", || e.ext.activate(&requested, ctx));
@@ -739,6 +769,9 @@ impl ExtensionSet {
             }
         }
         self.count_activations(plan, plan.steps.len(), partial.as_deref());
+        if partial.is_none() && plan.template.get().is_none() {
+            self.set_template(plan, &values);
+        }
         Ok(Negotiated {
             requested,
             activated: partial.map_or_else(|| plan.all.clone(), Arc::from),
@@ -748,6 +781,47 @@ impl ExtensionSet {
             plan: None,
             set: Some(self.inner.clone()),
         })
+    }
+
+    /// Gives `plan` its [`Template`] (`values`: what a request just got from activating every
+    /// step) when every one of its extensions is activated by copying its prototype.
+    fn set_template(&self, plan: &Plan, values: &[Slot]) {
+        let by_prototype = plan.steps.iter().all(|&(index, _)| {
+            self.inner
+                .entries
+                .get(index)
+                .and_then(|e| e.prototype.get())
+                .is_some_and(Option::is_some)
+        });
+        let copied: Vec<Scalar> = values.iter().filter_map(Slot::scalar).collect();
+        if by_prototype && copied.len() == plan.steps.len() {
+            let _ = plan.template.set(Template {
+                values: copied.into(),
+                hooks: AtomicU8::new(0),
+                as_of: AtomicU64::new(u64::MAX),
+            });
+        }
+    }
+
+    /// The hooks the extensions of `plan` may run, recomputed when one was found to be a
+    /// default body since `template` last computed them (a mask computed earlier still
+    /// names every hook that may run: hooks are only ever dropped).
+    fn template_hooks(&self, plan: &Plan, template: &Template) -> u8 {
+        let now = self.inner.dropped_hooks.load(Ordering::Acquire);
+        if template.as_of.load(Ordering::Acquire) == now {
+            return template.hooks.load(Ordering::Relaxed);
+        }
+        let hooks = plan.steps.iter().fold(0, |hooks, &(index, _)| {
+            hooks
+                | self
+                    .inner
+                    .entries
+                    .get(index)
+                    .map_or(0, |e| e.live.load(Ordering::Relaxed))
+        });
+        template.hooks.store(hooks, Ordering::Relaxed);
+        template.as_of.store(now, Ordering::Release);
+        hooks
     }
 
     /// Counts the activations of the first `steps` steps of `plan`: once on the plan when
@@ -803,17 +877,11 @@ fn in_span_if<R>(wanted: bool, uri: &'static str, hook: &'static str, f: impl Fn
     }
 }
 
-/// The entry of the extension at `index`, unless its `hook` is known to be the default body.
-fn live_entry(set: &SetInner, index: usize, hook: u8) -> Option<&Entry> {
-    set.entries
-        .get(index)
-        .filter(|e| e.live.load(Ordering::Relaxed) & hook != 0)
-}
-
 /// Calls one extension's hook (`hook`: its `HOOK_*` bit and name) through `f` on its activation
-/// value; a hook that turns out to be the default body is marked so and not called again.
+/// value; a hook that turns out to be the default body is marked so (in `set`) and not called
+/// again.
 fn call_hook(
-    e: &Entry,
+    (set, e): (&SetInner, &Entry),
     value: &mut Slot,
     spans: bool,
     (hook, name): (u8, &'static str),
@@ -822,7 +890,8 @@ fn call_hook(
     match in_span_if(spans, e.uri, name, || f(e.ext.as_ref(), value)) {
         Ok(true) => Ok(()),
         Ok(false) => {
-            e.live.fetch_and(!hook, Ordering::Relaxed);
+            e.live.fetch_and(!hook, Ordering::Release);
+            set.dropped_hooks.fetch_add(1, Ordering::Release);
             Ok(())
         }
         Err(err) => {
@@ -842,11 +911,15 @@ fn run_hooks_on(
     (hook, name): (u8, &'static str),
     mut f: impl FnMut(&dyn DynExtension, &mut Slot) -> Result<bool, A2aError>,
 ) -> Result<(), A2aError> {
+    // A local slice: the entries' address and length stay in registers across the calls.
+    let entries: &[Entry] = &set.entries;
     for (a, value) in activated.iter().zip(values) {
-        let Some(e) = live_entry(set, a.index, hook) else {
+        let Some(e) = entries.get(a.index) else {
             continue;
         };
-        call_hook(e, value, spans, (hook, name), &mut f)?;
+        if e.live.load(Ordering::Relaxed) & hook != 0 {
+            call_hook((set, e), value, spans, (hook, name), &mut f)?;
+        }
     }
     Ok(())
 }
@@ -1150,16 +1223,31 @@ mod tests {
         let before = COUNTED_REQUESTS.load(Ordering::SeqCst);
         for round in 1..=3 {
             let n = negotiate(&set, &[Counted::URI]).unwrap();
+            if round > 1 {
+                // Activated from the cached plan's template, whose hooks no longer name the
+                // event hook found to be the default in round 1.
+                assert_eq!(n.hooks & HOOK_EVENT, 0, "round {round}");
+                assert_eq!(n.hooks & HOOK_REQUEST, HOOK_REQUEST, "round {round}");
+            }
             n.handle_request(&mut req, &ctx).unwrap();
             n.handle_event(&mut event).unwrap();
             assert_eq!(n.extension::<Counted>(), Some(1), "round {round}");
         }
         assert_eq!(COUNTED_REQUESTS.load(Ordering::SeqCst) - before, 3);
+        let templated = set
+            .inner
+            .last
+            .lock()
+            .unwrap()
+            .as_ref()
+            .and_then(|(_, begun)| begun.plan.as_ref())
+            .is_some_and(|plan| plan.template.get().is_some());
+        assert!(templated, "the cached plan has its template");
         // `activate` is the default and the value a u32: rounds 2 and 3 copied the default
         // (each round still saw a fresh value, above) instead of calling it.
         assert!(matches!(
             entries[0].prototype.get(),
-            Some(Some(Slot::U32(0)))
+            Some(Some(Scalar::U32(0)))
         ));
         // handle_event is the default body: found out on its first call, then skipped.
         assert_eq!(

@@ -2,6 +2,7 @@
 //! implemented by hand) traits, and their object-safe form.
 
 use std::any::{Any, TypeId};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -194,20 +195,31 @@ pub trait ExtensionHooks: Extension {
 
 /// The type-erased activation value of one activated extension (not a public API): small
 /// scalars (flags, counters) inline, anything else boxed (a zero-sized value in a box is not
-/// allocated).
+/// allocated). Laid out as a tag followed by the value, so that telling the variant is one
+/// comparison and copying a scalar is copying two words.
 #[doc(hidden)]
 #[derive(Debug)]
+#[repr(C, u8)]
 pub enum Slot {
-    /// A small scalar.
-    Scalar(Scalar),
+    /// A `bool`.
+    Bool(bool),
+    /// A `u32`.
+    U32(u32),
+    /// A `u64`.
+    U64(u64),
+    /// A `usize`.
+    Usize(usize),
+    /// An `i64`.
+    I64(i64),
     /// Anything else.
     Boxed(Box<dyn Any + Send + Sync>),
 }
 
-/// An activation value held inline in a [`Slot`] (not a public API): plain data, so that a
-/// table of them is copied as it is.
+/// The scalar variants of [`Slot`] as plain data (not a public API), so that a table of them
+/// is copied as it is.
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug)]
+#[repr(C, u8)]
 pub enum Scalar {
     /// A `bool`.
     Bool(bool),
@@ -221,46 +233,65 @@ pub enum Scalar {
     I64(i64),
 }
 
+impl From<Scalar> for Slot {
+    #[inline(always)]
+    fn from(value: Scalar) -> Self {
+        match value {
+            Scalar::Bool(v) => Self::Bool(v),
+            Scalar::U32(v) => Self::U32(v),
+            Scalar::U64(v) => Self::U64(v),
+            Scalar::Usize(v) => Self::Usize(v),
+            Scalar::I64(v) => Self::I64(v),
+        }
+    }
+}
+
 impl Slot {
     /// Holds `value`.
     pub(crate) fn new<A: Any + Send + Sync>(value: A) -> Self {
         let mut value = Some(value);
         let any: &mut dyn Any = &mut value;
-        let scalar = if let Some(v) = any.downcast_mut::<Option<bool>>().and_then(Option::take) {
-            Scalar::Bool(v)
-        } else if let Some(v) = any.downcast_mut::<Option<u32>>().and_then(Option::take) {
-            Scalar::U32(v)
-        } else if let Some(v) = any.downcast_mut::<Option<u64>>().and_then(Option::take) {
-            Scalar::U64(v)
-        } else if let Some(v) = any.downcast_mut::<Option<usize>>().and_then(Option::take) {
-            Scalar::Usize(v)
-        } else if let Some(v) = any.downcast_mut::<Option<i64>>().and_then(Option::take) {
-            Scalar::I64(v)
-        } else {
-            return match value {
-                Some(v) => Self::Boxed(Box::new(v)),
-                None => Self::Boxed(Box::new(())),
-            };
-        };
-        Self::Scalar(scalar)
+        if let Some(v) = any.downcast_mut::<Option<bool>>().and_then(Option::take) {
+            return Self::Bool(v);
+        }
+        if let Some(v) = any.downcast_mut::<Option<u32>>().and_then(Option::take) {
+            return Self::U32(v);
+        }
+        if let Some(v) = any.downcast_mut::<Option<u64>>().and_then(Option::take) {
+            return Self::U64(v);
+        }
+        if let Some(v) = any.downcast_mut::<Option<usize>>().and_then(Option::take) {
+            return Self::Usize(v);
+        }
+        if let Some(v) = any.downcast_mut::<Option<i64>>().and_then(Option::take) {
+            return Self::I64(v);
+        }
+        match value {
+            Some(v) => Self::Boxed(Box::new(v)),
+            None => Self::Boxed(Box::new(())),
+        }
     }
 
     /// The value, when it is held inline.
     pub(crate) fn scalar(&self) -> Option<Scalar> {
-        match self {
-            Self::Scalar(v) => Some(*v),
-            Self::Boxed(_) => None,
-        }
+        Some(match *self {
+            Self::Bool(v) => Scalar::Bool(v),
+            Self::U32(v) => Scalar::U32(v),
+            Self::U64(v) => Scalar::U64(v),
+            Self::Usize(v) => Scalar::Usize(v),
+            Self::I64(v) => Scalar::I64(v),
+            Self::Boxed(_) => return None,
+        })
     }
 
     /// The value, as a `dyn Any`.
     pub(crate) fn as_any(&self) -> &dyn Any {
         match self {
-            Self::Scalar(Scalar::Bool(v)) => v,
-            Self::Scalar(Scalar::U32(v)) => v,
-            Self::Scalar(Scalar::U64(v)) => v,
-            Self::Scalar(Scalar::Usize(v)) => v,
-            Self::Scalar(Scalar::I64(v)) => v,
+            Self::Bool(v) => v,
+            Self::U32(v) => v,
+            Self::U64(v) => v,
+            Self::Usize(v) => v,
+            Self::I64(v) => v,
             Self::Boxed(b) => b.as_ref(),
         }
     }
@@ -276,13 +307,13 @@ impl Slot {
             ($($ty:ty => $v:ident),*) => {
                 $(if is::<A, $ty>() {
                     match self {
-                        Self::Scalar(Scalar::$v(v)) => v as &mut dyn Any,
+                        Self::$v(v) => v as &mut dyn Any,
                         _ => return None,
                     }
                 } else)* {
                     match self {
                         Self::Boxed(b) => b.as_mut(),
-                        Self::Scalar(_) => return None,
+                        _ => return None,
                     }
                 }
             };
@@ -319,10 +350,20 @@ fn default_ran<E: 'static>(hook: u8) {
     DEFAULT_RAN.with(|c| c.set(Some((TypeId::of::<E>(), hook))));
 }
 
+/// What a hook call through [`DynExtension`] returns (not a public API). The error is boxed:
+/// the outcome is one word, returned in a register.
+#[doc(hidden)]
+pub type HookOutcome = Result<(), Box<A2aError>>;
+
+/// How many hooks have been found to be default bodies, in every extension set: a hook mask
+/// computed before the last of those may name a hook that is no longer called.
+pub(crate) static DROPPED_HOOKS: AtomicU64 = AtomicU64::new(0);
+
 /// Object-safe form of an extension (not a public API).
 ///
-/// The hooks return `Ok(false)` when the extension does not implement them (the default,
-/// no-op body ran): the registry then skips that hook of that extension from then on.
+/// Each hook gets the registry's `live` bits of its extension: a hook found to be the default
+/// (no-op) body clears its bit there (and counts in [`DROPPED_HOOKS`]), and the registry does
+/// not call it again.
 #[doc(hidden)]
 pub trait DynExtension: Send + Sync + 'static {
     fn uri(&self) -> &'static str;
@@ -340,15 +381,27 @@ pub trait DynExtension: Send + Sync + 'static {
         req: &mut A2aRequest,
         act: &mut Slot,
         ctx: &RequestContext,
-    ) -> Result<bool, A2aError>;
-    fn handle_response(&self, reply: &mut Reply<'_>, act: &mut Slot) -> Result<bool, A2aError>;
-    fn handle_event(&self, event: &mut StreamResponse, act: &mut Slot) -> Result<bool, A2aError>;
+        live: &AtomicU8,
+    ) -> HookOutcome;
+    fn handle_response(
+        &self,
+        reply: &mut Reply<'_>,
+        act: &mut Slot,
+        live: &AtomicU8,
+    ) -> HookOutcome;
+    fn handle_event(
+        &self,
+        event: &mut StreamResponse,
+        act: &mut Slot,
+        live: &AtomicU8,
+    ) -> HookOutcome;
     fn check_transition(
         &self,
         from: &TaskStatus,
         to: &TaskStatus,
         act: &mut Slot,
-    ) -> Result<bool, A2aError>;
+        live: &AtomicU8,
+    ) -> HookOutcome;
     fn dependencies(&self) -> Dependencies;
     fn methods(&self) -> Vec<MethodEntry>;
     fn has_hooks(&self) -> bool;
@@ -368,58 +421,61 @@ pub struct DataOnly<E>(pub E);
 /// to be the default body (`HOOK_*` bits; a hook is probed until it is known).
 #[doc(hidden)]
 #[derive(Debug)]
-pub struct WithHooks<E>(
-    pub E,
-    std::sync::atomic::AtomicU8,
-    std::sync::atomic::AtomicU8,
-);
+pub struct WithHooks<E>(pub E, AtomicU8, AtomicU8);
 
 impl<E> WithHooks<E> {
     /// Wraps `ext`.
     pub fn new(ext: E) -> Self {
-        Self(
-            ext,
-            std::sync::atomic::AtomicU8::new(0),
-            std::sync::atomic::AtomicU8::new(0),
-        )
+        Self(ext, AtomicU8::new(0), AtomicU8::new(0))
     }
 
-    /// Runs `hook` through `f`: `Ok(false)` when it is the default (no-op) body, found out on
-    /// its first call. Once known, a hook is just called (the probe is out of line, so that the
-    /// hot path of every extension's hooks stays a few instructions long).
+    /// Runs `hook` through `f`. The first call finds out whether it is the default (no-op)
+    /// body, and if so clears its bit in `live` (the registry's, when it has one for `hook`).
+    /// Once known, a hook is just called (the probe is out of line, so that the hot path of
+    /// every extension's hooks stays a few instructions long).
     #[inline(always)]
-    fn run(&self, hook: u8, f: impl FnOnce() -> Result<(), A2aError>) -> Result<bool, A2aError>
+    fn run(
+        &self,
+        hook: u8,
+        live: Option<&AtomicU8>,
+        f: impl FnOnce() -> Result<(), A2aError>,
+    ) -> HookOutcome
     where
         E: 'static,
     {
-        use std::sync::atomic::Ordering::Relaxed;
-        if self.1.load(Relaxed) & hook != 0 {
-            f()?;
-            return Ok(true);
+        if self.1.load(Ordering::Relaxed) & hook != 0 || self.2.load(Ordering::Relaxed) & hook != 0
+        {
+            return f().map_err(Box::new);
         }
-        // Known to be the default body (only `activate` gets here: the registry skips the
-        // other hooks once they are known).
-        if self.2.load(Relaxed) & hook != 0 {
-            f()?;
-            return Ok(false);
-        }
-        self.probe(hook, f)
+        self.probe(hook, live, f)
     }
 
     /// The first calls of `hook`: tells an override from the default body.
     #[cold]
     #[inline(never)]
-    fn probe(&self, hook: u8, f: impl FnOnce() -> Result<(), A2aError>) -> Result<bool, A2aError>
+    fn probe(
+        &self,
+        hook: u8,
+        live: Option<&AtomicU8>,
+        f: impl FnOnce() -> Result<(), A2aError>,
+    ) -> HookOutcome
     where
         E: 'static,
     {
         DEFAULT_RAN.with(|c| c.set(None));
-        f()?;
+        f().map_err(Box::new)?;
         let implemented =
             DEFAULT_RAN.with(std::cell::Cell::take) != Some((TypeId::of::<E>(), hook));
-        let known = if implemented { &self.1 } else { &self.2 };
-        known.fetch_or(hook, std::sync::atomic::Ordering::Relaxed);
-        Ok(implemented)
+        if implemented {
+            self.1.fetch_or(hook, Ordering::Relaxed);
+        } else {
+            self.2.fetch_or(hook, Ordering::Relaxed);
+            if let Some(live) = live {
+                live.fetch_and(!hook, Ordering::Release);
+                DROPPED_HOOKS.fetch_add(1, Ordering::Release);
+            }
+        }
+        Ok(())
     }
 }
 
@@ -443,27 +499,30 @@ impl<E: Extension> DynExtension for DataOnly<E> {
         // `()` is zero-sized: no allocation.
         Ok(Some(Slot::Boxed(Box::new(()))))
     }
+    // Never called: its `hooks()` are none.
     fn handle_request(
         &self,
         _: &mut A2aRequest,
         _: &mut Slot,
         _: &RequestContext,
-    ) -> Result<bool, A2aError> {
-        Ok(false)
+        _: &AtomicU8,
+    ) -> HookOutcome {
+        Ok(())
     }
-    fn handle_response(&self, _: &mut Reply<'_>, _: &mut Slot) -> Result<bool, A2aError> {
-        Ok(false)
+    fn handle_response(&self, _: &mut Reply<'_>, _: &mut Slot, _: &AtomicU8) -> HookOutcome {
+        Ok(())
     }
-    fn handle_event(&self, _: &mut StreamResponse, _: &mut Slot) -> Result<bool, A2aError> {
-        Ok(false)
+    fn handle_event(&self, _: &mut StreamResponse, _: &mut Slot, _: &AtomicU8) -> HookOutcome {
+        Ok(())
     }
     fn check_transition(
         &self,
         _: &TaskStatus,
         _: &TaskStatus,
         _: &mut Slot,
-    ) -> Result<bool, A2aError> {
-        Ok(false)
+        _: &AtomicU8,
+    ) -> HookOutcome {
+        Ok(())
     }
     fn dependencies(&self) -> Dependencies {
         Dependencies::default()
@@ -512,10 +571,11 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
         ctx: &RequestContext,
     ) -> Result<Option<Slot>, A2aError> {
         let mut outcome = Activate::Skip;
-        self.run(HOOK_ACTIVATE, || {
+        self.run(HOOK_ACTIVATE, None, || {
             outcome = self.0.activate(requested, ctx);
             Ok(())
-        })?;
+        })
+        .map_err(|e| *e)?;
         match outcome {
             // Small scalars and zero-sized values are not allocated.
             Activate::Activated(a) => Ok(Some(Slot::new(a))),
@@ -528,18 +588,29 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
         req: &mut A2aRequest,
         act: &mut Slot,
         ctx: &RequestContext,
-    ) -> Result<bool, A2aError> {
-        self.run(HOOK_REQUEST, || {
+        live: &AtomicU8,
+    ) -> HookOutcome {
+        self.run(HOOK_REQUEST, Some(live), || {
             with_activation::<E::Activation>(act, |a| self.0.handle_request(req, a, ctx))
         })
     }
-    fn handle_response(&self, reply: &mut Reply<'_>, act: &mut Slot) -> Result<bool, A2aError> {
-        self.run(HOOK_RESPONSE, || {
+    fn handle_response(
+        &self,
+        reply: &mut Reply<'_>,
+        act: &mut Slot,
+        live: &AtomicU8,
+    ) -> HookOutcome {
+        self.run(HOOK_RESPONSE, Some(live), || {
             with_activation::<E::Activation>(act, |a| self.0.handle_response(reply, a))
         })
     }
-    fn handle_event(&self, event: &mut StreamResponse, act: &mut Slot) -> Result<bool, A2aError> {
-        self.run(HOOK_EVENT, || {
+    fn handle_event(
+        &self,
+        event: &mut StreamResponse,
+        act: &mut Slot,
+        live: &AtomicU8,
+    ) -> HookOutcome {
+        self.run(HOOK_EVENT, Some(live), || {
             with_activation::<E::Activation>(act, |a| self.0.handle_event(event, a))
         })
     }
@@ -548,8 +619,9 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
         from: &TaskStatus,
         to: &TaskStatus,
         act: &mut Slot,
-    ) -> Result<bool, A2aError> {
-        self.run(HOOK_TRANSITION, || {
+        live: &AtomicU8,
+    ) -> HookOutcome {
+        self.run(HOOK_TRANSITION, Some(live), || {
             with_activation::<E::Activation>(act, |a| self.0.check_transition(from, to, a))
         })
     }
@@ -566,8 +638,7 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
         HOOK_ALL
     }
     fn prototype(&self) -> Option<Scalar> {
-        let default_activate =
-            self.2.load(std::sync::atomic::Ordering::Relaxed) & HOOK_ACTIVATE != 0;
+        let default_activate = self.2.load(Ordering::Relaxed) & HOOK_ACTIVATE != 0;
         default_activate
             .then(|| Slot::new(E::Activation::default()).scalar())
             .flatten()

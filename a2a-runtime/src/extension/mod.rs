@@ -69,5 +69,6 @@ pub use state_machine::{StateMachine, SubState, SubStateExt, Transition};
 
 #[doc(hidden)]
 pub use hooks::{
-    DataOnly, DynExtension, Probe, Slot, ViaData, ViaDefault, ViaHooks, ViaNoDefault, WithHooks,
+    DataOnly, DynExtension, HookOutcome, Probe, Scalar, Slot, ViaData, ViaDefault, ViaHooks,
+    ViaNoDefault, WithHooks,
 };

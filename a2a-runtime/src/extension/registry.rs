@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use super::dependencies::Dependencies;
 use super::hooks::{
-    DynExtension, Extension, HOOK_EVENT, HOOK_REQUEST, HOOK_RESPONSE, HOOK_TRANSITION, Reply,
-    Scalar, Slot,
+    DROPPED_HOOKS, DynExtension, Extension, HOOK_EVENT, HOOK_REQUEST, HOOK_RESPONSE,
+    HOOK_TRANSITION, HookOutcome, Reply, Scalar, Slot,
 };
 use super::method::MethodEntry;
 use super::negotiated::{Activation, Negotiated};
@@ -325,9 +325,6 @@ pub(crate) struct SetInner {
     /// The last single `A2A-Extensions` value negotiated, and its outcome: clients of one
     /// agent tend to send the same value on every request.
     last: Mutex<Option<(Box<str>, Arc<Negotiated>)>>,
-    /// How many hooks were found to be default bodies (dropped from `live`): a hook mask
-    /// computed before the last of those is recomputed.
-    dropped_hooks: AtomicU64,
 }
 
 /// What activating a requested list takes: the requested, configured extensions in
@@ -353,7 +350,7 @@ pub(crate) struct Plan {
 #[derive(Debug)]
 struct Template {
     values: Box<[Scalar]>,
-    /// The `live` bits of the plan's extensions, as of `SetInner::dropped_hooks` = `as_of`.
+    /// The `live` bits of the plan's extensions, as of [`DROPPED_HOOKS`] = `as_of`.
     hooks: AtomicU8,
     as_of: AtomicU64,
 }
@@ -470,7 +467,6 @@ impl ExtensionSet {
                 index,
                 methods,
                 last: Mutex::new(None),
-                dropped_hooks: AtomicU64::new(0),
             }),
         })
     }
@@ -707,7 +703,7 @@ impl ExtensionSet {
         let spans = spans_wanted();
         if let Some(template) = plan.template.get().filter(|_| !spans) {
             plan.whole.fetch_add(1, Ordering::Relaxed);
-            let values = template.values.iter().map(|&v| Slot::Scalar(v)).collect();
+            let values = template.values.iter().map(|&v| Slot::from(v)).collect();
             return Ok(Negotiated {
                 requested,
                 activated: plan.all.clone(),
@@ -736,7 +732,7 @@ impl ExtensionSet {
             }
             let copied = e.prototype.get().copied().flatten().filter(|_| !spans);
             let outcome = match copied {
-                Some(value) => Ok(Some(Slot::Scalar(value))),
+                Some(value) => Ok(Some(Slot::from(value))),
                 None => {
                     let outcome =
                         in_span_if(spans, e.uri, "activate", || e.ext.activate(&requested, ctx));
@@ -807,7 +803,7 @@ impl ExtensionSet {
     /// default body since `template` last computed them (a mask computed earlier still
     /// names every hook that may run: hooks are only ever dropped).
     fn template_hooks(&self, plan: &Plan, template: &Template) -> u8 {
-        let now = self.inner.dropped_hooks.load(Ordering::Acquire);
+        let now = DROPPED_HOOKS.load(Ordering::Acquire);
         if template.as_of.load(Ordering::Acquire) == now {
             return template.hooks.load(Ordering::Relaxed);
         }
@@ -877,28 +873,19 @@ fn in_span_if<R>(wanted: bool, uri: &'static str, hook: &'static str, f: impl Fn
     }
 }
 
-/// Calls one extension's hook (`hook`: its `HOOK_*` bit and name) through `f` on its activation
-/// value; a hook that turns out to be the default body is marked so (in `set`) and not called
-/// again.
+/// Calls one extension's hook (named `name`) through `f` on its activation value and its
+/// `live` bits (which a hook found to be the default body clears).
 fn call_hook(
-    (set, e): (&SetInner, &Entry),
+    e: &Entry,
     value: &mut Slot,
     spans: bool,
-    (hook, name): (u8, &'static str),
-    f: &mut impl FnMut(&dyn DynExtension, &mut Slot) -> Result<bool, A2aError>,
+    name: &'static str,
+    f: &mut impl FnMut(&dyn DynExtension, &mut Slot, &AtomicU8) -> HookOutcome,
 ) -> Result<(), A2aError> {
-    match in_span_if(spans, e.uri, name, || f(e.ext.as_ref(), value)) {
-        Ok(true) => Ok(()),
-        Ok(false) => {
-            e.live.fetch_and(!hook, Ordering::Release);
-            set.dropped_hooks.fetch_add(1, Ordering::Release);
-            Ok(())
-        }
-        Err(err) => {
-            e.counters.hook_errors.fetch_add(1, Ordering::Relaxed);
-            Err(err)
-        }
-    }
+    in_span_if(spans, e.uri, name, || f(e.ext.as_ref(), value, &e.live)).map_err(|err| {
+        e.counters.hook_errors.fetch_add(1, Ordering::Relaxed);
+        *err
+    })
 }
 
 /// Runs `hook` (a `HOOK_*` bit, named `name`) of every activated extension of `set` that may
@@ -909,7 +896,7 @@ fn run_hooks_on(
     activated: &[Activation],
     values: &mut [Slot],
     (hook, name): (u8, &'static str),
-    mut f: impl FnMut(&dyn DynExtension, &mut Slot) -> Result<bool, A2aError>,
+    mut f: impl FnMut(&dyn DynExtension, &mut Slot, &AtomicU8) -> HookOutcome,
 ) -> Result<(), A2aError> {
     // A local slice: the entries' address and length stay in registers across the calls.
     let entries: &[Entry] = &set.entries;
@@ -918,7 +905,7 @@ fn run_hooks_on(
             continue;
         };
         if e.live.load(Ordering::Relaxed) & hook != 0 {
-            call_hook((set, e), value, spans, (hook, name), &mut f)?;
+            call_hook(e, value, spans, name, &mut f)?;
         }
     }
     Ok(())
@@ -937,7 +924,7 @@ impl Negotiated {
     fn run_hooks(
         &self,
         hook: (u8, &'static str),
-        f: impl FnMut(&dyn DynExtension, &mut Slot) -> Result<bool, A2aError>,
+        f: impl FnMut(&dyn DynExtension, &mut Slot, &AtomicU8) -> HookOutcome,
     ) -> Result<(), A2aError> {
         let Some(set) = self.hooked(hook.0) else {
             return Ok(());
@@ -949,7 +936,7 @@ impl Negotiated {
     fn run_hooks_mut(
         &mut self,
         hook: (u8, &'static str),
-        f: impl FnMut(&dyn DynExtension, &mut Slot) -> Result<bool, A2aError>,
+        f: impl FnMut(&dyn DynExtension, &mut Slot, &AtomicU8) -> HookOutcome,
     ) -> Result<(), A2aError> {
         let Some(set) = self.set.as_deref().filter(|_| self.hooks & hook.0 != 0) else {
             return Ok(());
@@ -1000,7 +987,7 @@ impl Negotiated {
             &self.activated,
             values,
             (HOOK_REQUEST, "handle_request"),
-            |ext, value| ext.handle_request(req, value, ctx),
+            |ext, value, live| ext.handle_request(req, value, ctx, live),
         )
     }
 
@@ -1022,22 +1009,22 @@ impl Negotiated {
 
     /// Runs every activated extension's `handle_response`, in declaration order.
     pub(crate) fn handle_response(&self, reply: &mut Reply<'_>) -> Result<(), A2aError> {
-        self.run_hooks((HOOK_RESPONSE, "handle_response"), |ext, value| {
-            ext.handle_response(reply, value)
+        self.run_hooks((HOOK_RESPONSE, "handle_response"), |ext, value, live| {
+            ext.handle_response(reply, value, live)
         })
     }
 
     /// [`handle_response`](Self::handle_response) for a negotiation nobody else holds.
     pub(crate) fn handle_response_mut(&mut self, reply: &mut Reply<'_>) -> Result<(), A2aError> {
-        self.run_hooks_mut((HOOK_RESPONSE, "handle_response"), |ext, value| {
-            ext.handle_response(reply, value)
+        self.run_hooks_mut((HOOK_RESPONSE, "handle_response"), |ext, value, live| {
+            ext.handle_response(reply, value, live)
         })
     }
 
     /// Runs every activated extension's `handle_event`, in declaration order.
     pub(crate) fn handle_event(&self, event: &mut StreamResponse) -> Result<(), A2aError> {
-        self.run_hooks((HOOK_EVENT, "handle_event"), |ext, value| {
-            ext.handle_event(event, value)
+        self.run_hooks((HOOK_EVENT, "handle_event"), |ext, value, live| {
+            ext.handle_event(event, value, live)
         })
     }
 
@@ -1047,8 +1034,8 @@ impl Negotiated {
         from: &TaskStatus,
         to: &TaskStatus,
     ) -> Result<(), A2aError> {
-        self.run_hooks((HOOK_TRANSITION, "check_transition"), |ext, value| {
-            ext.check_transition(from, to, value)
+        self.run_hooks((HOOK_TRANSITION, "check_transition"), |ext, value, live| {
+            ext.check_transition(from, to, value, live)
         })
     }
 }

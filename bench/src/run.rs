@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use crate::cli::Options;
 use crate::load::{self, Check, Plan, Req};
 use crate::procfs;
-use crate::report::{Memory, Results, Sample, Workload};
+use crate::report::{Memory, Paired, Results, Sample, Workload};
 use crate::servers::{self, Env, Kind, Server};
 use crate::wire;
 
@@ -210,7 +210,17 @@ async fn run_async(opts: &Options, pinned: bool, machine: String) -> Result<bool
         }
     }
 
-    // 3. Memory: bytes held per finished task.
+    // 3. What activated extensions cost, paired: the servers of ours side by side.
+    match paired(&checked, &env, opts).await {
+        Ok(p) => results.paired = p,
+        Err(e) => {
+            eprintln!("FAIL extensions, paired: {e}");
+            results.notes.push(format!("extensions, paired: {e}"));
+            ok = false;
+        }
+    }
+
+    // 4. Memory: bytes held per finished task.
     for &k in &checked {
         match memory(k, &env, opts).await {
             Ok(m) => {
@@ -347,6 +357,89 @@ async fn timed(k: Kind, w: Workload, env: &Env, opts: &Options) -> Result<Sample
     }
     server.stop();
     Ok(sample)
+}
+
+/// The extensions' cost measured in pairs: `ours` (twice: the second is the control, what two
+/// identical servers differ by) and each `ours+N ext` server run side by side, and SendMessage
+/// load at 16 connections takes turns between them in short slices (the order rotating each
+/// slice). A slice's rates are compared with `ours`' in the same slice: they saw the same host,
+/// which drifts by more than 5% between runs tens of seconds apart. `None` when ours or none of
+/// the extension servers was run.
+async fn paired(checked: &[Kind], env: &Env, opts: &Options) -> Result<Option<Paired>, String> {
+    let with_extensions: Vec<Kind> = [Kind::Ours10Ext, Kind::Ours3Ext]
+        .into_iter()
+        .filter(|k| checked.contains(k))
+        .collect();
+    if !checked.contains(&Kind::Ours) || with_extensions.is_empty() {
+        return Ok(None);
+    }
+    let kinds: Vec<Kind> = [Kind::Ours, Kind::Ours]
+        .into_iter()
+        .chain(with_extensions)
+        .collect();
+    let mut servers = Vec::with_capacity(kinds.len());
+    for &k in &kinds {
+        servers.push(Server::start(k, env, &[]).await?);
+    }
+    let (slices, slice) = if opts.smoke {
+        (2, Duration::from_millis(200))
+    } else {
+        (40, Duration::from_millis(250))
+    };
+    let load = |i: usize, warmup: Duration, duration: Duration| {
+        let (k, addr) = (kinds[i], servers[i].addr);
+        load::run(
+            addr,
+            k.request(Req::rpc(wire::send_body())),
+            Check::Completed,
+            Plan {
+                conns: 16,
+                warmup,
+                duration,
+                count: None,
+            },
+        )
+    };
+    for i in 0..kinds.len() {
+        load(i, opts.warmup, Duration::from_millis(100)).await;
+    }
+    let mut rates = vec![Vec::with_capacity(slices); kinds.len()];
+    for s in 0..slices {
+        for n in 0..kinds.len() {
+            let i = (n + s) % kinds.len();
+            let r = load(i, Duration::from_millis(50), slice).await;
+            if r.errors > 0 || r.requests == 0 {
+                return Err(format!(
+                    "{}: {} errors in slice {}, first: {}",
+                    kinds[i].label(),
+                    r.errors,
+                    s + 1,
+                    r.first_error.unwrap_or_default()
+                ));
+            }
+            rates[i].push(r.rate());
+        }
+    }
+    for server in servers {
+        server.stop();
+    }
+    let paired = Paired {
+        kinds,
+        rates,
+        slice,
+    };
+    for (i, k) in paired.kinds.iter().enumerate().skip(1) {
+        if let Some(c) = paired.cost(i) {
+            eprintln!(
+                "paired {:38} vs ours: cost {:.1}% (slices' middle half {:.1}% … {:.1}%)",
+                k.label(),
+                c.median,
+                c.low,
+                c.high
+            );
+        }
+    }
+    Ok(Some(paired))
 }
 
 /// Bytes held per finished task: RSS after `opts.tasks` SendMessage calls (all completed)

@@ -62,6 +62,17 @@ fn smoke_mode_runs_ours_and_the_floor() {
             "missing {row:?} in:\n{stdout}\n{stderr}"
         );
     }
+    // The extensions' cost was measured in pairs, with its control.
+    let paired = stdout
+        .lines()
+        .find(|l| l.contains("10 activated extensions cost"))
+        .unwrap_or_default();
+    assert!(
+        paired.contains("measured in pairs")
+            && paired.contains("two identical servers of ours differ by")
+            && paired.contains("the rounds' medians above say"),
+        "{paired:?} in:\n{stdout}\n{stderr}"
+    );
     assert!(out_dir.join("report.md").exists());
     let _ = std::fs::remove_dir_all(&out_dir);
 }

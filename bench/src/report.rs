@@ -94,14 +94,52 @@ pub(crate) struct Results {
     pub(crate) notes: Vec<String>,
 }
 
-/// SendMessage at 16 connections on the servers of ours run side by side, the load taking
-/// turns between them slice by slice. `kinds[0]` is `ours`, `kinds[1]` `ours` again (the
-/// control); `rates[i][s]` is `kinds[i]`'s req/s in slice `s`.
+/// SendMessage at 16 connections on servers of ours run side by side, the load taking turns
+/// between them slice by slice. `lanes[0]` is `ours`; `rates[i][s]` is lane `i`'s req/s in
+/// slice `s`.
 #[derive(Debug)]
 pub(crate) struct Paired {
-    pub(crate) kinds: Vec<Kind>,
+    pub(crate) lanes: Vec<Lane>,
     pub(crate) rates: Vec<Vec<f64>>,
     pub(crate) slice: std::time::Duration,
+}
+
+/// One server of a paired measurement and how it is asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Lane {
+    /// The server, asked the way its clients ask it.
+    Server(Kind),
+    /// A second `ours`: what two identical servers differ by.
+    Control,
+    /// `ours`, sent the requests of the given server's clients (their `A2A-Extensions` header)
+    /// while it has no extension configured: what the header's bytes cost.
+    HeaderOnly(Kind),
+}
+
+impl Lane {
+    /// The server started for this lane.
+    pub(crate) fn server(self) -> Kind {
+        match self {
+            Lane::Server(k) => k,
+            Lane::Control | Lane::HeaderOnly(_) => Kind::Ours,
+        }
+    }
+
+    /// Whose requests this lane sends.
+    pub(crate) fn client(self) -> Kind {
+        match self {
+            Lane::Server(k) | Lane::HeaderOnly(k) => k,
+            Lane::Control => Kind::Ours,
+        }
+    }
+
+    pub(crate) fn label(self) -> String {
+        match self {
+            Lane::Server(k) => k.label().to_owned(),
+            Lane::Control => "ours (a second one)".to_owned(),
+            Lane::HeaderOnly(k) => format!("ours sent {}'s header", k.label()),
+        }
+    }
 }
 
 /// What a server costs next to `ours`, in percent of `ours`' req/s: the median over the slices
@@ -114,7 +152,7 @@ pub(crate) struct Cost {
 }
 
 impl Paired {
-    /// `kinds[i]`'s cost next to `ours`, slice by slice.
+    /// Lane `i`'s cost next to `ours`, slice by slice.
     pub(crate) fn cost(&self, i: usize) -> Option<Cost> {
         let (base, other) = (self.rates.first()?, self.rates.get(i)?);
         let mut costs: Vec<f64> = base
@@ -135,30 +173,34 @@ impl Paired {
         })
     }
 
-    /// The cost of the first server of `kind` (`ours` itself: the control).
-    fn cost_of(&self, kind: Kind) -> Option<Cost> {
-        let i = match kind {
-            Kind::Ours => 1,
-            k => self.kinds.iter().position(|&x| x == k)?,
-        };
-        self.cost(i)
+    fn cost_of(&self, lane: Lane) -> Option<Cost> {
+        self.cost(self.lanes.iter().position(|&l| l == lane)?)
     }
 
-    /// "4.1% (middle half of the 20 slices 2.0% … 6.3%; two identical servers of ours: 0.4%)".
+    /// The cost of `kind`'s server, as "4.1% (middle half of the 80 slices of 250 ms: 2.0% …
+    /// 6.3%; the header alone: 1.2%; two identical servers of ours differ by 0.4%)".
     fn describe(&self, kind: Kind) -> Option<(f64, String)> {
-        let c = self.cost_of(kind)?;
+        let c = self.cost_of(Lane::Server(kind))?;
+        let header = self
+            .cost_of(Lane::HeaderOnly(kind))
+            .map_or_else(String::new, |h| {
+                format!(
+                    "; the same requests to ours without extensions: {:.1}%",
+                    h.median
+                )
+            });
         let control = self
-            .cost_of(Kind::Ours)
+            .cost_of(Lane::Control)
             .map_or_else(|| "–".to_owned(), |c| format!("{:.1}%", c.median));
         Some((
             c.median,
             format!(
-                "{:.1}% (middle half of the {} slices of {} ms: {:.1}% … {:.1}%; two identical servers of ours differ by {control})",
+                "{:.1}% (middle half of the {} slices of {} ms: {:.1}% … {:.1}%{header}; two identical servers of ours differ by {control})",
                 c.median,
                 self.rates.first().map_or(0, Vec::len),
                 self.slice.as_millis(),
                 c.low,
-                c.high
+                c.high,
             ),
         ))
     }

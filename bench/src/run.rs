@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use crate::cli::Options;
 use crate::load::{self, Check, Plan, Req};
 use crate::procfs;
-use crate::report::{Memory, Paired, Results, Sample, Workload};
+use crate::report::{Lane, Memory, Paired, Results, Sample, Workload};
 use crate::servers::{self, Env, Kind, Server};
 use crate::wire;
 
@@ -359,12 +359,13 @@ async fn timed(k: Kind, w: Workload, env: &Env, opts: &Options) -> Result<Sample
     Ok(sample)
 }
 
-/// The extensions' cost measured in pairs: `ours` (twice: the second is the control, what two
-/// identical servers differ by) and each `ours+N ext` server run side by side, and SendMessage
-/// load at 16 connections takes turns between them in short slices (the order rotating each
-/// slice). A slice's rates are compared with `ours`' in the same slice: they saw the same host,
-/// which drifts by more than 5% between runs tens of seconds apart. `None` when ours or none of
-/// the extension servers was run.
+/// The extensions' cost measured in pairs: `ours` and each `ours+N ext` server run side by
+/// side, and SendMessage load at 16 connections takes turns between them in short slices (the
+/// order rotating each slice). A slice's rates are compared with `ours`' in the same slice: they
+/// saw the same host, which drifts by more than 5% between runs tens of seconds apart. Two more
+/// lanes tell what the figure is made of: a second `ours` (the control: what two identical
+/// servers differ by) and `ours` sent the ten-URI header with no extension configured (what the
+/// header's bytes alone cost). `None` when ours or none of the extension servers was run.
 async fn paired(checked: &[Kind], env: &Env, opts: &Options) -> Result<Option<Paired>, String> {
     let with_extensions: Vec<Kind> = [Kind::Ours10Ext, Kind::Ours3Ext]
         .into_iter()
@@ -373,24 +374,25 @@ async fn paired(checked: &[Kind], env: &Env, opts: &Options) -> Result<Option<Pa
     if !checked.contains(&Kind::Ours) || with_extensions.is_empty() {
         return Ok(None);
     }
-    let kinds: Vec<Kind> = [Kind::Ours, Kind::Ours]
-        .into_iter()
-        .chain(with_extensions)
-        .collect();
-    let mut servers = Vec::with_capacity(kinds.len());
-    for &k in &kinds {
-        servers.push(Server::start(k, env, &[]).await?);
+    let mut lanes = vec![
+        Lane::Server(Kind::Ours),
+        Lane::Control,
+        Lane::HeaderOnly(Kind::Ours10Ext),
+    ];
+    lanes.extend(with_extensions.into_iter().map(Lane::Server));
+    let mut servers = Vec::with_capacity(lanes.len());
+    for lane in &lanes {
+        servers.push(Server::start(lane.server(), env, &[]).await?);
     }
     let (slices, slice) = if opts.smoke {
         (2, Duration::from_millis(200))
     } else {
-        (40, Duration::from_millis(250))
+        (80, Duration::from_millis(250))
     };
     let load = |i: usize, warmup: Duration, duration: Duration| {
-        let (k, addr) = (kinds[i], servers[i].addr);
         load::run(
-            addr,
-            k.request(Req::rpc(wire::send_body())),
+            servers[i].addr,
+            lanes[i].client().request(Req::rpc(wire::send_body())),
             Check::Completed,
             Plan {
                 conns: 16,
@@ -400,18 +402,18 @@ async fn paired(checked: &[Kind], env: &Env, opts: &Options) -> Result<Option<Pa
             },
         )
     };
-    for i in 0..kinds.len() {
+    for i in 0..lanes.len() {
         load(i, opts.warmup, Duration::from_millis(100)).await;
     }
-    let mut rates = vec![Vec::with_capacity(slices); kinds.len()];
+    let mut rates = vec![Vec::with_capacity(slices); lanes.len()];
     for s in 0..slices {
-        for n in 0..kinds.len() {
-            let i = (n + s) % kinds.len();
+        for n in 0..lanes.len() {
+            let i = (n + s) % lanes.len();
             let r = load(i, Duration::from_millis(50), slice).await;
             if r.errors > 0 || r.requests == 0 {
                 return Err(format!(
                     "{}: {} errors in slice {}, first: {}",
-                    kinds[i].label(),
+                    lanes[i].label(),
                     r.errors,
                     s + 1,
                     r.first_error.unwrap_or_default()
@@ -424,15 +426,15 @@ async fn paired(checked: &[Kind], env: &Env, opts: &Options) -> Result<Option<Pa
         server.stop();
     }
     let paired = Paired {
-        kinds,
+        lanes,
         rates,
         slice,
     };
-    for (i, k) in paired.kinds.iter().enumerate().skip(1) {
+    for (i, lane) in paired.lanes.iter().enumerate().skip(1) {
         if let Some(c) = paired.cost(i) {
             eprintln!(
-                "paired {:38} vs ours: cost {:.1}% (slices' middle half {:.1}% … {:.1}%)",
-                k.label(),
+                "paired {:44} vs ours: cost {:.1}% (slices' middle half {:.1}% … {:.1}%)",
+                lane.label(),
                 c.median,
                 c.low,
                 c.high

@@ -359,11 +359,46 @@ pub type HookOutcome = Result<(), Box<A2aError>>;
 /// computed before the last of those may name a hook that is no longer called.
 pub(crate) static DROPPED_HOOKS: AtomicU64 = AtomicU64::new(0);
 
+/// The registry's knowledge of one extension's hooks (not a public API): which may do
+/// something (`HOOK_*` bits; a hook found to be the default body is dropped, and counted in
+/// [`DROPPED_HOOKS`]) and which are known to be implemented (those run without asking the
+/// extension's own record, which is another cache line per call).
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Live(AtomicU8);
+
+impl Live {
+    /// `hooks` may do something; none is known yet. (`HOOK_*` bits of the per-request hooks:
+    /// the four low bits; the high four say "known to be implemented".)
+    pub(crate) fn new(hooks: u8) -> Self {
+        Self(AtomicU8::new(hooks & HOOK_ALL))
+    }
+
+    /// The hooks that may do something.
+    #[inline(always)]
+    pub(crate) fn hooks(&self) -> u8 {
+        self.0.load(Ordering::Relaxed) & HOOK_ALL
+    }
+
+    #[inline(always)]
+    fn known(&self, hook: u8) -> bool {
+        self.0.load(Ordering::Relaxed) & (hook << 4) != 0
+    }
+
+    fn confirm(&self, hook: u8) {
+        self.0.fetch_or(hook << 4, Ordering::Relaxed);
+    }
+
+    fn drop_hook(&self, hook: u8) {
+        self.0.fetch_and(!hook, Ordering::Release);
+        DROPPED_HOOKS.fetch_add(1, Ordering::Release);
+    }
+}
+
 /// Object-safe form of an extension (not a public API).
 ///
-/// Each hook gets the registry's `live` bits of its extension: a hook found to be the default
-/// (no-op) body clears its bit there (and counts in [`DROPPED_HOOKS`]), and the registry does
-/// not call it again.
+/// Each hook gets the registry's [`Live`] record of its extension: a hook found to be the
+/// default (no-op) body is dropped there, and the registry does not call it again.
 #[doc(hidden)]
 pub trait DynExtension: Send + Sync + 'static {
     fn uri(&self) -> &'static str;
@@ -381,26 +416,16 @@ pub trait DynExtension: Send + Sync + 'static {
         req: &mut A2aRequest,
         act: &mut Slot,
         ctx: &RequestContext,
-        live: &AtomicU8,
+        live: &Live,
     ) -> HookOutcome;
-    fn handle_response(
-        &self,
-        reply: &mut Reply<'_>,
-        act: &mut Slot,
-        live: &AtomicU8,
-    ) -> HookOutcome;
-    fn handle_event(
-        &self,
-        event: &mut StreamResponse,
-        act: &mut Slot,
-        live: &AtomicU8,
-    ) -> HookOutcome;
+    fn handle_response(&self, reply: &mut Reply<'_>, act: &mut Slot, live: &Live) -> HookOutcome;
+    fn handle_event(&self, event: &mut StreamResponse, act: &mut Slot, live: &Live) -> HookOutcome;
     fn check_transition(
         &self,
         from: &TaskStatus,
         to: &TaskStatus,
         act: &mut Slot,
-        live: &AtomicU8,
+        live: &Live,
     ) -> HookOutcome;
     fn dependencies(&self) -> Dependencies;
     fn methods(&self) -> Vec<MethodEntry>;
@@ -430,52 +455,68 @@ impl<E> WithHooks<E> {
     }
 
     /// Runs `hook` through `f`. The first call finds out whether it is the default (no-op)
-    /// body, and if so clears its bit in `live` (the registry's, when it has one for `hook`).
-    /// Once known, a hook is just called (the probe is out of line, so that the hot path of
-    /// every extension's hooks stays a few instructions long).
+    /// body, and records the answer (in `live` too: the registry's, when it has one for
+    /// `hook`). Once `live` knows, a hook is just called: the bookkeeping around the other
+    /// calls is out of line, so that the hot path of every extension's hooks stays a few
+    /// instructions long.
     #[inline(always)]
     fn run(
         &self,
         hook: u8,
-        live: Option<&AtomicU8>,
+        live: Option<&Live>,
         f: impl FnOnce() -> Result<(), A2aError>,
     ) -> HookOutcome
     where
         E: 'static,
     {
-        if self.1.load(Ordering::Relaxed) & hook != 0 || self.2.load(Ordering::Relaxed) & hook != 0
-        {
+        let known = match live {
+            Some(live) => live.known(hook),
+            // `activate`: the extension's own record.
+            None => (self.1.load(Ordering::Relaxed) | self.2.load(Ordering::Relaxed)) & hook != 0,
+        };
+        if known {
             return f().map_err(Box::new);
         }
-        self.probe(hook, live, f)
+        let probing = self.before_unknown(hook);
+        let outcome = f().map_err(Box::new);
+        self.after_unknown(hook, live, probing);
+        outcome
     }
 
-    /// The first calls of `hook`: tells an override from the default body.
+    /// Before a call `live` does not know about: true when this extension does not know either
+    /// (the call is then watched for the default body).
     #[cold]
     #[inline(never)]
-    fn probe(
-        &self,
-        hook: u8,
-        live: Option<&AtomicU8>,
-        f: impl FnOnce() -> Result<(), A2aError>,
-    ) -> HookOutcome
+    fn before_unknown(&self, hook: u8) -> bool {
+        let known = (self.1.load(Ordering::Relaxed) | self.2.load(Ordering::Relaxed)) & hook != 0;
+        if !known {
+            DEFAULT_RAN.with(|c| c.set(None));
+        }
+        !known
+    }
+
+    /// After such a call: records whether `hook` is implemented (`probing`: decided by what
+    /// that call ran) here and in `live`.
+    #[cold]
+    #[inline(never)]
+    fn after_unknown(&self, hook: u8, live: Option<&Live>, probing: bool)
     where
         E: 'static,
     {
-        DEFAULT_RAN.with(|c| c.set(None));
-        f().map_err(Box::new)?;
-        let implemented =
-            DEFAULT_RAN.with(std::cell::Cell::take) != Some((TypeId::of::<E>(), hook));
-        if implemented {
-            self.1.fetch_or(hook, Ordering::Relaxed);
+        let implemented = if probing {
+            let implemented =
+                DEFAULT_RAN.with(std::cell::Cell::take) != Some((TypeId::of::<E>(), hook));
+            let bits = if implemented { &self.1 } else { &self.2 };
+            bits.fetch_or(hook, Ordering::Relaxed);
+            implemented
         } else {
-            self.2.fetch_or(hook, Ordering::Relaxed);
-            if let Some(live) = live {
-                live.fetch_and(!hook, Ordering::Release);
-                DROPPED_HOOKS.fetch_add(1, Ordering::Release);
-            }
+            self.1.load(Ordering::Relaxed) & hook != 0
+        };
+        match live {
+            Some(live) if implemented => live.confirm(hook),
+            Some(live) => live.drop_hook(hook),
+            None => {}
         }
-        Ok(())
     }
 }
 
@@ -505,14 +546,14 @@ impl<E: Extension> DynExtension for DataOnly<E> {
         _: &mut A2aRequest,
         _: &mut Slot,
         _: &RequestContext,
-        _: &AtomicU8,
+        _: &Live,
     ) -> HookOutcome {
         Ok(())
     }
-    fn handle_response(&self, _: &mut Reply<'_>, _: &mut Slot, _: &AtomicU8) -> HookOutcome {
+    fn handle_response(&self, _: &mut Reply<'_>, _: &mut Slot, _: &Live) -> HookOutcome {
         Ok(())
     }
-    fn handle_event(&self, _: &mut StreamResponse, _: &mut Slot, _: &AtomicU8) -> HookOutcome {
+    fn handle_event(&self, _: &mut StreamResponse, _: &mut Slot, _: &Live) -> HookOutcome {
         Ok(())
     }
     fn check_transition(
@@ -520,7 +561,7 @@ impl<E: Extension> DynExtension for DataOnly<E> {
         _: &TaskStatus,
         _: &TaskStatus,
         _: &mut Slot,
-        _: &AtomicU8,
+        _: &Live,
     ) -> HookOutcome {
         Ok(())
     }
@@ -588,28 +629,18 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
         req: &mut A2aRequest,
         act: &mut Slot,
         ctx: &RequestContext,
-        live: &AtomicU8,
+        live: &Live,
     ) -> HookOutcome {
         self.run(HOOK_REQUEST, Some(live), || {
             with_activation::<E::Activation>(act, |a| self.0.handle_request(req, a, ctx))
         })
     }
-    fn handle_response(
-        &self,
-        reply: &mut Reply<'_>,
-        act: &mut Slot,
-        live: &AtomicU8,
-    ) -> HookOutcome {
+    fn handle_response(&self, reply: &mut Reply<'_>, act: &mut Slot, live: &Live) -> HookOutcome {
         self.run(HOOK_RESPONSE, Some(live), || {
             with_activation::<E::Activation>(act, |a| self.0.handle_response(reply, a))
         })
     }
-    fn handle_event(
-        &self,
-        event: &mut StreamResponse,
-        act: &mut Slot,
-        live: &AtomicU8,
-    ) -> HookOutcome {
+    fn handle_event(&self, event: &mut StreamResponse, act: &mut Slot, live: &Live) -> HookOutcome {
         self.run(HOOK_EVENT, Some(live), || {
             with_activation::<E::Activation>(act, |a| self.0.handle_event(event, a))
         })
@@ -619,7 +650,7 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
         from: &TaskStatus,
         to: &TaskStatus,
         act: &mut Slot,
-        live: &AtomicU8,
+        live: &Live,
     ) -> HookOutcome {
         self.run(HOOK_TRANSITION, Some(live), || {
             with_activation::<E::Activation>(act, |a| self.0.check_transition(from, to, a))

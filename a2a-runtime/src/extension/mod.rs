@@ -69,6 +69,6 @@ pub use state_machine::{StateMachine, SubState, SubStateExt, Transition};
 
 #[doc(hidden)]
 pub use hooks::{
-    DataOnly, DynExtension, HookOutcome, Probe, Scalar, Slot, ViaData, ViaDefault, ViaHooks,
+    DataOnly, DynExtension, HookOutcome, Live, Probe, Scalar, Slot, ViaData, ViaDefault, ViaHooks,
     ViaNoDefault, WithHooks,
 };

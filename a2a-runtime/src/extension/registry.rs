@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 use super::dependencies::Dependencies;
 use super::hooks::{
     DROPPED_HOOKS, DynExtension, Extension, HOOK_EVENT, HOOK_REQUEST, HOOK_RESPONSE,
-    HOOK_TRANSITION, HookOutcome, Reply, Scalar, Slot,
+    HOOK_TRANSITION, HookOutcome, Live, Reply, Scalar, Slot,
 };
 use super::method::MethodEntry;
 use super::negotiated::{Activation, Negotiated};
@@ -304,9 +304,8 @@ pub struct ExtensionSet {
 #[repr(C)]
 pub(crate) struct Entry {
     ext: Box<dyn DynExtension>,
-    /// The hooks that may do something (`HOOK_*` bits); a hook found to be the default
-    /// (no-op) body is dropped from it.
-    live: AtomicU8,
+    /// The hooks that may do something, and those known to be implemented.
+    live: Live,
     uri: &'static str,
     counters: Counters,
     dependencies: Dependencies,
@@ -454,7 +453,7 @@ impl ExtensionSet {
             .zip(dependencies)
             .map(|(ext, dependencies)| Entry {
                 uri: ext.uri(),
-                live: AtomicU8::new(ext.hooks()),
+                live: Live::new(ext.hooks()),
                 prototype: OnceLock::new(),
                 ext,
                 counters: Counters::default(),
@@ -745,7 +744,7 @@ impl ExtensionSet {
             };
             match outcome {
                 Ok(Some(value)) => {
-                    hooks |= e.live.load(Ordering::Relaxed);
+                    hooks |= e.live.hooks();
                     values.push(value);
                     if let Some(partial) = &mut partial {
                         partial.push(Activation { uri: e.uri, index });
@@ -808,12 +807,7 @@ impl ExtensionSet {
             return template.hooks.load(Ordering::Relaxed);
         }
         let hooks = plan.steps.iter().fold(0, |hooks, &(index, _)| {
-            hooks
-                | self
-                    .inner
-                    .entries
-                    .get(index)
-                    .map_or(0, |e| e.live.load(Ordering::Relaxed))
+            hooks | self.inner.entries.get(index).map_or(0, |e| e.live.hooks())
         });
         template.hooks.store(hooks, Ordering::Relaxed);
         template.as_of.store(now, Ordering::Release);
@@ -880,7 +874,7 @@ fn call_hook(
     value: &mut Slot,
     spans: bool,
     name: &'static str,
-    f: &mut impl FnMut(&dyn DynExtension, &mut Slot, &AtomicU8) -> HookOutcome,
+    f: &mut impl FnMut(&dyn DynExtension, &mut Slot, &Live) -> HookOutcome,
 ) -> Result<(), A2aError> {
     in_span_if(spans, e.uri, name, || f(e.ext.as_ref(), value, &e.live)).map_err(|err| {
         e.counters.hook_errors.fetch_add(1, Ordering::Relaxed);
@@ -896,7 +890,7 @@ fn run_hooks_on(
     activated: &[Activation],
     values: &mut [Slot],
     (hook, name): (u8, &'static str),
-    mut f: impl FnMut(&dyn DynExtension, &mut Slot, &AtomicU8) -> HookOutcome,
+    mut f: impl FnMut(&dyn DynExtension, &mut Slot, &Live) -> HookOutcome,
 ) -> Result<(), A2aError> {
     // A local slice: the entries' address and length stay in registers across the calls.
     let entries: &[Entry] = &set.entries;
@@ -904,7 +898,7 @@ fn run_hooks_on(
         let Some(e) = entries.get(a.index) else {
             continue;
         };
-        if e.live.load(Ordering::Relaxed) & hook != 0 {
+        if e.live.hooks() & hook != 0 {
             call_hook(e, value, spans, name, &mut f)?;
         }
     }
@@ -924,7 +918,7 @@ impl Negotiated {
     fn run_hooks(
         &self,
         hook: (u8, &'static str),
-        f: impl FnMut(&dyn DynExtension, &mut Slot, &AtomicU8) -> HookOutcome,
+        f: impl FnMut(&dyn DynExtension, &mut Slot, &Live) -> HookOutcome,
     ) -> Result<(), A2aError> {
         let Some(set) = self.hooked(hook.0) else {
             return Ok(());
@@ -936,7 +930,7 @@ impl Negotiated {
     fn run_hooks_mut(
         &mut self,
         hook: (u8, &'static str),
-        f: impl FnMut(&dyn DynExtension, &mut Slot, &AtomicU8) -> HookOutcome,
+        f: impl FnMut(&dyn DynExtension, &mut Slot, &Live) -> HookOutcome,
     ) -> Result<(), A2aError> {
         let Some(set) = self.set.as_deref().filter(|_| self.hooks & hook.0 != 0) else {
             return Ok(());
@@ -1202,8 +1196,8 @@ mod tests {
     fn hooks_left_at_their_default_are_skipped_and_implemented_ones_always_run() {
         let set = set_of(vec![Counted {}.__into_dyn(), A {}.__into_dyn()]);
         let entries = &set.inner.entries;
-        assert_eq!(entries[0].live.load(Ordering::SeqCst), HOOK_ALL);
-        assert_eq!(entries[1].live.load(Ordering::SeqCst), 0, "data only");
+        assert_eq!(entries[0].live.hooks(), HOOK_ALL);
+        assert_eq!(entries[1].live.hooks(), 0, "data only");
         let ctx = RequestContext::v1();
         let mut req = A2aRequest::GetTask(Default::default());
         let mut event = StreamResponse::Task(Default::default());
@@ -1237,10 +1231,7 @@ mod tests {
             Some(Some(Scalar::U32(0)))
         ));
         // handle_event is the default body: found out on its first call, then skipped.
-        assert_eq!(
-            entries[0].live.load(Ordering::SeqCst),
-            HOOK_ALL & !HOOK_EVENT
-        );
+        assert_eq!(entries[0].live.hooks(), HOOK_ALL & !HOOK_EVENT);
     }
 
     /// Counts its response hook calls in its activation value.
@@ -1367,9 +1358,6 @@ mod tests {
         assert_eq!(n.extension::<Replies>(), Some(3));
         // Counted leaves handle_response at its default: skipped from then on, value untouched.
         assert_eq!(n.extension::<Counted>(), Some(0));
-        assert_eq!(
-            set.inner.entries[1].live.load(Ordering::SeqCst) & HOOK_RESPONSE,
-            0
-        );
+        assert_eq!(set.inner.entries[1].live.hooks() & HOOK_RESPONSE, 0);
     }
 }

@@ -472,7 +472,7 @@ impl<E> WithHooks<E> {
         let known = match live {
             Some(live) => live.known(hook),
             // `activate`: the extension's own record.
-            None => (self.1.load(Ordering::Relaxed) | self.2.load(Ordering::Relaxed)) & hook != 0,
+            None => self.recorded(hook),
         };
         if known {
             return f().map_err(Box::new);
@@ -488,11 +488,17 @@ impl<E> WithHooks<E> {
     #[cold]
     #[inline(never)]
     fn before_unknown(&self, hook: u8) -> bool {
-        let known = (self.1.load(Ordering::Relaxed) | self.2.load(Ordering::Relaxed)) & hook != 0;
+        let known = self.recorded(hook);
         if !known {
             DEFAULT_RAN.with(|c| c.set(None));
         }
         !known
+    }
+
+    /// True when this extension's own record says whether `hook` is implemented.
+    #[inline(always)]
+    fn recorded(&self, hook: u8) -> bool {
+        (self.1.load(Ordering::Relaxed) | self.2.load(Ordering::Relaxed)) & hook != 0
     }
 
     /// After such a call: records whether `hook` is implemented (`probing`: decided by what

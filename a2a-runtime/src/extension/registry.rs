@@ -247,8 +247,7 @@ impl ExtensionConfig {
                 error,
             })?;
         }
-        let exts = chosen;
-        let set = ExtensionSet::from_parts(exts, self.require_dependencies)?;
+        let set = ExtensionSet::from_parts(chosen, self.require_dependencies)?;
         if set.is_empty() {
             tracing::info!("a2a extensions: none");
         } else {
@@ -765,7 +764,7 @@ impl ExtensionSet {
         }
         self.count_activations(plan, plan.steps.len(), partial.as_deref());
         if partial.is_none() && plan.template.get().is_none() {
-            self.set_template(plan, &values);
+            self.set_template(plan);
         }
         Ok(Negotiated {
             requested,
@@ -778,20 +777,17 @@ impl ExtensionSet {
         })
     }
 
-    /// Gives `plan` its [`Template`] (`values`: what a request just got from activating every
-    /// step) when every one of its extensions is activated by copying its prototype.
-    fn set_template(&self, plan: &Plan, values: &[Slot]) {
-        let by_prototype = plan.steps.iter().all(|&(index, _)| {
-            self.inner
-                .entries
-                .get(index)
-                .and_then(|e| e.prototype.get())
-                .is_some_and(Option::is_some)
-        });
-        let copied: Vec<Scalar> = values.iter().filter_map(Slot::scalar).collect();
-        if by_prototype && copied.len() == plan.steps.len() {
+    /// Gives `plan` its [`Template`] when every one of its extensions is activated by copying
+    /// its prototype.
+    fn set_template(&self, plan: &Plan) {
+        let prototypes: Option<Box<[Scalar]>> = plan
+            .steps
+            .iter()
+            .map(|&(index, _)| self.inner.entries.get(index)?.prototype.get().copied()?)
+            .collect();
+        if let Some(values) = prototypes {
             let _ = plan.template.set(Template {
-                values: copied.into(),
+                values,
                 hooks: AtomicU8::new(0),
                 as_of: AtomicU64::new(u64::MAX),
             });

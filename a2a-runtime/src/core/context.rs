@@ -45,12 +45,13 @@ impl Default for Principal {
 /// Request headers (service parameters and anything else), independent of the HTTP library.
 ///
 /// Names are compared case-insensitively; repeated headers keep every value in order. All names
-/// and values share one buffer, so building it costs two allocations, not two per header.
+/// and values share one buffer, so building it costs two allocations, not two per header. Values
+/// are kept as received and checked to be UTF-8 when read: one that is not is never returned.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct RequestHeaders {
-    /// Names (lowercase) and values, back to back.
-    text: String,
-    /// For each header: where its name ends and where its value ends in `text`.
+    /// Names (lowercase ASCII) and values, back to back.
+    bytes: Vec<u8>,
+    /// For each header: where its name ends and where its value ends in `bytes`.
     ends: Vec<(usize, usize)>,
 }
 
@@ -63,74 +64,77 @@ impl RequestHeaders {
     /// No headers, with room for `headers` headers of `bytes` bytes in all.
     pub fn with_capacity(headers: usize, bytes: usize) -> Self {
         Self {
-            text: String::with_capacity(bytes),
+            bytes: Vec::with_capacity(bytes),
             ends: Vec::with_capacity(headers),
         }
     }
 
     /// Adds a header (the name is stored lowercase).
     pub fn push(&mut self, name: &str, value: impl AsRef<str>) {
-        let start = self.text.len();
-        self.text.push_str(name);
-        self.text[start..].make_ascii_lowercase();
-        let name_end = self.text.len();
-        self.text.push_str(value.as_ref());
-        self.ends.push((name_end, self.text.len()));
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(name.as_bytes());
+        if let Some(stored) = self.bytes.get_mut(start..) {
+            stored.make_ascii_lowercase();
+        }
+        self.push_value(value.as_ref().as_bytes());
     }
 
-    /// The first value of `name`.
+    /// Adds a header as an HTTP library hands it over: `name` already lowercase (as
+    /// `http::HeaderName` keeps it), `value` not checked yet.
+    pub(crate) fn push_received(&mut self, name: &str, value: &[u8]) {
+        self.bytes.extend_from_slice(name.as_bytes());
+        self.push_value(value);
+    }
+
+    fn push_value(&mut self, value: &[u8]) {
+        let name_end = self.bytes.len();
+        self.bytes.extend_from_slice(value);
+        self.ends.push((name_end, self.bytes.len()));
+    }
+
+    /// The first value of `name` (case-insensitive).
     pub fn get(&self, name: &str) -> Option<&str> {
         self.get_all(name).next()
     }
 
-    /// Every value of `name`, in order.
+    /// Every value of `name` (case-insensitive), in the order received.
     pub fn get_all<'s, 'n>(&'s self, name: &'n str) -> impl Iterator<Item = &'s str> + use<'s, 'n> {
-        let bytes = self.text.as_bytes();
         // Stored names are lowercase: a lowercase name (the usual) is compared as is.
         let lower = !name.bytes().any(|b| b.is_ascii_uppercase());
+        self.raw_values_where(move |n| {
+            if lower {
+                n == name.as_bytes()
+            } else {
+                n.eq_ignore_ascii_case(name.as_bytes())
+            }
+        })
+        .filter_map(|v| std::str::from_utf8(v).ok())
+    }
+
+    /// The values, as received (not checked to be UTF-8), of the headers whose stored
+    /// (lowercase) name `matches`.
+    pub(crate) fn raw_values_where<'s, F: Fn(&[u8]) -> bool>(
+        &'s self,
+        matches: F,
+    ) -> impl Iterator<Item = &'s [u8]> + use<'s, F> {
         self.spans()
             .filter(move |&(start, name_end, _)| {
-                // Lengths first: most names are told apart without looking at them.
-                name_end - start == name.len()
-                    && bytes.get(start..name_end).is_some_and(|n| {
-                        if lower {
-                            n == name.as_bytes()
-                        } else {
-                            n.eq_ignore_ascii_case(name.as_bytes())
-                        }
-                    })
+                self.bytes.get(start..name_end).is_some_and(&matches)
             })
-            .map(|(_, name_end, value_end)| self.value_at(name_end, value_end))
+            .map(|(_, name_end, value_end)| self.bytes.get(name_end..value_end).unwrap_or_default())
     }
 
-    /// The values of the headers whose (lowercase) name `matches`, in order: one pass for
-    /// several names.
-    pub(crate) fn values_where<'s>(
-        &'s self,
-        matches: impl Fn(&[u8]) -> bool + 's,
-    ) -> impl Iterator<Item = &'s str> + 's {
-        let bytes = self.text.as_bytes();
-        self.spans()
-            .filter(move |&(start, name_end, _)| bytes.get(start..name_end).is_some_and(&matches))
-            .map(|(_, name_end, value_end)| self.value_at(name_end, value_end))
-    }
-
-    fn value_at(&self, name_end: usize, value_end: usize) -> &str {
-        self.text.get(name_end..value_end).unwrap_or_default()
-    }
-
-    /// Every header, names lowercase.
+    /// Every header as (lowercase name, value), in the order received.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.spans().map(|(start, name_end, value_end)| {
-            (
-                self.text.get(start..name_end).unwrap_or_default(),
-                self.value_at(name_end, value_end),
-            )
+        self.spans().filter_map(|(start, name_end, value_end)| {
+            let name = std::str::from_utf8(self.bytes.get(start..name_end)?).ok()?;
+            let value = std::str::from_utf8(self.bytes.get(name_end..value_end)?).ok()?;
+            Some((name, value))
         })
     }
 
     /// Where each header's name starts, where it ends (its value starts) and where its value
-    /// ends, in `text`.
+    /// ends.
     fn spans(&self) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
         let mut start = 0;
         self.ends.iter().map(move |&(name_end, value_end)| {
@@ -140,7 +144,7 @@ impl RequestHeaders {
         })
     }
 
-    /// The number of headers.
+    /// The number of headers (those whose value is not UTF-8 included).
     pub fn len(&self) -> usize {
         self.ends.len()
     }
@@ -221,5 +225,38 @@ impl RequestContext {
     /// `E`'s activation value, when `E` was activated for this request.
     pub fn extension<E: crate::extension::ExtensionHooks>(&self) -> Option<E::Activation> {
         self.extensions.extension::<E>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RequestHeaders;
+
+    #[test]
+    fn values_that_are_not_utf8_are_kept_but_never_returned() {
+        let mut h = RequestHeaders::new();
+        h.push("X-Mixed", "first");
+        // Latin-1 obs-text: not UTF-8.
+        h.push_received("x-mixed", b"caf\xe9");
+        // The same word as UTF-8 is returned as sent.
+        h.push_received("x-mixed", "café".as_bytes());
+        h.push_received("a2a-version", b"1.0");
+        assert_eq!(h.len(), 4);
+        assert_eq!(h.get_all("x-mixed").collect::<Vec<_>>(), ["first", "café"]);
+        assert_eq!(h.get("X-MIXED"), Some("first"), "names ignore case");
+        assert_eq!(h.get("a2a-version"), Some("1.0"));
+        assert_eq!(
+            h.iter().collect::<Vec<_>>(),
+            [
+                ("x-mixed", "first"),
+                ("x-mixed", "café"),
+                ("a2a-version", "1.0")
+            ]
+        );
+        // The raw values are all there, in order.
+        assert_eq!(
+            h.raw_values_where(|n| n == b"x-mixed").collect::<Vec<_>>(),
+            [&b"first"[..], b"caf\xe9", "café".as_bytes()]
+        );
     }
 }

@@ -96,15 +96,15 @@ impl A2aService {
         // One pass finds the usual single value (names are stored lowercase).
         let mut found = ctx
             .headers
-            .values_where(|n| n == b"a2a-extensions" || n == b"x-a2a-extensions");
+            .raw_values_where(|n| n == b"a2a-extensions" || n == b"x-a2a-extensions");
         let begun = match (found.next(), found.next()) {
-            (None, _) => self.extensions.begin(None)?,
+            (None, _) => self.extensions.begin(None::<&[u8]>)?,
             (Some(value), None) => self.extensions.begin(Some(value))?,
             // Several: every `A2A-Extensions` value first, then the legacy header's.
             _ => self.extensions.begin(
                 ctx.headers
-                    .get_all("a2a-extensions")
-                    .chain(ctx.headers.get_all("x-a2a-extensions")),
+                    .raw_values_where(|n| n == b"a2a-extensions")
+                    .chain(ctx.headers.raw_values_where(|n| n == b"x-a2a-extensions")),
             )?,
         };
         if let Some(begun) = begun {

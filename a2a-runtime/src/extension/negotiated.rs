@@ -3,33 +3,30 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::hooks::{Extension, ExtensionHooks, Slot};
-use super::registry::{Plan, SetInner};
+use super::registry::{Entry, Plan};
 
 /// One activated extension: its URI (its activation value is in the negotiation's value table,
-/// at the same position).
-#[derive(Clone, Copy)]
-pub struct Activation {
-    pub(crate) uri: &'static str,
-    /// The extension's position in its [`ExtensionSet`](super::ExtensionSet).
-    pub(crate) index: usize,
-}
+/// at the same position). Holds the extension's entry in its set, which the hooks are called
+/// through.
+#[derive(Clone)]
+pub struct Activation(pub(crate) Arc<Entry>);
 
 impl Activation {
     /// The extension's URI.
     pub fn uri(&self) -> &'static str {
-        self.uri
+        self.0.uri
     }
 
     /// True when both name the same extension.
     pub fn same_uri(&self, other: &Activation) -> bool {
-        same_uri(self.uri, other.uri)
+        same_uri(self.uri(), other.uri())
     }
 }
 
 impl std::fmt::Debug for Activation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Activation")
-            .field("uri", &self.uri)
+            .field("uri", &self.uri())
             .finish_non_exhaustive()
     }
 }
@@ -53,8 +50,6 @@ pub struct Negotiated {
     pub(crate) spans: bool,
     /// What activating `requested` takes (set by `A2aService::begin`, cached per header value).
     pub(crate) plan: Option<Arc<Plan>>,
-    /// The set the activated extensions belong to (runs their hooks).
-    pub(crate) set: Option<Arc<SetInner>>,
 }
 
 impl std::fmt::Debug for Negotiated {
@@ -82,7 +77,7 @@ impl Negotiated {
 
     /// True when the extension with `uri` was activated.
     pub fn is_active_uri(&self, uri: &str) -> bool {
-        self.activated.iter().any(|a| same_uri(a.uri, uri))
+        self.activated.iter().any(|a| same_uri(a.uri(), uri))
     }
 
     /// True when `E` was activated.
@@ -99,7 +94,7 @@ impl Negotiated {
         let i = self
             .activated
             .iter()
-            .position(|a| same_uri(a.uri, E::URI))?;
+            .position(|a| same_uri(a.uri(), E::URI))?;
         self.lock_values()
             .get(i)?
             .as_any()
@@ -117,7 +112,7 @@ impl Negotiated {
 
     /// The activated URIs, in declaration order.
     pub fn activated_uris(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.activated.iter().map(|a| a.uri)
+        self.activated.iter().map(Activation::uri)
     }
 }
 
@@ -148,7 +143,7 @@ impl Activated {
         self.list()
             .map_or(&[][..], |list| &list[..])
             .iter()
-            .map(|a| a.uri)
+            .map(Activation::uri)
     }
 }
 

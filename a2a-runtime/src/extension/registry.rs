@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::dependencies::Dependencies;
 use super::hooks::{
@@ -305,7 +305,7 @@ pub(crate) struct Entry {
     ext: Box<dyn DynExtension>,
     /// The hooks that may do something, and those known to be implemented.
     live: Live,
-    uri: &'static str,
+    pub(super) uri: &'static str,
     counters: Counters,
     dependencies: Dependencies,
     /// What every activation gets when `activate` is the default body and the value a small
@@ -313,16 +313,27 @@ pub(crate) struct Entry {
     prototype: OnceLock<Option<Scalar>>,
 }
 
+impl std::fmt::Debug for Entry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Entry")
+            .field("uri", &self.uri)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A single `A2A-Extensions` value as received and what [`ExtensionSet::begin`] made of it.
+type Begun = (Box<[u8]>, Arc<Negotiated>);
+
 /// What an [`ExtensionSet`] shares between its clones and the requests it negotiated.
 #[derive(Default)]
 pub(crate) struct SetInner {
-    entries: Vec<Entry>,
+    entries: Vec<Arc<Entry>>,
     /// URI → position in `entries`.
     index: HashMap<&'static str, usize>,
     methods: Vec<MethodEntry>,
     /// The last single `A2A-Extensions` value negotiated, and its outcome: clients of one
     /// agent tend to send the same value on every request.
-    last: Mutex<Option<(Box<str>, Arc<Negotiated>)>>,
+    last: Mutex<Option<Begun>>,
 }
 
 /// What activating a requested list takes: the requested, configured extensions in
@@ -336,8 +347,6 @@ pub(crate) struct Plan {
     /// added to the extensions' counters when the plan goes (read from the cached plan by
     /// [`ExtensionSet::metrics`] meanwhile).
     whole: AtomicU64,
-    /// Where those counters are.
-    set: Weak<SetInner>,
     /// Set once a request has activated every step through the prototypes of extensions
     /// whose `activate` is the default: the next ones copy it instead of asking each.
     template: OnceLock<Template>,
@@ -354,26 +363,22 @@ struct Template {
 }
 
 impl Plan {
-    /// Adds the requests counted on this plan to its extensions' counters in `set`.
-    fn hand_over(&self, set: &SetInner) {
+    /// Adds the requests counted on this plan to its extensions' counters.
+    fn hand_over(&self) {
         let n = self.whole.swap(0, Ordering::Relaxed);
         if n == 0 {
             return;
         }
         for a in self.all.iter() {
-            if let Some(e) = set.entries.get(a.index) {
-                e.counters.activations.fetch_add(n, Ordering::Relaxed);
-            }
+            a.0.counters.activations.fetch_add(n, Ordering::Relaxed);
         }
     }
 }
 
 impl Drop for Plan {
     fn drop(&mut self) {
-        if *self.whole.get_mut() != 0
-            && let Some(set) = self.set.upgrade()
-        {
-            self.hand_over(&set);
+        if *self.whole.get_mut() != 0 {
+            self.hand_over();
         }
     }
 }
@@ -450,13 +455,15 @@ impl ExtensionSet {
         let entries = exts
             .into_iter()
             .zip(dependencies)
-            .map(|(ext, dependencies)| Entry {
-                uri: ext.uri(),
-                live: Live::new(ext.hooks()),
-                prototype: OnceLock::new(),
-                ext,
-                counters: Counters::default(),
-                dependencies,
+            .map(|(ext, dependencies)| {
+                Arc::new(Entry {
+                    uri: ext.uri(),
+                    live: Live::new(ext.hooks()),
+                    prototype: OnceLock::new(),
+                    ext,
+                    counters: Counters::default(),
+                    dependencies,
+                })
             })
             .collect();
         Ok(Self {
@@ -524,13 +531,12 @@ impl ExtensionSet {
         self.inner
             .entries
             .iter()
-            .enumerate()
-            .map(|(i, e)| ExtensionMetrics {
+            .map(|e| ExtensionMetrics {
                 uri: e.uri,
                 activations: e.counters.activations.load(Ordering::Relaxed)
                     + cached
                         .as_ref()
-                        .filter(|(all, _)| all.iter().any(|a| a.index == i))
+                        .filter(|(all, _)| all.iter().any(|a| Arc::ptr_eq(&a.0, e)))
                         .map_or(0, |(_, n)| *n),
                 skips: e.counters.skips.load(Ordering::Relaxed),
                 refusals: e.counters.refusals.load(Ordering::Relaxed),
@@ -571,27 +577,41 @@ impl ExtensionSet {
     }
 
     /// Reads the `A2A-Extensions` header values (`values`: every value of `A2A-Extensions`,
-    /// then of `X-A2A-Extensions`) and checks the required extensions: the negotiation's start,
-    /// with nothing activated yet (`None` when no value was sent). The outcome for a single
-    /// value is cached and shared by the next requests that send the same value.
-    pub(crate) fn begin<'a>(
+    /// then of `X-A2A-Extensions`, as received) and checks the required extensions: the
+    /// negotiation's start, with nothing activated yet (`None` when no value was sent; a value
+    /// that is not UTF-8 counts as not sent). The outcome for a single value is cached and
+    /// shared by the next requests that send the same value.
+    pub(crate) fn begin<'a, V: AsRef<[u8]> + ?Sized + 'a>(
         &self,
-        values: impl IntoIterator<Item = &'a str>,
+        values: impl IntoIterator<Item = &'a V>,
     ) -> Result<Option<Arc<Negotiated>>, A2aError> {
-        let mut values = values.into_iter();
+        let mut values = values.into_iter().map(AsRef::as_ref);
         let Some(first) = values.next() else {
-            self.check_required(&[])?;
-            return Ok(None);
+            return self.begin_none();
         };
         let Some(second) = values.next() else {
-            return self.begin_value(first).map(Some);
+            return self.begin_value(first);
         };
-        let requested = parse_extensions_header([first, second].into_iter().chain(values));
-        self.begun(requested).map(Some)
+        let texts: Vec<&str> = [first, second]
+            .into_iter()
+            .chain(values)
+            .filter_map(|v| std::str::from_utf8(v).ok())
+            .collect();
+        if texts.is_empty() {
+            return self.begin_none();
+        }
+        self.begun(parse_extensions_header(texts)).map(Some)
     }
 
-    /// [`begin`](Self::begin) for a single header value, through the cache.
-    fn begin_value(&self, value: &str) -> Result<Arc<Negotiated>, A2aError> {
+    /// [`begin`](Self::begin) when no value was sent.
+    fn begin_none(&self) -> Result<Option<Arc<Negotiated>>, A2aError> {
+        self.check_required(&[])?;
+        Ok(None)
+    }
+
+    /// [`begin`](Self::begin) for a single header value, through the cache (compared as
+    /// received: a value is checked to be UTF-8 once, when it is first planned).
+    fn begin_value(&self, value: &[u8]) -> Result<Option<Arc<Negotiated>>, A2aError> {
         let lock = || {
             self.inner
                 .last
@@ -601,16 +621,19 @@ impl ExtensionSet {
         if let Some((raw, begun)) = lock().as_ref()
             && **raw == *value
         {
-            return Ok(begun.clone());
+            return Ok(Some(begun.clone()));
         }
-        let begun = self.begun(parse_extensions_header([value]))?;
+        let Ok(text) = std::str::from_utf8(value) else {
+            return self.begin_none();
+        };
+        let begun = self.begun(parse_extensions_header([text]))?;
         let evicted = lock().replace((value.into(), begun.clone()));
         // The plan leaving the cache hands its count over now, not when the last request
         // holding it ends.
         if let Some(plan) = evicted.as_ref().and_then(|(_, b)| b.plan.as_deref()) {
-            plan.hand_over(&self.inner);
+            plan.hand_over();
         }
-        Ok(begun)
+        Ok(Some(begun))
     }
 
     /// Checks the required extensions and plans the activation of `requested`.
@@ -624,7 +647,6 @@ impl ExtensionSet {
             hooks: 0,
             spans: false,
             plan: Some(Arc::new(plan)),
-            set: None,
         }))
     }
 
@@ -652,16 +674,12 @@ impl ExtensionSet {
             .collect();
         let all = steps
             .iter()
-            .filter_map(|&(index, _)| {
-                let uri = self.inner.entries.get(index)?.uri;
-                Some(Activation { uri, index })
-            })
+            .filter_map(|&(index, _)| Some(Activation(self.inner.entries.get(index)?.clone())))
             .collect();
         Plan {
             steps,
             all,
             whole: AtomicU64::new(0),
-            set: Arc::downgrade(&self.inner),
             template: OnceLock::new(),
         }
     }
@@ -709,11 +727,10 @@ impl ExtensionSet {
                 hooks: self.template_hooks(plan, template),
                 spans,
                 plan: None,
-                set: Some(self.inner.clone()),
             });
         }
         let mut values = Vec::with_capacity(plan.steps.len());
-        // Only built once an extension is skipped: otherwise the plan's list is shared.
+        // Only built once an extension is skipped: otherwise the plan's lists are shared.
         let mut partial: Option<Vec<Activation>> = None;
         let mut hooks = 0;
         for (step, &(index, missing)) in plan.steps.iter().enumerate() {
@@ -746,7 +763,7 @@ impl ExtensionSet {
                     hooks |= e.live.hooks();
                     values.push(value);
                     if let Some(partial) = &mut partial {
-                        partial.push(Activation { uri: e.uri, index });
+                        partial.push(Activation(e.clone()));
                     }
                 }
                 Ok(None) => {
@@ -773,7 +790,6 @@ impl ExtensionSet {
             hooks,
             spans,
             plan: None,
-            set: Some(self.inner.clone()),
         })
     }
 
@@ -821,9 +837,7 @@ impl ExtensionSet {
                 let activated =
                     partial.unwrap_or_else(|| plan.all.get(..steps).unwrap_or_default());
                 for a in activated {
-                    if let Some(e) = self.inner.entries.get(a.index) {
-                        e.counters.activations.fetch_add(1, Ordering::Relaxed);
-                    }
+                    a.0.counters.activations.fetch_add(1, Ordering::Relaxed);
                 }
             }
         }
@@ -878,35 +892,28 @@ fn call_hook(
     })
 }
 
-/// Runs `hook` (a `HOOK_*` bit, named `name`) of every activated extension of `set` that may
-/// implement it, in declaration order, each on its value in `values` (`values[i]` belongs to
-/// `activated[i]`); a hook found to be the default body is not called again.
+/// Runs `hook` (a `HOOK_*` bit, named `name`) of every extension in `activated` (in
+/// declaration order) that may implement it, each on its value in `values` (`values[i]`
+/// belongs to `activated[i]`); a hook found to be the default body is not called again.
 fn run_hooks_on(
-    (set, spans): (&SetInner, bool),
-    activated: &[Activation],
+    (activated, spans): (&[Activation], bool),
     values: &mut [Slot],
     (hook, name): (u8, &'static str),
     mut f: impl FnMut(&dyn DynExtension, &mut Slot, &Live) -> HookOutcome,
 ) -> Result<(), A2aError> {
-    // A local slice: the entries' address and length stay in registers across the calls.
-    let entries: &[Entry] = &set.entries;
     for (a, value) in activated.iter().zip(values) {
-        let Some(e) = entries.get(a.index) else {
-            continue;
-        };
-        if e.live.hooks() & hook != 0 {
-            call_hook(e, value, spans, name, &mut f)?;
+        if a.0.live.hooks() & hook != 0 {
+            call_hook(&a.0, value, spans, name, &mut f)?;
         }
     }
     Ok(())
 }
 
 impl Negotiated {
-    /// The set whose extensions were activated, when some activated extension may implement
-    /// `hook` (so that a phase nobody hooks takes no lock).
-    fn hooked(&self, hook: u8) -> Option<(&SetInner, bool)> {
-        let set = self.set.as_deref().filter(|_| self.hooks & hook != 0)?;
-        Some((set, self.spans))
+    /// The activated extensions, when some of them may implement `hook` (so that a phase
+    /// nobody hooks takes no lock).
+    fn hooked(&self, hook: u8) -> Option<(&[Activation], bool)> {
+        (self.hooks & hook != 0).then_some((&self.activated[..], self.spans))
     }
 
     /// Runs `hook` of the activated extensions with the value table locked once for all of
@@ -916,10 +923,10 @@ impl Negotiated {
         hook: (u8, &'static str),
         f: impl FnMut(&dyn DynExtension, &mut Slot, &Live) -> HookOutcome,
     ) -> Result<(), A2aError> {
-        let Some(set) = self.hooked(hook.0) else {
+        let Some(entries) = self.hooked(hook.0) else {
             return Ok(());
         };
-        run_hooks_on(set, &self.activated, &mut self.lock_values(), hook, f)
+        run_hooks_on(entries, &mut self.lock_values(), hook, f)
     }
 
     /// [`run_hooks`](Self::run_hooks) for a negotiation nobody else holds: no lock.
@@ -928,14 +935,14 @@ impl Negotiated {
         hook: (u8, &'static str),
         f: impl FnMut(&dyn DynExtension, &mut Slot, &Live) -> HookOutcome,
     ) -> Result<(), A2aError> {
-        let Some(set) = self.set.as_deref().filter(|_| self.hooks & hook.0 != 0) else {
+        if self.hooks & hook.0 == 0 {
             return Ok(());
-        };
+        }
         let values = self
             .values
             .get_mut()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        run_hooks_on((set, self.spans), &self.activated, values, hook, f)
+        run_hooks_on((&self.activated, self.spans), values, hook, f)
     }
 
     /// The activation values, taken out of the table for the request hooks (see
@@ -969,12 +976,11 @@ impl Negotiated {
         req: &mut A2aRequest,
         ctx: &RequestContext,
     ) -> Result<(), A2aError> {
-        let Some(set) = self.hooked(HOOK_REQUEST).filter(|_| !values.is_empty()) else {
+        let Some(entries) = self.hooked(HOOK_REQUEST).filter(|_| !values.is_empty()) else {
             return Ok(());
         };
         run_hooks_on(
-            set,
-            &self.activated,
+            entries,
             values,
             (HOOK_REQUEST, "handle_request"),
             |ext, value, live| ext.handle_request(req, value, ctx, live),
@@ -983,6 +989,8 @@ impl Negotiated {
 
     /// Runs every activated extension's `handle_request`, in declaration order (the values are
     /// out of the table meanwhile: see [`handle_request_with`](Self::handle_request_with)).
+    /// The client's path (the server takes the values out itself).
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
     pub(crate) fn handle_request(
         &self,
         req: &mut A2aRequest,
@@ -1135,6 +1143,23 @@ mod tests {
     }
 
     #[test]
+    fn a_header_value_that_is_not_utf8_counts_as_not_sent() {
+        let set = set_of(vec![A {}.__into_dyn()]);
+        let latin1: &[u8] = b"https://example.com/test/a/v1, caf\xe9";
+        assert!(set.begin([latin1]).unwrap().is_none());
+        // Asked again (nothing was cached for it), and among several values it is skipped.
+        assert!(set.begin([latin1]).unwrap().is_none());
+        let begun = set.begin([latin1, A::URI.as_bytes()]).unwrap().unwrap();
+        assert_eq!(&*begun.requested, [A::URI]);
+        // Not sent: a required extension is missing.
+        let required = set_of(vec![R {}.__into_dyn()]);
+        assert!(matches!(
+            required.begin([latin1]),
+            Err(A2aError::ExtensionSupportRequired { .. })
+        ));
+    }
+
+    #[test]
     fn a_header_value_after_a_cached_one_gets_its_own_negotiation() {
         let set = set_of(vec![A {}.__into_dyn(), B {}.__into_dyn()]);
         let (a, b) = (A::URI, B::URI);
@@ -1157,7 +1182,7 @@ mod tests {
         let n = negotiate(&set, &[b, a, b]).unwrap();
         assert_eq!(&*n.requested, [b, a]);
         assert_eq!(uris(&n), [a, b]);
-        assert!(set.begin([]).unwrap().is_none());
+        assert!(set.begin::<str>([]).unwrap().is_none());
         assert!(uris(&negotiate(&set, &[]).unwrap()).is_empty());
         assert_eq!(
             set.metrics()

@@ -101,11 +101,9 @@ pub(crate) fn request_context(req: &HttpRequest, tenant: Option<&str>) -> Reques
     });
     let mut headers = RequestHeaders::with_capacity(count, bytes);
     for (name, value) in req.headers() {
-        // UTF-8 (validated in bulk, with SIMD), not just visible ASCII: `HeaderValue::to_str`
-        // checks byte by byte and refuses obs-text that clients may legitimately send.
-        if let Ok(v) = simdutf8::basic::from_utf8(value.as_bytes()) {
-            headers.push(name.as_str(), v);
-        }
+        // Values are checked when read, as UTF-8 (not just visible ASCII, as
+        // `HeaderValue::to_str` would: clients may legitimately send obs-text).
+        headers.push_received(name.as_str(), value.as_bytes());
     }
     let protocol_version = headers
         .get(A2A_VERSION)

@@ -72,12 +72,12 @@ pub(crate) async fn handle(
     match outcome {
         Err(e) => error_response(id, &e),
         Ok(Outcome::Notification) => HttpResponse::NoContent()
-            .a2a_headers(&inner, &Activated::default())
+            .a2a_headers(&Activated::default())
             .finish(),
-        Ok(Outcome::Raw(result, activated)) => result_response(&inner, id, &result, &activated),
+        Ok(Outcome::Raw(result, activated)) => result_response(id, &result, &activated),
         Ok(Outcome::Done(resp, activated)) => match *resp {
             A2aResponse::Stream(events) => {
-                let builder = HttpResponse::Ok().a2a_headers_builder(&inner, &activated);
+                let builder = HttpResponse::Ok().a2a_headers_builder(&activated);
                 let framing = JsonRpcFraming { id: id.to_owned() };
                 sse::response(events, framing, inner.keep_alive, builder)
             }
@@ -85,7 +85,7 @@ pub(crate) async fn handle(
                 // The result is encoded straight into the envelope.
                 let mut body = envelope(id, 768);
                 match unary.write_json(&mut body) {
-                    Some(Ok(())) => finish_result(&inner, body, &activated),
+                    Some(Ok(())) => finish_result(body, &activated),
                     _ => error_response(
                         id,
                         &A2aError::Internal("could not encode the result".into()),
@@ -97,10 +97,10 @@ pub(crate) async fn handle(
 }
 
 /// `{"jsonrpc":"2.0","id":<id>,"result":<result>}` with the A2A headers.
-fn result_response(inner: &Inner, id: &str, result: &[u8], activated: &Activated) -> HttpResponse {
+fn result_response(id: &str, result: &[u8], activated: &Activated) -> HttpResponse {
     let mut body = envelope(id, result.len());
     body.extend_from_slice(result);
-    finish_result(inner, body, activated)
+    finish_result(body, activated)
 }
 
 /// `{"jsonrpc":"2.0","id":<id>,"result":` with room for `room` more bytes.
@@ -113,10 +113,10 @@ fn envelope(id: &str, room: usize) -> Vec<u8> {
 }
 
 /// Closes an [`envelope`] holding a result and sends it with the A2A headers.
-fn finish_result(inner: &Inner, mut body: Vec<u8>, activated: &Activated) -> HttpResponse {
+fn finish_result(mut body: Vec<u8>, activated: &Activated) -> HttpResponse {
     body.push(b'}');
     HttpResponse::Ok()
-        .a2a_headers(inner, activated)
+        .a2a_headers(activated)
         .insert_header((header::CONTENT_TYPE, "application/json"))
         .body(body)
 }

@@ -33,8 +33,9 @@ mod jsonrpc;
 mod rest;
 mod sse;
 
+use std::cell::RefCell;
 use std::net::SocketAddr;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, RwLock, Weak};
 use std::time::Duration;
 
 use actix_web::dev::ServerHandle;
@@ -78,9 +79,6 @@ pub(crate) struct Inner {
     jsonrpc_path: String,
     rest_path: String,
     echo_extensions: bool,
-    /// The last `A2A-Extensions` answer built, for reuse: clients of one agent tend to activate
-    /// the same set on every request.
-    echo_header: std::sync::Mutex<Option<(Arc<[Activation]>, HeaderValue)>>,
 }
 
 impl Inner {
@@ -91,27 +89,6 @@ impl Inner {
         } else {
             Activated::default()
         }
-    }
-
-    /// The `A2A-Extensions` value for `activated` (`None` when it is not a valid header value).
-    fn echo_header(&self, activated: &Activated) -> Option<HeaderValue> {
-        let list = activated.list()?;
-        let mut last = self
-            .echo_header
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        // Requests that activate all they asked for share their plan's list: one comparison.
-        if let Some((uris, value)) = last.as_ref()
-            && (Arc::ptr_eq(uris, list)
-                || (uris.len() == list.len()
-                    && uris.iter().zip(list.iter()).all(|(a, b)| a.same_uri(b))))
-        {
-            return Some(value.clone());
-        }
-        let joined = activated.uris().collect::<Vec<_>>().join(", ");
-        let value = HeaderValue::from_str(&joined).ok()?;
-        *last = Some((list.clone(), value.clone()));
-        Some(value)
     }
 
     fn card(&self) -> Arc<CardDoc> {
@@ -618,7 +595,6 @@ impl A2aServerBuilder {
             jsonrpc_path: self.jsonrpc_path,
             rest_path: self.rest_path,
             echo_extensions: self.echo_extensions,
-            echo_header: std::sync::Mutex::new(None),
         };
         Ok(A2aServer {
             inner: web::Data::new(inner),
@@ -628,10 +604,36 @@ impl A2aServerBuilder {
     }
 }
 
+/// The `A2A-Extensions` value for `activated` (`None` when it is not a valid header value).
+fn echo_header(activated: &Activated) -> Option<HeaderValue> {
+    /// The last value built on this thread, for reuse (clients of one agent tend to
+    /// activate the same set on every request): the list it was built for (held weakly,
+    /// so its address is not reused meanwhile), its URIs, the value.
+    type Last = Option<(Weak<[Activation]>, Box<[&'static str]>, HeaderValue)>;
+    thread_local! {
+        static LAST: RefCell<Last> = const { RefCell::new(None) };
+    }
+    let list = activated.list()?;
+    LAST.with_borrow_mut(|last| {
+        // Requests that activate all they asked for share their plan's list: one
+        // comparison.
+        if let Some((of, uris, value)) = last.as_ref()
+            && (std::ptr::addr_eq(of.as_ptr(), Arc::as_ptr(list))
+                || uris.iter().copied().eq(activated.uris()))
+        {
+            return Some(value.clone());
+        }
+        let uris: Box<[&'static str]> = activated.uris().collect();
+        let value = HeaderValue::from_str(&uris.join(", ")).ok()?;
+        *last = Some((Arc::downgrade(list), uris, value.clone()));
+        Some(value)
+    })
+}
+
 /// Adds the A2A response headers: `A2A-Version`, and `A2A-Extensions` with the activated URIs.
 pub(crate) trait ResponseExt {
-    fn a2a_headers(&mut self, inner: &Inner, activated: &Activated) -> &mut Self;
-    fn a2a_headers_builder(self, inner: &Inner, activated: &Activated) -> Self;
+    fn a2a_headers(&mut self, activated: &Activated) -> &mut Self;
+    fn a2a_headers_builder(self, activated: &Activated) -> Self;
 }
 
 /// 405 Method Not Allowed, naming the allowed method.
@@ -642,14 +644,14 @@ fn method_not_allowed(allowed: &'static str) -> HttpResponse {
 }
 
 impl ResponseExt for HttpResponseBuilder {
-    fn a2a_headers(&mut self, inner: &Inner, activated: &Activated) -> &mut Self {
+    fn a2a_headers(&mut self, activated: &Activated) -> &mut Self {
         // Static names: a name parsed from a `&str` is allocated on every response.
         self.insert_header((
             actix_web::http::header::HeaderName::from_static(A2A_VERSION),
             HeaderValue::from_static(crate::PROTOCOL_VERSION),
         ));
         if !activated.is_empty()
-            && let Some(v) = inner.echo_header(activated)
+            && let Some(v) = echo_header(activated)
         {
             self.insert_header((
                 actix_web::http::header::HeaderName::from_static(A2A_EXTENSIONS),
@@ -659,8 +661,8 @@ impl ResponseExt for HttpResponseBuilder {
         self
     }
 
-    fn a2a_headers_builder(mut self, inner: &Inner, activated: &Activated) -> Self {
-        self.a2a_headers(inner, activated);
+    fn a2a_headers_builder(mut self, activated: &Activated) -> Self {
+        self.a2a_headers(activated);
         self
     }
 }

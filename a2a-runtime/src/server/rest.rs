@@ -65,12 +65,12 @@ pub(crate) async fn handle(
     match process(&inner, &req, payload, op).await {
         Err(e) => error_response(&e),
         Ok((A2aResponse::Stream(events), activated)) => {
-            let builder = HttpResponse::Ok().a2a_headers_builder(&inner, &activated);
+            let builder = HttpResponse::Ok().a2a_headers_builder(&activated);
             sse::response(events, RestFraming, inner.keep_alive, builder)
         }
         Ok((unary, activated)) => match unary.to_json() {
             Some(Ok(body)) => HttpResponse::Ok()
-                .a2a_headers(&inner, &activated)
+                .a2a_headers(&activated)
                 .insert_header((header::CONTENT_TYPE, A2A_JSON))
                 .body(body),
             _ => error_response(&A2aError::Internal("could not encode the result".into())),
@@ -150,7 +150,7 @@ pub(crate) async fn handle_method(
         Err(e) => error_response(&e),
         Ok((result, activated)) => match serde_json::to_vec(&result) {
             Ok(body) => HttpResponse::Ok()
-                .a2a_headers(&inner, &activated)
+                .a2a_headers(&activated)
                 .insert_header((header::CONTENT_TYPE, A2A_JSON))
                 .body(body),
             Err(e) => error_response(&A2aError::Internal(e.to_string())),

@@ -195,31 +195,20 @@ pub trait ExtensionHooks: Extension {
 
 /// The type-erased activation value of one activated extension (not a public API): small
 /// scalars (flags, counters) inline, anything else boxed (a zero-sized value in a box is not
-/// allocated). Laid out as a tag followed by the value, so that telling the variant is one
-/// comparison and copying a scalar is copying two words.
+/// allocated). A scalar is held as a [`Scalar`] as it is, so that filling a table of values from
+/// a table of scalars is copying them.
 #[doc(hidden)]
 #[derive(Debug)]
-#[repr(C, u8)]
 pub enum Slot {
-    /// A `bool`.
-    Bool(bool),
-    /// A `u32`.
-    U32(u32),
-    /// A `u64`.
-    U64(u64),
-    /// A `usize`.
-    Usize(usize),
-    /// An `i64`.
-    I64(i64),
+    /// A small scalar, inline.
+    Scalar(Scalar),
     /// Anything else.
     Boxed(Box<dyn Any + Send + Sync>),
 }
 
-/// The scalar variants of [`Slot`] as plain data (not a public API), so that a table of them
-/// is copied as it is.
+/// The scalars a [`Slot`] holds inline (not a public API).
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug)]
-#[repr(C, u8)]
 pub enum Scalar {
     /// A `bool`.
     Bool(bool),
@@ -236,13 +225,7 @@ pub enum Scalar {
 impl From<Scalar> for Slot {
     #[inline(always)]
     fn from(value: Scalar) -> Self {
-        match value {
-            Scalar::Bool(v) => Self::Bool(v),
-            Scalar::U32(v) => Self::U32(v),
-            Scalar::U64(v) => Self::U64(v),
-            Scalar::Usize(v) => Self::Usize(v),
-            Scalar::I64(v) => Self::I64(v),
-        }
+        Self::Scalar(value)
     }
 }
 
@@ -251,47 +234,41 @@ impl Slot {
     pub(crate) fn new<A: Any + Send + Sync>(value: A) -> Self {
         let mut value = Some(value);
         let any: &mut dyn Any = &mut value;
-        if let Some(v) = any.downcast_mut::<Option<bool>>().and_then(Option::take) {
-            return Self::Bool(v);
-        }
-        if let Some(v) = any.downcast_mut::<Option<u32>>().and_then(Option::take) {
-            return Self::U32(v);
-        }
-        if let Some(v) = any.downcast_mut::<Option<u64>>().and_then(Option::take) {
-            return Self::U64(v);
-        }
-        if let Some(v) = any.downcast_mut::<Option<usize>>().and_then(Option::take) {
-            return Self::Usize(v);
-        }
-        if let Some(v) = any.downcast_mut::<Option<i64>>().and_then(Option::take) {
-            return Self::I64(v);
-        }
-        match value {
-            Some(v) => Self::Boxed(Box::new(v)),
-            None => Self::Boxed(Box::new(())),
-        }
+        let scalar = if let Some(v) = any.downcast_mut::<Option<bool>>().and_then(Option::take) {
+            Scalar::Bool(v)
+        } else if let Some(v) = any.downcast_mut::<Option<u32>>().and_then(Option::take) {
+            Scalar::U32(v)
+        } else if let Some(v) = any.downcast_mut::<Option<u64>>().and_then(Option::take) {
+            Scalar::U64(v)
+        } else if let Some(v) = any.downcast_mut::<Option<usize>>().and_then(Option::take) {
+            Scalar::Usize(v)
+        } else if let Some(v) = any.downcast_mut::<Option<i64>>().and_then(Option::take) {
+            Scalar::I64(v)
+        } else {
+            return match value {
+                Some(v) => Self::Boxed(Box::new(v)),
+                None => Self::Boxed(Box::new(())),
+            };
+        };
+        Self::Scalar(scalar)
     }
 
     /// The value, when it is held inline.
     pub(crate) fn scalar(&self) -> Option<Scalar> {
-        Some(match *self {
-            Self::Bool(v) => Scalar::Bool(v),
-            Self::U32(v) => Scalar::U32(v),
-            Self::U64(v) => Scalar::U64(v),
-            Self::Usize(v) => Scalar::Usize(v),
-            Self::I64(v) => Scalar::I64(v),
-            Self::Boxed(_) => return None,
-        })
+        match *self {
+            Self::Scalar(v) => Some(v),
+            Self::Boxed(_) => None,
+        }
     }
 
     /// The value, as a `dyn Any`.
     pub(crate) fn as_any(&self) -> &dyn Any {
         match self {
-            Self::Bool(v) => v,
-            Self::U32(v) => v,
-            Self::U64(v) => v,
-            Self::Usize(v) => v,
-            Self::I64(v) => v,
+            Self::Scalar(Scalar::Bool(v)) => v,
+            Self::Scalar(Scalar::U32(v)) => v,
+            Self::Scalar(Scalar::U64(v)) => v,
+            Self::Scalar(Scalar::Usize(v)) => v,
+            Self::Scalar(Scalar::I64(v)) => v,
             Self::Boxed(b) => b.as_ref(),
         }
     }
@@ -307,13 +284,13 @@ impl Slot {
             ($($ty:ty => $v:ident),*) => {
                 $(if is::<A, $ty>() {
                     match self {
-                        Self::$v(v) => v as &mut dyn Any,
+                        Self::Scalar(Scalar::$v(v)) => v as &mut dyn Any,
                         _ => return None,
                     }
                 } else)* {
                     match self {
                         Self::Boxed(b) => b.as_mut(),
-                        _ => return None,
+                        Self::Scalar(_) => return None,
                     }
                 }
             };

@@ -94,14 +94,19 @@ pub(crate) struct Results {
     pub(crate) notes: Vec<String>,
 }
 
-/// SendMessage at 16 connections on servers of ours run side by side, the load taking turns
-/// between them slice by slice. `lanes[0]` is `ours`; `rates[i][s]` is lane `i`'s req/s in
-/// slice `s`.
+/// SendMessage at 16 connections on servers of ours run side by side (`lanes[0]` is `ours`),
+/// measured two ways. Taking turns: the load moves from server to server slice by slice;
+/// `rates[i][s]` is lane `i`'s req/s in slice `s`. Together: `ours` and one other lane are
+/// loaded at once, both servers on the one server core, which the kernel shares between them, so
+/// each one's rate is inverse to what a request costs it, under the same host at the same
+/// moment; `together[i][r]` is (ours' req/s, lane `i`'s req/s) in round `r` (empty for lane 0).
 #[derive(Debug)]
 pub(crate) struct Paired {
     pub(crate) lanes: Vec<Lane>,
     pub(crate) rates: Vec<Vec<f64>>,
     pub(crate) slice: std::time::Duration,
+    pub(crate) together: Vec<Vec<(f64, f64)>>,
+    pub(crate) round: std::time::Duration,
 }
 
 /// One server of a paired measurement and how it is asked.
@@ -151,16 +156,10 @@ pub(crate) struct Cost {
     pub(crate) high: f64,
 }
 
-impl Paired {
-    /// Lane `i`'s cost next to `ours`, slice by slice.
-    pub(crate) fn cost(&self, i: usize) -> Option<Cost> {
-        let (base, other) = (self.rates.first()?, self.rates.get(i)?);
-        let mut costs: Vec<f64> = base
-            .iter()
-            .zip(other)
-            .filter(|(b, _)| **b > 0.0)
-            .map(|(b, o)| 100.0 * (1.0 - o / b))
-            .collect();
+impl Cost {
+    /// The median and middle half of `costs` (`None` when empty).
+    fn of(mut costs: Vec<f64>) -> Option<Cost> {
+        costs.retain(|c| c.is_finite());
         if costs.is_empty() {
             return None;
         }
@@ -172,33 +171,89 @@ impl Paired {
             high: at(0.75),
         })
     }
+}
 
-    fn cost_of(&self, lane: Lane) -> Option<Cost> {
-        self.cost(self.lanes.iter().position(|&l| l == lane)?)
+/// What `other` req/s costs next to `base` req/s, in percent of `base`.
+fn cost_pct(base: f64, other: f64) -> f64 {
+    if base > 0.0 {
+        100.0 * (1.0 - other / base)
+    } else {
+        f64::NAN
+    }
+}
+
+impl Paired {
+    /// Lane `i`'s cost next to `ours`, slice by slice (taking turns).
+    pub(crate) fn cost(&self, i: usize) -> Option<Cost> {
+        let (base, other) = (self.rates.first()?, self.rates.get(i)?);
+        Cost::of(
+            base.iter()
+                .zip(other)
+                .map(|(b, o)| cost_pct(*b, *o))
+                .collect(),
+        )
     }
 
-    /// The cost of `kind`'s server, as "4.1% (middle half of the 80 slices of 250 ms: 2.0% …
-    /// 6.3%; the header alone: 1.2%; two identical servers of ours differ by 0.4%)".
+    /// Lane `i`'s cost next to `ours`, round by round (together on the server core).
+    pub(crate) fn cost_together(&self, i: usize) -> Option<Cost> {
+        Cost::of(
+            self.together
+                .get(i)?
+                .iter()
+                .map(|(b, o)| cost_pct(*b, *o))
+                .collect(),
+        )
+    }
+
+    fn position(&self, lane: Lane) -> Option<usize> {
+        self.lanes.iter().position(|&l| l == lane)
+    }
+
+    /// The cost of `kind`'s server: loaded together with ours when that was measured, else
+    /// taking turns; as "4.1% (…; the same requests to ours without extensions: 1.2%; two
+    /// identical servers of ours differ by 0.4%); taking turns …: 5.0% (…)".
     fn describe(&self, kind: Kind) -> Option<(f64, String)> {
-        let c = self.cost_of(Lane::Server(kind))?;
-        let header = self
-            .cost_of(Lane::HeaderOnly(kind))
-            .map_or_else(String::new, |h| {
+        let i = self.position(Lane::Server(kind))?;
+        let header = self.position(Lane::HeaderOnly(kind));
+        let control = self.position(Lane::Control);
+        let parts = |cost: &dyn Fn(usize) -> Option<Cost>| -> Option<(Cost, String)> {
+            let c = cost(i)?;
+            let header = header.and_then(cost).map_or_else(String::new, |h| {
                 format!(
                     "; the same requests to ours without extensions: {:.1}%",
                     h.median
                 )
             });
-        let control = self
-            .cost_of(Lane::Control)
-            .map_or_else(|| "–".to_owned(), |c| format!("{:.1}%", c.median));
-        Some((
-            c.median,
-            format!(
-                "{:.1}% (middle half of the {} slices of {} ms: {:.1}% … {:.1}%{header}; two identical servers of ours differ by {control})",
+            let control = control
+                .and_then(cost)
+                .map_or_else(|| "–".to_owned(), |c| format!("{:.1}%", c.median));
+            Some((
+                c,
+                format!("{header}; two identical servers of ours differ by {control}"),
+            ))
+        };
+        let turns = parts(&|i| self.cost(i)).map(|(c, rest)| {
+            let text = format!(
+                "{:.1}% (middle half of the {} slices of {} ms: {:.1}% … {:.1}%{rest})",
                 c.median,
                 self.rates.first().map_or(0, Vec::len),
                 self.slice.as_millis(),
+                c.low,
+                c.high,
+            );
+            (c.median, text)
+        });
+        let Some((c, rest)) = parts(&|i| self.cost_together(i)) else {
+            return turns;
+        };
+        let turns = turns.map_or_else(String::new, |(_, t)| format!("; taking turns instead: {t}"));
+        Some((
+            c.median,
+            format!(
+                "{:.1}% (loaded together with ours on the server core, middle half of the {} rounds of {:.1} s: {:.1}% … {:.1}%{rest}){turns}",
+                c.median,
+                self.together.get(i).map_or(0, Vec::len),
+                self.round.as_secs_f64(),
                 c.low,
                 c.high,
             ),
@@ -466,8 +521,9 @@ impl Results {
                 (format!("{a:.0} B vs {b:.0} B = {ratio:.2}×"), ratio <= 0.75)
             }),
         );
-        // Measured in pairs (side by side, slice by slice); the ratio of the rounds' medians
-        // above is shown too, but servers run tens of seconds apart see different hosts.
+        // Measured in pairs (side by side, sharing the server core at once; taking turns slice
+        // by slice is shown too); the ratio of the rounds' medians above is shown too, but
+        // servers run tens of seconds apart see different hosts.
         let rounds = |k: Kind| {
             self.rate(Workload::Send(16), k).zip(o16).map(|(a, b)| {
                 format!(
@@ -585,5 +641,52 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("0.57×"), "{text}");
+    }
+
+    #[test]
+    fn the_extension_target_reads_the_pairs_loaded_together() {
+        use std::time::Duration;
+        let lanes = vec![
+            Lane::Server(Kind::Ours),
+            Lane::Control,
+            Lane::HeaderOnly(Kind::Ours10Ext),
+            Lane::Server(Kind::Ours10Ext),
+        ];
+        // Taking turns says 10%; together (ours' rate first) says 4% (rounds: 3%, 4%, 9%).
+        let paired = Paired {
+            lanes,
+            rates: vec![
+                vec![100.0, 100.0],
+                vec![100.0, 100.0],
+                vec![99.0, 99.0],
+                vec![90.0, 90.0],
+            ],
+            slice: Duration::from_millis(250),
+            together: vec![
+                vec![],
+                vec![(50.0, 50.0)],
+                vec![(50.0, 49.5)],
+                vec![(50.0, 48.5), (50.0, 48.0), (50.0, 45.5)],
+            ],
+            round: Duration::from_secs(2),
+        };
+        let c = paired.cost_together(3).unwrap();
+        assert!((c.median - 4.0).abs() < 1e-9, "{c:?}");
+        assert!((paired.cost(3).unwrap().median - 10.0).abs() < 1e-9);
+        let r = Results {
+            kinds: vec![Kind::Ours, Kind::Ours10Ext],
+            paired: Some(paired),
+            ..Results::default()
+        };
+        let (text, _) = r.render();
+        let line = text
+            .lines()
+            .find(|l| l.contains("10 activated extensions"))
+            .unwrap();
+        assert!(line.starts_with("  PASS"), "{line}");
+        assert!(
+            line.contains("4.0% (loaded together with ours on the server core, middle half of the 3 rounds of 2.0 s: 4.0% … 9.0%; the same requests to ours without extensions: 1.0%; two identical servers of ours differ by 0.0%); taking turns instead: 10.0%"),
+            "{line}"
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! The harness: set up, check every server, run the workloads round by round with the servers
 //! interleaved, measure memory, print the table.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -365,7 +366,11 @@ async fn timed(k: Kind, w: Workload, env: &Env, opts: &Options) -> Result<Sample
 /// saw the same host, which drifts by more than 5% between runs tens of seconds apart. Two more
 /// lanes tell what the figure is made of: a second `ours` (the control: what two identical
 /// servers differ by) and `ours` sent the ten-URI header with no extension configured (what the
-/// header's bytes alone cost). `None` when ours or none of the extension servers was run.
+/// header's bytes alone cost). Then the same servers are measured together: ours and one other
+/// lane loaded at once, both on the one server core, which the kernel shares between the two
+/// busy processes, so that their rates compare what a request costs each under the same host at
+/// the same moment (taking turns, slices a second apart still see the host drift). `None` when
+/// ours or none of the extension servers was run.
 async fn paired(checked: &[Kind], env: &Env, opts: &Options) -> Result<Option<Paired>, String> {
     let with_extensions: Vec<Kind> = [Kind::Ours10Ext, Kind::Ours3Ext]
         .into_iter()
@@ -389,10 +394,10 @@ async fn paired(checked: &[Kind], env: &Env, opts: &Options) -> Result<Option<Pa
     } else {
         (80, Duration::from_millis(250))
     };
-    let load = |i: usize, warmup: Duration, duration: Duration| {
+    let load_at = |addr: SocketAddr, lane: Lane, warmup: Duration, duration: Duration| {
         load::run(
-            servers[i].addr,
-            lanes[i].client().request(Req::rpc(wire::send_body())),
+            addr,
+            lane.client().request(Req::rpc(wire::send_body())),
             Check::Completed,
             Plan {
                 conns: 16,
@@ -401,6 +406,9 @@ async fn paired(checked: &[Kind], env: &Env, opts: &Options) -> Result<Option<Pa
                 count: None,
             },
         )
+    };
+    let load = |i: usize, warmup: Duration, duration: Duration| {
+        load_at(servers[i].addr, lanes[i], warmup, duration)
     };
     for i in 0..lanes.len() {
         load(i, opts.warmup, Duration::from_millis(100)).await;
@@ -425,21 +433,68 @@ async fn paired(checked: &[Kind], env: &Env, opts: &Options) -> Result<Option<Pa
     for server in servers {
         server.stop();
     }
+    // Together: ours and one other lane loaded at once, the lanes in rotating order; each pair
+    // on freshly started servers, so that no one process's memory layout decides the figure.
+    let (rounds, round) = if opts.smoke {
+        (1, Duration::from_millis(300))
+    } else {
+        (12, Duration::from_secs(2))
+    };
+    let mut together = vec![Vec::with_capacity(rounds); lanes.len()];
+    let others = lanes.len() - 1;
+    for r in 0..rounds {
+        for n in 0..others {
+            let i = 1 + (n + r) % others;
+            let base_server = Server::start(lanes[0].server(), env, &[]).await?;
+            let other_server = Server::start(lanes[i].server(), env, &[]).await?;
+            let warmup = Duration::from_millis(300);
+            let base_load = load_at(base_server.addr, lanes[0], warmup, round);
+            let other_load = load_at(other_server.addr, lanes[i], warmup, round);
+            // Which of the two the load generator starts (and polls) first alternates.
+            let (base, other) = if r % 2 == 0 {
+                tokio::join!(base_load, other_load)
+            } else {
+                let (other, base) = tokio::join!(other_load, base_load);
+                (base, other)
+            };
+            base_server.stop();
+            other_server.stop();
+            for (lane, res) in [(0, &base), (i, &other)] {
+                if res.errors > 0 || res.requests == 0 {
+                    return Err(format!(
+                        "{} (loaded together with {}): {} errors in round {}, first: {}",
+                        lanes[lane].label(),
+                        lanes[if lane == 0 { i } else { 0 }].label(),
+                        res.errors,
+                        r + 1,
+                        res.first_error.clone().unwrap_or_default()
+                    ));
+                }
+            }
+            together[i].push((base.rate(), other.rate()));
+        }
+    }
     let paired = Paired {
         lanes,
         rates,
         slice,
+        together,
+        round,
     };
     for (i, lane) in paired.lanes.iter().enumerate().skip(1) {
-        if let Some(c) = paired.cost(i) {
-            eprintln!(
-                "paired {:44} vs ours: cost {:.1}% (slices' middle half {:.1}% … {:.1}%)",
-                lane.label(),
-                c.median,
-                c.low,
-                c.high
-            );
-        }
+        let show = |how: &str, c: Option<crate::report::Cost>| {
+            if let Some(c) = c {
+                eprintln!(
+                    "paired {:44} vs ours, {how}: cost {:.1}% (middle half {:.1}% … {:.1}%)",
+                    lane.label(),
+                    c.median,
+                    c.low,
+                    c.high
+                );
+            }
+        };
+        show("taking turns", paired.cost(i));
+        show("together", paired.cost_together(i));
     }
     Ok(Some(paired))
 }
@@ -508,13 +563,13 @@ async fn memory(k: Kind, env: &Env, opts: &Options) -> Result<Memory, String> {
     })
 }
 
-/// `a2a-bench drive <addr> <send|send-ext|card|stream> <conns> <requests>`: a fixed number of
+/// `a2a-bench drive <addr> <send|send-ext|send-ext10|card|stream> <conns> <requests>`: a fixed number of
 /// requests against a server started by hand (under `perf` or `valgrind --tool=callgrind`, say),
 /// then the rate and latencies. Bounded: 10 minutes at most.
 pub(crate) fn drive(args: &[String]) -> Result<(), String> {
     let [addr, what, conns, requests] = args else {
         return Err(
-            "usage: a2a-bench drive <addr> <send|send-ext|card|stream> <conns> <requests>".into(),
+            "usage: a2a-bench drive <addr> <send|send-ext|send-ext10|card|stream> <conns> <requests>".into(),
         );
     };
     let addr: std::net::SocketAddr = addr.parse().map_err(|e| format!("address {addr:?}: {e}"))?;

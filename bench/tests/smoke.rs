@@ -62,14 +62,20 @@ fn smoke_mode_runs_ours_and_the_floor() {
             "missing {row:?} in:\n{stdout}\n{stderr}"
         );
     }
-    // The extensions' cost was measured in pairs, with its control.
+    // The extensions' cost was measured in pairs both ways (loaded together with ours, and
+    // taking turns), each with its control.
     let paired = stdout
         .lines()
         .find(|l| l.contains("10 activated extensions cost"))
         .unwrap_or_default();
     assert!(
         paired.contains("measured in pairs")
-            && paired.contains("two identical servers of ours differ by")
+            && paired.contains("loaded together with ours on the server core")
+            && paired.contains("taking turns instead")
+            && paired
+                .matches("two identical servers of ours differ by")
+                .count()
+                == 2
             && paired.contains("the rounds' medians above say"),
         "{paired:?} in:\n{stdout}\n{stderr}"
     );

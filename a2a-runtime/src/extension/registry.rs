@@ -730,7 +730,7 @@ impl ExtensionSet {
             });
         }
         let mut values = Vec::with_capacity(plan.steps.len());
-        // Only built once an extension is skipped: otherwise the plan's lists are shared.
+        // Only built once an extension is skipped: otherwise the plan's list is shared.
         let mut partial: Option<Vec<Activation>> = None;
         let mut hooks = 0;
         for (step, &(index, missing)) in plan.steps.iter().enumerate() {

@@ -124,7 +124,8 @@ impl RequestHeaders {
             .map(|(_, name_end, value_end)| self.bytes.get(name_end..value_end).unwrap_or_default())
     }
 
-    /// Every header as (lowercase name, value), in the order received.
+    /// Every header as (lowercase name, value), in the order received (a value that is not
+    /// UTF-8 is skipped).
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
         self.spans().filter_map(|(start, name_end, value_end)| {
             let name = std::str::from_utf8(self.bytes.get(start..name_end)?).ok()?;

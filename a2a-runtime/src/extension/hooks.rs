@@ -210,6 +210,8 @@ pub enum Slot {
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug)]
 pub enum Scalar {
+    /// `()`: an extension that keeps nothing per request.
+    Unit,
     /// A `bool`.
     Bool(bool),
     /// A `u32`.
@@ -234,7 +236,9 @@ impl Slot {
     pub(crate) fn new<A: Any + Send + Sync>(value: A) -> Self {
         let mut value = Some(value);
         let any: &mut dyn Any = &mut value;
-        let scalar = if let Some(v) = any.downcast_mut::<Option<bool>>().and_then(Option::take) {
+        let scalar = if any.is::<Option<()>>() {
+            Scalar::Unit
+        } else if let Some(v) = any.downcast_mut::<Option<bool>>().and_then(Option::take) {
             Scalar::Bool(v)
         } else if let Some(v) = any.downcast_mut::<Option<u32>>().and_then(Option::take) {
             Scalar::U32(v)
@@ -264,6 +268,7 @@ impl Slot {
     /// The value, as a `dyn Any`.
     pub(crate) fn as_any(&self) -> &dyn Any {
         match self {
+            Self::Scalar(Scalar::Unit) => &(),
             Self::Scalar(Scalar::Bool(v)) => v,
             Self::Scalar(Scalar::U32(v)) => v,
             Self::Scalar(Scalar::U64(v)) => v,
@@ -293,6 +298,16 @@ impl Slot {
                         Self::Scalar(_) => return None,
                     }
                 }
+            };
+        }
+        if is::<A, ()>() {
+            // Any `&mut ()` is the value: a leaked box of a zero-sized value allocates nothing.
+            return match self {
+                Self::Scalar(Scalar::Unit) => {
+                    let unit: &mut dyn Any = Box::leak(Box::new(()));
+                    unit.downcast_mut::<A>()
+                }
+                _ => None,
             };
         }
         let any: &mut dyn Any =
@@ -520,8 +535,7 @@ impl<E: Extension> DynExtension for DataOnly<E> {
         Ok(())
     }
     fn activate(&self, _: &[String], _: &RequestContext) -> Result<Option<Slot>, A2aError> {
-        // `()` is zero-sized: no allocation.
-        Ok(Some(Slot::Boxed(Box::new(()))))
+        Ok(Some(Slot::Scalar(Scalar::Unit)))
     }
     // Never called: its `hooks()` are none.
     fn handle_request(
@@ -561,7 +575,8 @@ impl<E: Extension> DynExtension for DataOnly<E> {
         0
     }
     fn prototype(&self) -> Option<Scalar> {
-        None
+        // Nothing to decide: every activation is the same `()`.
+        Some(Scalar::Unit)
     }
 }
 
@@ -755,7 +770,7 @@ mod tests {
         round_trip(-5i64, true);
         round_trip(9u8, false);
         round_trip(Some(7u32), false);
-        round_trip((), false);
+        round_trip((), true);
         round_trip(String::from("x"), false);
         round_trip(vec![1u32, 2], false);
     }

@@ -1143,6 +1143,29 @@ mod tests {
     }
 
     #[test]
+    fn data_only_extensions_are_activated_from_the_template() {
+        let set = set_of(vec![A {}.__into_dyn(), B {}.__into_dyn()]);
+        let both = format!("{}, {}", A::URI, B::URI);
+        let begun = set.begin([both.as_str()]).unwrap().unwrap();
+        let plan = begun.plan.as_deref().unwrap();
+        assert!(plan.template.get().is_none());
+        for _ in 0..2 {
+            let n = set.activate_begun(&begun, &RequestContext::v1()).unwrap();
+            assert_eq!(uris(&n), [A::URI, B::URI]);
+            let values = n.lock_values();
+            assert!(
+                values
+                    .iter()
+                    .all(|v| matches!(v, Slot::Scalar(Scalar::Unit)))
+            );
+        }
+        // The first activation asked each extension; it left the plan a template of `()`s.
+        let template = plan.template.get().unwrap();
+        assert!(template.values.iter().all(|v| matches!(v, Scalar::Unit)));
+        assert_eq!(template.values.len(), 2);
+    }
+
+    #[test]
     fn a_header_value_that_is_not_utf8_counts_as_not_sent() {
         let set = set_of(vec![A {}.__into_dyn()]);
         let latin1: &[u8] = b"https://example.com/test/a/v1, caf\xe9";

@@ -347,9 +347,10 @@ pub(crate) struct Plan {
     /// added to the extensions' counters when the plan goes (read from the cached plan by
     /// [`ExtensionSet::metrics`] meanwhile).
     whole: AtomicU64,
-    /// Set once a request has activated every step through the prototypes of extensions
-    /// whose `activate` is the default: the next ones copy it instead of asking each.
-    template: OnceLock<Template>,
+    /// Decided once every step's prototype is known: a template when each has one (its
+    /// `activate` is the default and its value a scalar), which the next requests copy
+    /// instead of asking each extension; `None` when some step has none.
+    template: OnceLock<Option<Template>>,
 }
 
 /// What every request activating a [`Plan`] gets when no extension decides anything: the
@@ -717,7 +718,12 @@ impl ExtensionSet {
         ctx: &RequestContext,
     ) -> Result<Negotiated, A2aError> {
         let spans = spans_wanted();
-        if let Some(template) = plan.template.get().filter(|_| !spans) {
+        if let Some(template) = plan
+            .template
+            .get()
+            .and_then(Option::as_ref)
+            .filter(|_| !spans)
+        {
             plan.whole.fetch_add(1, Ordering::Relaxed);
             let values = template.values.iter().map(|&v| Slot::from(v)).collect();
             return Ok(Negotiated {
@@ -793,21 +799,27 @@ impl ExtensionSet {
         })
     }
 
-    /// Gives `plan` its [`Template`] when every one of its extensions is activated by copying
-    /// its prototype.
+    /// Decides `plan`'s [`Template`] once every one of its extensions' prototypes is known:
+    /// one when each has a prototype, none (for good) when some has not.
     fn set_template(&self, plan: &Plan) {
-        let prototypes: Option<Box<[Scalar]>> = plan
-            .steps
-            .iter()
-            .map(|&(index, _)| self.inner.entries.get(index)?.prototype.get().copied()?)
-            .collect();
-        if let Some(values) = prototypes {
-            let _ = plan.template.set(Template {
-                values,
-                hooks: AtomicU8::new(0),
-                as_of: AtomicU64::new(u64::MAX),
-            });
+        let mut known = Vec::with_capacity(plan.steps.len());
+        for &(index, _) in &plan.steps {
+            match self.inner.entries.get(index).map(|e| e.prototype.get()) {
+                Some(Some(Some(scalar))) => known.push(*scalar),
+                // An extension without a prototype: no template, ever.
+                Some(Some(None)) | None => {
+                    let _ = plan.template.set(None);
+                    return;
+                }
+                // Not asked yet (another request is activating it): decided later.
+                Some(None) => return,
+            }
         }
+        let _ = plan.template.set(Some(Template {
+            values: known.into(),
+            hooks: AtomicU8::new(0),
+            as_of: AtomicU64::new(u64::MAX),
+        }));
     }
 
     /// The hooks the extensions of `plan` may run, recomputed when one was found to be a
@@ -1160,9 +1172,18 @@ mod tests {
             );
         }
         // The first activation asked each extension; it left the plan a template of `()`s.
-        let template = plan.template.get().unwrap();
+        let template = plan.template.get().unwrap().as_ref().unwrap();
         assert!(template.values.iter().all(|v| matches!(v, Scalar::Unit)));
         assert_eq!(template.values.len(), 2);
+        // With an extension whose value is boxed there is none, decided once for good.
+        let mixed = set_of(vec![A {}.__into_dyn(), Peeker {}.__into_dyn()]);
+        let both = format!("{}, {}", A::URI, Peeker::URI);
+        let begun = mixed.begin([both.as_str()]).unwrap().unwrap();
+        let plan = begun.plan.as_deref().unwrap();
+        for _ in 0..2 {
+            mixed.activate_begun(&begun, &RequestContext::v1()).unwrap();
+            assert!(matches!(plan.template.get(), Some(None)));
+        }
     }
 
     #[test]
@@ -1266,7 +1287,7 @@ mod tests {
             .unwrap()
             .as_ref()
             .and_then(|(_, begun)| begun.plan.as_ref())
-            .is_some_and(|plan| plan.template.get().is_some());
+            .is_some_and(|plan| plan.template.get().is_some_and(Option::is_some));
         assert!(templated, "the cached plan has its template");
         // `activate` is the default and the value a u32: rounds 2 and 3 copied the default
         // (each round still saw a fresh value, above) instead of calling it.

@@ -175,19 +175,8 @@ impl A2aService {
         if self.extensions.is_empty() || ctx.extensions.requested.is_empty() {
             return Ok(None);
         }
-        let mut negotiated = self.extensions.activate_begun(&ctx.extensions, ctx)?;
-        // The request hooks run on the values taken out of the negotiation, which the context
-        // holds meanwhile (no lock; a hook reading values through the context finds none).
-        let mut values = negotiated.take_values();
-        ctx.extensions = Arc::new(negotiated);
-        let outcome = ctx.extensions.handle_request_with(&mut values, req, ctx);
-        if !values.is_empty() {
-            match Arc::get_mut(&mut ctx.extensions) {
-                Some(only) => only.put_values(values),
-                None => *ctx.extensions.lock_values() = values,
-            }
-        }
-        outcome?;
+        ctx.extensions = Arc::new(self.extensions.activate_begun(&ctx.extensions, ctx)?);
+        ctx.extensions.handle_request(req, ctx)?;
         Ok(Some(ctx.extensions.clone()))
     }
 

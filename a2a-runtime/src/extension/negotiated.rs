@@ -1,9 +1,13 @@
 //! The outcome of extension negotiation for one request.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::hooks::{Extension, ExtensionHooks, Slot};
 use super::registry::{Entry, Plan};
+
+/// The activation values of one request, one per activated extension, in their order.
+pub(crate) type Values = Vec<Slot>;
 
 /// One activated extension: its URI (its activation value is in the negotiation's value table,
 /// at the same position). Holds the extension's entry in its set, which the hooks are called
@@ -42,7 +46,10 @@ pub struct Negotiated {
     pub activated: Arc<[Activation]>,
     /// The activation values, one per activated extension, in the same order: one lock for all
     /// of them, taken once per hook phase (not once per extension).
-    pub(crate) values: Mutex<Vec<Slot>>,
+    pub(crate) values: Mutex<Values>,
+    /// The `handle_request` hooks are running (holding the value table): see
+    /// [`extension`](Self::extension).
+    pub(crate) requesting: AtomicBool,
     /// The hooks (`HOOK_*` bits) some activated extension may implement: a phase no extension
     /// hooks is skipped without looking at each.
     pub(crate) hooks: u8,
@@ -91,6 +98,9 @@ impl Negotiated {
     /// with the hooks then); a request hook tells whether another extension is active with
     /// [`is_active`](Self::is_active).
     pub fn extension<E: ExtensionHooks>(&self) -> Option<E::Activation> {
+        if self.requesting.load(Ordering::Acquire) {
+            return None;
+        }
         let i = self
             .activated
             .iter()
@@ -104,15 +114,31 @@ impl Negotiated {
 
     /// The value table, locked (a poisoned lock is taken as is: a hook that panicked left its
     /// value as it was).
-    pub(crate) fn lock_values(&self) -> MutexGuard<'_, Vec<Slot>> {
+    pub(crate) fn lock_values(&self) -> MutexGuard<'_, Values> {
         self.values
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    /// Marks the `handle_request` hooks as running until the guard goes (also when a hook
+    /// panics).
+    pub(crate) fn requesting(&self) -> Requesting<'_> {
+        self.requesting.store(true, Ordering::Release);
+        Requesting(&self.requesting)
+    }
+
     /// The activated URIs, in declaration order.
     pub fn activated_uris(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.activated.iter().map(Activation::uri)
+    }
+}
+
+/// While it lives, the `handle_request` hooks of a negotiation are running.
+pub(crate) struct Requesting<'a>(&'a AtomicBool);
+
+impl Drop for Requesting<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
     }
 }
 

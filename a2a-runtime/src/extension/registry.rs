@@ -2,7 +2,7 @@
 //! builder, and the resolved, ordered [`ExtensionSet`] that negotiates every request.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::dependencies::Dependencies;
@@ -11,7 +11,7 @@ use super::hooks::{
     HOOK_TRANSITION, HookOutcome, Live, Reply, Scalar, Slot,
 };
 use super::method::MethodEntry;
-use super::negotiated::{Activation, Negotiated};
+use super::negotiated::{Activation, Negotiated, Values};
 use crate::core::{A2aRequest, Operation, RequestContext};
 use crate::error::A2aError;
 use crate::types::{AgentExtension, StreamResponse, TaskStatus};
@@ -645,6 +645,7 @@ impl ExtensionSet {
             requested: requested.into(),
             activated: Arc::default(),
             values: Mutex::default(),
+            requesting: AtomicBool::new(false),
             hooks: 0,
             spans: false,
             plan: Some(Arc::new(plan)),
@@ -725,17 +726,18 @@ impl ExtensionSet {
             .filter(|_| !spans)
         {
             plan.whole.fetch_add(1, Ordering::Relaxed);
-            let values = template.values.iter().map(|&v| Slot::from(v)).collect();
+            let values: Values = template.values.iter().map(|&v| Slot::from(v)).collect();
             return Ok(Negotiated {
                 requested,
                 activated: plan.all.clone(),
                 values: Mutex::new(values),
+                requesting: AtomicBool::new(false),
                 hooks: self.template_hooks(plan, template),
                 spans,
                 plan: None,
             });
         }
-        let mut values = Vec::with_capacity(plan.steps.len());
+        let mut values = Values::with_capacity(plan.steps.len());
         // Only built once an extension is skipped: otherwise the plan's list is shared.
         let mut partial: Option<Vec<Activation>> = None;
         let mut hooks = 0;
@@ -793,6 +795,7 @@ impl ExtensionSet {
             requested,
             activated: partial.map_or_else(|| plan.all.clone(), Arc::from),
             values: Mutex::new(values),
+            requesting: AtomicBool::new(false),
             hooks,
             spans,
             plan: None,
@@ -957,64 +960,25 @@ impl Negotiated {
         run_hooks_on((&self.activated, self.spans), values, hook, f)
     }
 
-    /// The activation values, taken out of the table for the request hooks (see
-    /// [`handle_request_with`](Self::handle_request_with)); empty when no request hook may run.
-    pub(crate) fn take_values(&mut self) -> Vec<Slot> {
-        if self.hooked(HOOK_REQUEST).is_none() {
-            return Vec::new();
-        }
-        std::mem::take(
-            self.values
-                .get_mut()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        )
-    }
-
-    /// Puts back the values [`take_values`](Self::take_values) took.
-    pub(crate) fn put_values(&mut self, values: Vec<Slot>) {
-        *self
-            .values
-            .get_mut()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = values;
-    }
-
-    /// Runs every activated extension's `handle_request`, in declaration order, on `values`
-    /// (taken out of the table, so that a hook reading values through `ctx`, which may hold
-    /// this negotiation, finds none rather than waiting for itself). Does nothing when
-    /// `values` is empty.
-    pub(crate) fn handle_request_with(
-        &self,
-        values: &mut [Slot],
-        req: &mut A2aRequest,
-        ctx: &RequestContext,
-    ) -> Result<(), A2aError> {
-        let Some(entries) = self.hooked(HOOK_REQUEST).filter(|_| !values.is_empty()) else {
-            return Ok(());
-        };
-        run_hooks_on(
-            entries,
-            values,
-            (HOOK_REQUEST, "handle_request"),
-            |ext, value, live| ext.handle_request(req, value, ctx, live),
-        )
-    }
-
-    /// Runs every activated extension's `handle_request`, in declaration order (the values are
-    /// out of the table meanwhile: see [`handle_request_with`](Self::handle_request_with)).
-    /// The client's path (the server takes the values out itself).
-    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    /// Runs every activated extension's `handle_request`, in declaration order, with the value
+    /// table locked once for all of them. Meanwhile [`extension`](Negotiated::extension) answers
+    /// `None` (a hook reading values through `ctx`, which may hold this negotiation, would
+    /// otherwise wait for itself).
     pub(crate) fn handle_request(
         &self,
         req: &mut A2aRequest,
         ctx: &RequestContext,
     ) -> Result<(), A2aError> {
-        if self.hooked(HOOK_REQUEST).is_none() {
+        let Some(entries) = self.hooked(HOOK_REQUEST) else {
             return Ok(());
-        }
-        let mut values = std::mem::take(&mut *self.lock_values());
-        let outcome = self.handle_request_with(&mut values, req, ctx);
-        *self.lock_values() = values;
-        outcome
+        };
+        let _requesting = self.requesting();
+        run_hooks_on(
+            entries,
+            &mut self.lock_values(),
+            (HOOK_REQUEST, "handle_request"),
+            |ext, value, live| ext.handle_request(req, value, ctx, live),
+        )
     }
 
     /// Runs every activated extension's `handle_response`, in declaration order.
@@ -1349,6 +1313,46 @@ mod tests {
         }
     }
 
+    /// Its request hook panics.
+    #[crate::a2a_extension(uri = "https://example.com/test/panicker/v1")]
+    #[derive(Default, serde::Serialize, serde::Deserialize)]
+    struct Panicker {}
+
+    impl crate::extension::ExtensionHooks for Panicker {
+        type Activation = u32;
+
+        fn activate(&self, _: &[String], _: &RequestContext) -> Activate<u32> {
+            Activate::Activated(7)
+        }
+
+        fn handle_request(
+            &self,
+            _: &mut A2aRequest,
+            _: &mut u32,
+            _: &RequestContext,
+        ) -> Result<(), A2aError> {
+            panic!("a request hook that panics");
+        }
+    }
+
+    #[test]
+    fn values_are_readable_again_after_a_request_hook_panicked() {
+        let set = set_of(vec![Peeker {}.__into_dyn(), Panicker {}.__into_dyn()]);
+        let both = format!("{}, {}", Peeker::URI, Panicker::URI);
+        let begun = set.begin([both.as_str()]).unwrap().unwrap();
+        let mut ctx = RequestContext::v1();
+        let n = Arc::new(set.activate_begun(&begun, &ctx).unwrap());
+        ctx.extensions = n.clone();
+        let mut req = A2aRequest::GetTask(Default::default());
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            n.handle_request(&mut req, &ctx)
+        }));
+        assert!(panicked.is_err());
+        // Not stuck in "the request hooks are running", and the poisoned table is still read.
+        assert_eq!(n.extension::<Panicker>(), Some(7));
+        assert_eq!(n.extension::<Peeker>(), Some(Some(None)));
+    }
+
     #[test]
     fn values_stay_with_their_extension_when_one_is_skipped_and_request_hooks_do_not_wait_for_themselves()
      {
@@ -1378,7 +1382,7 @@ mod tests {
                 n.extension::<Skipper>(),
                 (tenant != "skip").then(|| "on".to_owned())
             );
-            // Inside the request hooks the values are out of the table: None, not a deadlock.
+            // Inside the request hooks the hooks hold the table: None, not a deadlock.
             assert_eq!(n.extension::<Peeker>(), Some(Some(None)));
         }
         // Requests that activate all they asked for share one list; a skip gets its own.

@@ -712,6 +712,9 @@ impl ExtensionSet {
         }
     }
 
+    /// Activates `plan`: from its template when it has one (the usual request, kept short:
+    /// a few cache lines of code), else by asking each extension.
+    #[inline]
     fn activate_plan(
         &self,
         requested: Arc<[String]>,
@@ -737,6 +740,19 @@ impl ExtensionSet {
                 plan: None,
             });
         }
+        self.activate_each(requested, plan, ctx, spans)
+    }
+
+    /// [`activate_plan`](Self::activate_plan) without a template: each extension's
+    /// prototype is copied or its `activate` called.
+    #[inline(never)]
+    fn activate_each(
+        &self,
+        requested: Arc<[String]>,
+        plan: &Plan,
+        ctx: &RequestContext,
+        spans: bool,
+    ) -> Result<Negotiated, A2aError> {
         let mut values = Values::with_capacity(plan.steps.len());
         // Only built once an extension is skipped: otherwise the plan's list is shared.
         let mut partial: Option<Vec<Activation>> = None;
@@ -874,9 +890,17 @@ const LEGACY_METHODS: &[&str] = &[
 ];
 
 /// True when a tracing subscriber is installed and wants debug spans (asked once per series of
-/// hook calls).
+/// hook calls). Without a subscriber this is one load; asking one is out of line.
+#[inline(always)]
 fn spans_wanted() -> bool {
-    tracing::dispatcher::has_been_set() && tracing::enabled!(tracing::Level::DEBUG)
+    tracing::dispatcher::has_been_set() && debug_enabled()
+}
+
+/// Whether the installed subscriber wants debug spans.
+#[cold]
+#[inline(never)]
+fn debug_enabled() -> bool {
+    tracing::enabled!(tracing::Level::DEBUG)
 }
 
 /// Runs `f` in an `a2a_extension` debug span naming the extension and the hook when `wanted`
@@ -892,33 +916,57 @@ fn in_span_if<R>(wanted: bool, uri: &'static str, hook: &'static str, f: impl Fn
     }
 }
 
-/// Calls one extension's hook (named `name`) through `f` on its activation value and its
-/// `live` bits (which a hook found to be the default body clears).
-fn call_hook(
-    e: &Entry,
-    value: &mut Slot,
-    spans: bool,
-    name: &'static str,
-    f: &mut impl FnMut(&dyn DynExtension, &mut Slot, &Live) -> HookOutcome,
-) -> Result<(), A2aError> {
-    in_span_if(spans, e.uri, name, || f(e.ext.as_ref(), value, &e.live)).map_err(|err| {
-        e.counters.hook_errors.fetch_add(1, Ordering::Relaxed);
-        *err
-    })
+/// Counts a hook's error on its extension and unboxes it (here, so that the unboxing stays
+/// out of the hook loops).
+#[cold]
+#[inline(never)]
+#[allow(clippy::boxed_local)]
+fn hook_failed(e: &Entry, err: Box<A2aError>) -> A2aError {
+    e.counters.hook_errors.fetch_add(1, Ordering::Relaxed);
+    *err
 }
 
 /// Runs `hook` (a `HOOK_*` bit, named `name`) of every extension in `activated` (in
 /// declaration order) that may implement it, each on its value in `values` (`values[i]`
 /// belongs to `activated[i]`); a hook found to be the default body is not called again.
+///
+/// The loop without spans is all this function holds (the one with spans, and the error
+/// path, are out of line): it is what every request with extensions runs, a few cache lines
+/// of code.
+#[inline]
 fn run_hooks_on(
     (activated, spans): (&[Activation], bool),
     values: &mut [Slot],
     (hook, name): (u8, &'static str),
     mut f: impl FnMut(&dyn DynExtension, &mut Slot, &Live) -> HookOutcome,
 ) -> Result<(), A2aError> {
+    if spans {
+        return run_hooks_in_spans(activated, values, (hook, name), f);
+    }
     for (a, value) in activated.iter().zip(values) {
-        if a.0.live.hooks() & hook != 0 {
-            call_hook(&a.0, value, spans, name, &mut f)?;
+        if a.0.live.hooks() & hook != 0
+            && let Err(err) = f(a.0.ext.as_ref(), value, &a.0.live)
+        {
+            return Err(hook_failed(&a.0, err));
+        }
+    }
+    Ok(())
+}
+
+/// [`run_hooks_on`] with each call in a debug span ([`in_span_if`]).
+#[cold]
+#[inline(never)]
+fn run_hooks_in_spans(
+    activated: &[Activation],
+    values: &mut [Slot],
+    (hook, name): (u8, &'static str),
+    mut f: impl FnMut(&dyn DynExtension, &mut Slot, &Live) -> HookOutcome,
+) -> Result<(), A2aError> {
+    for (a, value) in activated.iter().zip(values) {
+        let e = &a.0;
+        if e.live.hooks() & hook != 0 {
+            in_span_if(true, e.uri, name, || f(e.ext.as_ref(), value, &e.live))
+                .map_err(|err| hook_failed(e, err))?;
         }
     }
     Ok(())

@@ -1463,6 +1463,38 @@ mod tests {
         assert_eq!(counts(&set), [(7, 0), (4, 2), (6, 0)]);
     }
 
+    /// Its response hook fails.
+    #[crate::a2a_extension(uri = "https://example.com/test/failing/v1")]
+    #[derive(Default, serde::Serialize, serde::Deserialize)]
+    struct Failing {}
+
+    impl crate::extension::ExtensionHooks for Failing {
+        type Activation = ();
+
+        fn handle_response(&self, _: &mut Reply<'_>, _: &mut ()) -> Result<(), A2aError> {
+            Err(A2aError::invalid_field(
+                "reply",
+                "refused by the failing extension",
+            ))
+        }
+    }
+
+    #[test]
+    fn a_hook_error_stops_the_phase_and_is_counted_on_its_extension() {
+        let set = set_of(vec![Failing {}.__into_dyn(), Replies {}.__into_dyn()]);
+        let mut task = crate::types::Task::default();
+        let n = negotiate(&set, &[Failing::URI, Replies::URI]).unwrap();
+        let err = n.handle_response(&mut Reply::Task(&mut task)).unwrap_err();
+        assert!(
+            err.to_string().contains("refused by the failing extension"),
+            "{err}"
+        );
+        // The hooks after the failing one did not run.
+        assert_eq!(n.extension::<Replies>(), Some(0));
+        let errors: Vec<u64> = set.metrics().iter().map(|m| m.hook_errors).collect();
+        assert_eq!(errors, [1, 0]);
+    }
+
     #[test]
     fn response_hooks_change_the_activation_value_alike_with_and_without_the_lock() {
         let set = set_of(vec![Replies {}.__into_dyn(), Counted {}.__into_dyn()]);

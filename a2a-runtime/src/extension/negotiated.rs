@@ -6,9 +6,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use super::hooks::{Extension, ExtensionHooks, Slot};
 use super::registry::{Entry, Plan};
 
-/// The activation values of one request, one per activated extension, in their order.
-pub(crate) type Values = Vec<Slot>;
-
 /// One activated extension: its URI (its activation value is in the negotiation's value table,
 /// at the same position). Holds the extension's entry in its set, which the hooks are called
 /// through.
@@ -46,7 +43,7 @@ pub struct Negotiated {
     pub activated: Arc<[Activation]>,
     /// The activation values, one per activated extension, in the same order: one lock for all
     /// of them, taken once per hook phase (not once per extension).
-    pub(crate) values: Mutex<Values>,
+    pub(crate) values: Mutex<Vec<Slot>>,
     /// The `handle_request` hooks are running (holding the value table): see
     /// [`extension`](Self::extension).
     pub(crate) requesting: AtomicBool,
@@ -114,7 +111,7 @@ impl Negotiated {
 
     /// The value table, locked (a poisoned lock is taken as is: a hook that panicked left its
     /// value as it was).
-    pub(crate) fn lock_values(&self) -> MutexGuard<'_, Values> {
+    pub(crate) fn lock_values(&self) -> MutexGuard<'_, Vec<Slot>> {
         self.values
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)

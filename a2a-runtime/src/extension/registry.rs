@@ -11,7 +11,7 @@ use super::hooks::{
     HOOK_TRANSITION, HookOutcome, Live, Reply, Scalar, Slot,
 };
 use super::method::MethodEntry;
-use super::negotiated::{Activation, Negotiated, Values};
+use super::negotiated::{Activation, Negotiated};
 use crate::core::{A2aRequest, Operation, RequestContext};
 use crate::error::A2aError;
 use crate::types::{AgentExtension, StreamResponse, TaskStatus};
@@ -729,7 +729,7 @@ impl ExtensionSet {
             .filter(|_| !spans)
         {
             plan.whole.fetch_add(1, Ordering::Relaxed);
-            let values: Values = template.values.iter().map(|&v| Slot::from(v)).collect();
+            let values: Vec<Slot> = template.values.iter().map(|&v| Slot::from(v)).collect();
             return Ok(Negotiated {
                 requested,
                 activated: plan.all.clone(),
@@ -753,7 +753,7 @@ impl ExtensionSet {
         ctx: &RequestContext,
         spans: bool,
     ) -> Result<Negotiated, A2aError> {
-        let mut values = Values::with_capacity(plan.steps.len());
+        let mut values = Vec::with_capacity(plan.steps.len());
         // Only built once an extension is skipped: otherwise the plan's list is shared.
         let mut partial: Option<Vec<Activation>> = None;
         let mut hooks = 0;

@@ -211,7 +211,7 @@ pub enum Slot {
 #[derive(Clone, Copy, Debug)]
 pub enum Scalar {
     /// `()`: an extension that keeps nothing per request.
-    Unit,
+    Unit(()),
     /// A `bool`.
     Bool(bool),
     /// A `u32`.
@@ -236,8 +236,8 @@ impl Slot {
     pub(crate) fn new<A: Any + Send + Sync>(value: A) -> Self {
         let mut value = Some(value);
         let any: &mut dyn Any = &mut value;
-        let scalar = if any.is::<Option<()>>() {
-            Scalar::Unit
+        let scalar = if let Some(v) = any.downcast_mut::<Option<()>>().and_then(Option::take) {
+            Scalar::Unit(v)
         } else if let Some(v) = any.downcast_mut::<Option<bool>>().and_then(Option::take) {
             Scalar::Bool(v)
         } else if let Some(v) = any.downcast_mut::<Option<u32>>().and_then(Option::take) {
@@ -268,7 +268,7 @@ impl Slot {
     /// The value, as a `dyn Any`.
     pub(crate) fn as_any(&self) -> &dyn Any {
         match self {
-            Self::Scalar(Scalar::Unit) => &(),
+            Self::Scalar(Scalar::Unit(v)) => v,
             Self::Scalar(Scalar::Bool(v)) => v,
             Self::Scalar(Scalar::U32(v)) => v,
             Self::Scalar(Scalar::U64(v)) => v,
@@ -300,18 +300,8 @@ impl Slot {
                 }
             };
         }
-        if is::<A, ()>() {
-            // Any `&mut ()` is the value: a leaked box of a zero-sized value allocates nothing.
-            return match self {
-                Self::Scalar(Scalar::Unit) => {
-                    let unit: &mut dyn Any = Box::leak(Box::new(()));
-                    unit.downcast_mut::<A>()
-                }
-                _ => None,
-            };
-        }
         let any: &mut dyn Any =
-            variant!(bool => Bool, u32 => U32, u64 => U64, usize => Usize, i64 => I64);
+            variant!(() => Unit, bool => Bool, u32 => U32, u64 => U64, usize => Usize, i64 => I64);
         any.downcast_mut::<A>()
     }
 }
@@ -535,7 +525,7 @@ impl<E: Extension> DynExtension for DataOnly<E> {
         Ok(())
     }
     fn activate(&self, _: &[String], _: &RequestContext) -> Result<Option<Slot>, A2aError> {
-        Ok(Some(Slot::Scalar(Scalar::Unit)))
+        Ok(Some(Slot::Scalar(Scalar::Unit(()))))
     }
     // Never called: its `hooks()` are none.
     fn handle_request(
@@ -576,7 +566,7 @@ impl<E: Extension> DynExtension for DataOnly<E> {
     }
     fn prototype(&self) -> Option<Scalar> {
         // Nothing to decide: every activation is the same `()`.
-        Some(Scalar::Unit)
+        Some(Scalar::Unit(()))
     }
 }
 

@@ -1180,12 +1180,17 @@ mod tests {
             assert!(
                 values
                     .iter()
-                    .all(|v| matches!(v, Slot::Scalar(Scalar::Unit)))
+                    .all(|v| matches!(v, Slot::Scalar(Scalar::Unit(()))))
             );
         }
         // The first activation asked each extension; it left the plan a template of `()`s.
         let template = plan.template.get().unwrap().as_ref().unwrap();
-        assert!(template.values.iter().all(|v| matches!(v, Scalar::Unit)));
+        assert!(
+            template
+                .values
+                .iter()
+                .all(|v| matches!(v, Scalar::Unit(())))
+        );
         assert_eq!(template.values.len(), 2);
         // With an extension whose value is boxed there is none, decided once for good.
         let mixed = set_of(vec![A {}.__into_dyn(), Peeker {}.__into_dyn()]);

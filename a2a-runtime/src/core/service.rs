@@ -175,7 +175,7 @@ impl A2aService {
         if self.extensions.is_empty() || ctx.extensions.requested.is_empty() {
             return Ok(None);
         }
-        ctx.extensions = Arc::new(self.extensions.activate_begun(&ctx.extensions, ctx)?);
+        ctx.extensions = self.extensions.activate_begun(&ctx.extensions, ctx)?;
         ctx.extensions.handle_request(req, ctx)?;
         Ok(Some(ctx.extensions.clone()))
     }
@@ -223,7 +223,6 @@ impl A2aService {
         {
             ctx.tenant = t.to_owned();
         }
-        let negotiated = Arc::new(negotiated);
         let activated = Activated::of(negotiated.clone());
         ctx.extensions = negotiated;
         let mcx = crate::extension::MethodContext {

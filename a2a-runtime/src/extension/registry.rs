@@ -649,6 +649,7 @@ impl ExtensionSet {
             hooks: 0,
             spans: false,
             plan: Some(Arc::new(plan)),
+            reusable: false,
         }))
     }
 
@@ -702,45 +703,55 @@ impl ExtensionSet {
         &self,
         begun: &Negotiated,
         ctx: &RequestContext,
-    ) -> Result<Negotiated, A2aError> {
-        match &begun.plan {
-            Some(plan) => self.activate_plan(begun.requested.clone(), plan, ctx),
-            None => {
-                let plan = self.plan(&begun.requested);
-                self.activate_plan(begun.requested.clone(), &plan, ctx)
-            }
+    ) -> Result<Arc<Negotiated>, A2aError> {
+        let Some(plan) = &begun.plan else {
+            let plan = self.plan(&begun.requested);
+            return self
+                .activate_plan(begun.requested.clone(), &plan, ctx)
+                .map(Arc::new);
+        };
+        match self.template(plan) {
+            Some(template) => Ok(Negotiated::from_template(
+                &begun.requested,
+                &plan.all,
+                &template.values,
+                self.template_hooks(plan, template),
+            )),
+            None => self
+                .activate_each(begun.requested.clone(), plan, ctx, spans_wanted())
+                .map(Arc::new),
         }
     }
 
-    /// Activates `plan`: from its template when it has one (the usual request, kept short:
-    /// a few cache lines of code), else by asking each extension.
+    /// `plan`'s template, when the next request may be activated from it (no spans wanted);
+    /// counts that request on the plan.
     #[inline]
+    fn template<'p>(&self, plan: &'p Plan) -> Option<&'p Template> {
+        let template = plan.template.get()?.as_ref().filter(|_| !spans_wanted())?;
+        plan.whole.fetch_add(1, Ordering::Relaxed);
+        Some(template)
+    }
+
+    /// Activates `plan`: from its template when it has one, else by asking each extension.
     fn activate_plan(
         &self,
         requested: Arc<[String]>,
         plan: &Plan,
         ctx: &RequestContext,
     ) -> Result<Negotiated, A2aError> {
-        let spans = spans_wanted();
-        if let Some(template) = plan
-            .template
-            .get()
-            .and_then(Option::as_ref)
-            .filter(|_| !spans)
-        {
-            plan.whole.fetch_add(1, Ordering::Relaxed);
-            let values: Vec<Slot> = template.values.iter().map(|&v| Slot::from(v)).collect();
+        if let Some(template) = self.template(plan) {
             return Ok(Negotiated {
                 requested,
                 activated: plan.all.clone(),
-                values: Mutex::new(values),
+                values: Mutex::new(template.values.iter().map(|&v| Slot::from(v)).collect()),
                 requesting: AtomicBool::new(false),
                 hooks: self.template_hooks(plan, template),
-                spans,
+                spans: false,
                 plan: None,
+                reusable: false,
             });
         }
-        self.activate_each(requested, plan, ctx, spans)
+        self.activate_each(requested, plan, ctx, spans_wanted())
     }
 
     /// [`activate_plan`](Self::activate_plan) without a template: each extension's
@@ -815,6 +826,7 @@ impl ExtensionSet {
             hooks,
             spans,
             plan: None,
+            reusable: false,
         })
     }
 
@@ -1156,7 +1168,7 @@ mod tests {
     }
 
     /// Negotiates one request that sent `values` in `A2A-Extensions`.
-    fn negotiate(set: &ExtensionSet, values: &[&str]) -> Result<Negotiated, A2aError> {
+    fn negotiate(set: &ExtensionSet, values: &[&str]) -> Result<Arc<Negotiated>, A2aError> {
         let ctx = RequestContext::v1();
         let begun = set.begin(values.iter().copied())?.unwrap_or_default();
         set.activate_begun(&begun, &ctx)
@@ -1164,6 +1176,64 @@ mod tests {
 
     fn uris(n: &Negotiated) -> Vec<&'static str> {
         n.activated_uris().collect()
+    }
+
+    #[test]
+    fn a_finished_negotiation_is_reused_on_its_thread_starting_from_the_template_values() {
+        use crate::extension::Activated;
+        let set = set_of(vec![Counted {}.__into_dyn(), A {}.__into_dyn()]);
+        let both = format!("{}, {}", Counted::URI, A::URI);
+        let begun = set.begin([both.as_str()]).unwrap().unwrap();
+        let ctx = RequestContext::v1();
+        let mut req = A2aRequest::GetTask(Default::default());
+        // The first activation asks each extension (and leaves the plan a template).
+        drop(Activated::of(set.activate_begun(&begun, &ctx).unwrap()));
+        let first = set.activate_begun(&begun, &ctx).unwrap();
+        first.handle_request(&mut req, &ctx).unwrap();
+        assert_eq!(first.extension::<Counted>(), Some(1));
+        // Held by something else (the agent's context) when the response is done: not kept.
+        let held = first.clone();
+        drop(Activated::of(first));
+        let second = set.activate_begun(&begun, &ctx).unwrap();
+        assert!(!Arc::ptr_eq(&second, &held));
+        drop(held);
+        second.handle_request(&mut req, &ctx).unwrap();
+        second.handle_request(&mut req, &ctx).unwrap();
+        assert_eq!(second.extension::<Counted>(), Some(2));
+        // Marked (a new table has room for its two values only).
+        second.lock_values().reserve(100);
+        drop(Activated::of(second));
+        // The next request gets it back, with the template's values and the same lists.
+        let third = set.activate_begun(&begun, &ctx).unwrap();
+        assert!(
+            third.lock_values().capacity() > 100,
+            "not the kept negotiation"
+        );
+        assert_eq!(third.extension::<Counted>(), Some(0));
+        assert_eq!(uris(&third), [Counted::URI, A::URI]);
+        assert!(Arc::ptr_eq(&third.requested, &begun.requested));
+        // Another set's request does not get it; a negotiation outliving its set is not kept.
+        let other = set_of(vec![Counted {}.__into_dyn(), A {}.__into_dyn()]);
+        let other_begun = other.begin([both.as_str()]).unwrap().unwrap();
+        drop(Activated::of(
+            other.activate_begun(&other_begun, &ctx).unwrap(),
+        ));
+        drop(Activated::of(third));
+        let fourth = other.activate_begun(&other_begun, &ctx).unwrap();
+        assert!(!Arc::ptr_eq(
+            &fourth.activated,
+            &begun.plan.as_ref().unwrap().all
+        ));
+        drop((begun, set));
+        let last = Activated::of(fourth);
+        drop(other_begun);
+        drop(other);
+        let list = Arc::downgrade(last.list().unwrap());
+        drop(last);
+        assert!(
+            list.upgrade().is_none(),
+            "the dropped set's extensions were kept"
+        );
     }
 
     #[test]
@@ -1394,7 +1464,7 @@ mod tests {
         let both = format!("{}, {}", Peeker::URI, Panicker::URI);
         let begun = set.begin([both.as_str()]).unwrap().unwrap();
         let mut ctx = RequestContext::v1();
-        let n = Arc::new(set.activate_begun(&begun, &ctx).unwrap());
+        let n = set.activate_begun(&begun, &ctx).unwrap();
         ctx.extensions = n.clone();
         let mut req = A2aRequest::GetTask(Default::default());
         let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -1420,7 +1490,7 @@ mod tests {
             let mut ctx = RequestContext::v1();
             ctx.tenant = tenant.into();
             let begun = set.begin([all.as_str()]).unwrap().unwrap();
-            let n = Arc::new(set.activate_begun(&begun, &ctx).unwrap());
+            let n = set.activate_begun(&begun, &ctx).unwrap();
             // The hooks get a context holding this very negotiation.
             ctx.extensions = n.clone();
             n.handle_request(&mut req, &ctx).unwrap();
@@ -1445,7 +1515,7 @@ mod tests {
                 let mut ctx = RequestContext::v1();
                 ctx.tenant = tenant.into();
                 let begun = set.begin([all.as_str()]).unwrap().unwrap();
-                set.activate_begun(&begun, &ctx).unwrap().activated
+                set.activate_begun(&begun, &ctx).unwrap().activated.clone()
             })
             .collect();
         assert!(Arc::ptr_eq(&lists[0], &lists[2]));
@@ -1507,7 +1577,10 @@ mod tests {
         let mut n = negotiate(&set, &[Replies::URI, Counted::URI]).unwrap();
         // Shared (locked), then exclusive (`Mutex::get_mut`), then shared again.
         n.handle_response(&mut Reply::Task(&mut task)).unwrap();
-        n.handle_response_mut(&mut Reply::Task(&mut task)).unwrap();
+        Arc::get_mut(&mut n)
+            .unwrap()
+            .handle_response_mut(&mut Reply::Task(&mut task))
+            .unwrap();
         n.handle_response(&mut Reply::Task(&mut task)).unwrap();
         assert_eq!(n.extension::<Replies>(), Some(3));
         // Counted leaves handle_response at its default: skipped from then on, value untouched.

@@ -316,3 +316,76 @@ async fn the_agent_sees_the_activations() {
     assert_eq!(meta["aActive"], false);
     assert_eq!(meta["a"], Value::Null);
 }
+
+/// Tallies its hook calls in its activation value (a `u32`: activated from its plan's template,
+/// and the negotiation reused by the worker's next request) and writes the tally into the
+/// SendMessage result's metadata: 1 per request hook, 10 per event.
+#[a2a_runtime::a2a_extension(uri = "https://test.example/ext/tally/v1")]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
+struct Tally {}
+
+impl a2a_runtime::extension::ExtensionHooks for Tally {
+    type Activation = u32;
+
+    fn handle_request(
+        &self,
+        _: &mut a2a_runtime::core::A2aRequest,
+        tally: &mut u32,
+        _: &a2a_runtime::core::RequestContext,
+    ) -> Result<(), a2a_runtime::A2aError> {
+        *tally += 1;
+        Ok(())
+    }
+
+    fn handle_event(
+        &self,
+        _: &mut a2a_runtime::types::StreamResponse,
+        tally: &mut u32,
+    ) -> Result<(), a2a_runtime::A2aError> {
+        *tally += 10;
+        Ok(())
+    }
+
+    fn handle_response(
+        &self,
+        reply: &mut a2a_runtime::extension::Reply<'_>,
+        tally: &mut u32,
+    ) -> Result<(), a2a_runtime::A2aError> {
+        if let a2a_runtime::extension::Reply::SendMessage(
+            a2a_runtime::types::SendMessageResponse::Task(task),
+        ) = reply
+        {
+            task.metadata.insert("tally".into(), json!(*tally));
+        }
+        Ok(())
+    }
+}
+
+const TALLY: &str = "https://test.example/ext/tally/v1";
+
+#[tokio::test]
+async fn every_request_starts_from_fresh_activation_values_however_the_requests_follow_each_other()
+{
+    let log = Log::default();
+    let srv = start(server_builder(&log).extension(Tally::default())).await;
+    let both = format!("{A}, {TALLY}");
+    // One worker: each request follows the last on the same thread, the same plan again and
+    // again (its negotiation reused), then another plan (a boxed value: none to reuse) between.
+    for (i, header) in [TALLY, TALLY, TALLY, both.as_str(), TALLY, TALLY]
+        .into_iter()
+        .enumerate()
+    {
+        let r = rpc(
+            &srv,
+            "SendMessage",
+            send_params("hello"),
+            &[("A2A-Extensions", header)],
+        )
+        .await;
+        let task = &r.result()["task"];
+        // One request hook and three events (progress, artifact, completed).
+        assert_eq!(task["metadata"]["tally"], 31, "request {i} ({header})");
+        assert_eq!(r.echoed().as_deref(), Some(header), "request {i}");
+        assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED");
+    }
+}

@@ -36,8 +36,10 @@ impl std::fmt::Debug for Activation {
 thread_local! {
     /// The last negotiation built from a template that ended on this thread, for the next
     /// request activating the same extensions: it saves allocating and freeing the negotiation
-    /// and its value table on every request. (One per thread, replaced by the next one; it
-    /// holds its plan's list of extensions, which the plan holds anyway.)
+    /// and its value table on every request. One per thread, replaced by the next. It holds its
+    /// plan's list of extensions and is kept only while the plan holds it too; one kept just
+    /// before its extension set was dropped holds that set's extensions until the thread ends
+    /// (an actix worker does when its server stops) or keeps another.
     static SPARE: Cell<Option<Arc<Negotiated>>> = const { Cell::new(None) };
 }
 

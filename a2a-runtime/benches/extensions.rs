@@ -246,6 +246,21 @@ fn negotiation(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
             b.iter(|| rt.block_on(one(&service, &template, req.clone())));
         });
+        if n == 10 {
+            // Two kinds of client taking turns, each with its own `A2A-Extensions` value (the
+            // same URIs in another order): each keeps its cached plan.
+            let mut reversed = RequestContext::v1();
+            let uris: Vec<&str> = URIS.iter().rev().copied().collect();
+            reversed.headers.push("a2a-extensions", uris.join(", "));
+            let templates = [&template, &reversed];
+            let mut turn = 0usize;
+            group.bench_function("10/two clients taking turns", |b| {
+                b.iter(|| {
+                    turn += 1;
+                    rt.block_on(one(&service, templates[turn % 2], req.clone()))
+                });
+            });
+        }
     }
     group.finish();
 }

@@ -331,10 +331,15 @@ pub(crate) struct SetInner {
     /// URI → position in `entries`.
     index: HashMap<&'static str, usize>,
     methods: Vec<MethodEntry>,
-    /// The last single `A2A-Extensions` value negotiated, and its outcome: clients of one
-    /// agent tend to send the same value on every request.
-    last: Mutex<Option<Begun>>,
+    /// The last single `A2A-Extensions` values negotiated (at most [`RECENT_VALUES`], the most
+    /// recently used first), each with its outcome: each client of an agent tends to send the
+    /// same value on every request, and a few kinds of client taking turns must not evict each
+    /// other's plans (and templates) on every request.
+    recent: Mutex<Vec<Begun>>,
 }
+
+/// How many `A2A-Extensions` values [`SetInner::recent`] keeps.
+const RECENT_VALUES: usize = 8;
 
 /// What activating a requested list takes: the requested, configured extensions in
 /// declaration order, each with the first required dependency that was not requested.
@@ -472,7 +477,7 @@ impl ExtensionSet {
                 entries,
                 index,
                 methods,
-                last: Mutex::new(None),
+                recent: Mutex::new(Vec::with_capacity(RECENT_VALUES)),
             }),
         })
     }
@@ -519,16 +524,17 @@ impl ExtensionSet {
     /// The counters of every extension. Exact once the requests counted have been negotiated;
     /// a request negotiated from a plan that has just left the cache is counted when it ends.
     pub fn metrics(&self) -> Vec<ExtensionMetrics> {
-        // The cached plan's whole activations are not in the extensions' counters yet (those
+        // The cached plans' whole activations are not in the extensions' counters yet (those
         // of a plan still held by a request in flight are added when it ends).
-        let cached: Option<(Arc<[Activation]>, u64)> = self
+        let cached: Vec<(Arc<[Activation]>, u64)> = self
             .inner
-            .last
+            .recent
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .as_ref()
-            .and_then(|(_, begun)| begun.plan.as_ref())
-            .map(|p| (p.all.clone(), p.whole.load(Ordering::Relaxed)));
+            .iter()
+            .filter_map(|(_, begun)| begun.plan.as_ref())
+            .map(|p| (p.all.clone(), p.whole.load(Ordering::Relaxed)))
+            .collect();
         self.inner
             .entries
             .iter()
@@ -536,9 +542,10 @@ impl ExtensionSet {
                 uri: e.uri,
                 activations: e.counters.activations.load(Ordering::Relaxed)
                     + cached
-                        .as_ref()
+                        .iter()
                         .filter(|(all, _)| all.iter().any(|a| Arc::ptr_eq(&a.0, e)))
-                        .map_or(0, |(_, n)| *n),
+                        .map(|(_, n)| *n)
+                        .sum::<u64>(),
                 skips: e.counters.skips.load(Ordering::Relaxed),
                 refusals: e.counters.refusals.load(Ordering::Relaxed),
                 hook_errors: e.counters.hook_errors.load(Ordering::Relaxed),
@@ -610,25 +617,46 @@ impl ExtensionSet {
         Ok(None)
     }
 
-    /// [`begin`](Self::begin) for a single header value, through the cache (compared as
-    /// received: a value is checked to be UTF-8 once, when it is first planned).
+    /// [`begin`](Self::begin) for a single header value, through the cache of recent values
+    /// (compared as received: a value is checked to be UTF-8 once, when it is first planned).
     fn begin_value(&self, value: &[u8]) -> Result<Option<Arc<Negotiated>>, A2aError> {
         let lock = || {
             self.inner
-                .last
+                .recent
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
         };
-        if let Some((raw, begun)) = lock().as_ref()
-            && **raw == *value
         {
-            return Ok(Some(begun.clone()));
+            let mut recent = lock();
+            // The usual request: the same value as the last one, first in the list.
+            if let Some(i) = recent.iter().position(|(raw, _)| **raw == *value) {
+                if i > 0
+                    && let Some(used) = recent.get_mut(..=i)
+                {
+                    used.rotate_right(1);
+                }
+                if let Some((_, begun)) = recent.first() {
+                    return Ok(Some(begun.clone()));
+                }
+            }
         }
         let Ok(text) = std::str::from_utf8(value) else {
             return self.begin_none();
         };
         let begun = self.begun(parse_extensions_header([text]))?;
-        let evicted = lock().replace((value.into(), begun.clone()));
+        let evicted = {
+            let mut recent = lock();
+            // Planned by another request meanwhile: that one is kept (and this one's plan
+            // goes unused).
+            if let Some((_, theirs)) = recent.iter().find(|(raw, _)| **raw == *value) {
+                return Ok(Some(theirs.clone()));
+            }
+            let evicted = (recent.len() >= RECENT_VALUES)
+                .then(|| recent.pop())
+                .flatten();
+            recent.insert(0, (value.into(), begun.clone()));
+            evicted
+        };
         // The plan leaving the cache hands its count over now, not when the last request
         // holding it ends.
         if let Some(plan) = evicted.as_ref().and_then(|(_, b)| b.plan.as_deref()) {
@@ -1325,6 +1353,39 @@ mod tests {
     }
 
     #[test]
+    fn clients_taking_turns_keep_their_plans_and_an_evicted_plan_hands_its_count_over() {
+        let set = set_of(vec![A {}.__into_dyn(), B {}.__into_dyn()]);
+        let (a, both) = (A::URI.to_owned(), format!("{}, {}", A::URI, B::URI));
+        let first_a = set.begin([a.as_str()]).unwrap().unwrap();
+        let first_both = set.begin([both.as_str()]).unwrap().unwrap();
+        for _ in 0..3 {
+            let again_a = set.begin([a.as_str()]).unwrap().unwrap();
+            let again_both = set.begin([both.as_str()]).unwrap().unwrap();
+            assert!(Arc::ptr_eq(&again_a, &first_a), "A's plan was kept");
+            assert!(
+                Arc::ptr_eq(&again_both, &first_both),
+                "A, B's plan was kept"
+            );
+        }
+        // More distinct values than are kept (the same list, spaced differently): the least
+        // recently used goes, and the requests counted on its plan stay counted.
+        let values: Vec<String> = (0..RECENT_VALUES)
+            .map(|i| format!("{}{}", A::URI, " ".repeat(i + 1)))
+            .collect();
+        for v in &values {
+            negotiate(&set, &[v]).unwrap();
+            negotiate(&set, &[v]).unwrap();
+        }
+        let again_a = set.begin([a.as_str()]).unwrap().unwrap();
+        assert!(!Arc::ptr_eq(&again_a, &first_a), "evicted, planned anew");
+        let last = values.last().unwrap().as_str();
+        let kept = set.begin([last]).unwrap().unwrap();
+        assert!(Arc::ptr_eq(&kept, &set.begin([last]).unwrap().unwrap()));
+        let activations: Vec<u64> = set.metrics().iter().map(|m| m.activations).collect();
+        assert_eq!(activations, [2 * RECENT_VALUES as u64, 0]);
+    }
+
+    #[test]
     fn a_cached_value_does_not_excuse_a_missing_required_extension() {
         let set = set_of(vec![R {}.__into_dyn(), A {}.__into_dyn()]);
         let with_r = format!("{}, {}", A::URI, R::URI);
@@ -1369,10 +1430,10 @@ mod tests {
         assert_eq!(COUNTED_REQUESTS.load(Ordering::SeqCst) - before, 3);
         let templated = set
             .inner
-            .last
+            .recent
             .lock()
             .unwrap()
-            .as_ref()
+            .first()
             .and_then(|(_, begun)| begun.plan.as_ref())
             .is_some_and(|plan| plan.template.get().is_some_and(Option::is_some));
         assert!(templated, "the cached plan has its template");
@@ -1533,7 +1594,7 @@ mod tests {
                 .collect()
         };
         assert_eq!(counts(&set), [(6, 0), (4, 2), (6, 0)]);
-        // A new header value evicts the cached plan: its count is handed over, not lost.
+        // A new header value is cached beside it: the counts add up across cached plans.
         negotiate(&set, &[Counted::URI]).unwrap();
         assert_eq!(counts(&set), [(7, 0), (4, 2), (6, 0)]);
     }

@@ -4,7 +4,8 @@
 //!   0, 1 and 10 configured extensions, all requested in `A2A-Extensions` (so 10 activated), on
 //!   an in-process handler that answers at once: what remains is the pipeline and the
 //!   negotiation (header parsing, required check, activation, `handle_request`,
-//!   `handle_response`, the echo list).
+//!   `handle_response`, the echo list). `negotiation/10/two clients taking turns`: the same
+//!   with two `A2A-Extensions` values sent in turn (each client keeps its cached plan).
 //! - `send_message/in_process/{0,10}`: the same with the real handler and an echo agent (task
 //!   created, stored, events published through `handle_event`).
 //! - `send_message/loopback/{0,10}`: a full JSON-RPC SendMessage round trip over HTTP/1.1

@@ -102,22 +102,19 @@ impl Negotiated {
         values: &[Scalar],
         hooks: u8,
     ) -> Arc<Self> {
+        // The same list is the same plan: a slot per value, each holding the same scalar
+        // (overwritten without drop glue).
         if let Ok(Some(mut spare)) = SPARE.try_with(Cell::take)
             && Arc::ptr_eq(&spare.activated, activated)
             && let Some(n) = Arc::get_mut(&mut spare)
+            && let table = n.values.get_mut().unwrap_or_else(PoisonError::into_inner)
+            && table.len() == values.len()
         {
-            let table = n.values.get_mut().unwrap_or_else(PoisonError::into_inner);
-            if table.len() == values.len() {
-                // The same plan: the same scalar in each slot, overwritten without drop glue.
-                for (slot, &v) in table.iter_mut().zip(values) {
-                    match slot {
-                        Slot::Scalar(s) => *s = v,
-                        boxed => *boxed = Slot::from(v),
-                    }
+            for (slot, &v) in table.iter_mut().zip(values) {
+                match slot {
+                    Slot::Scalar(s) => *s = v,
+                    boxed => *boxed = Slot::from(v),
                 }
-            } else {
-                table.clear();
-                table.extend(values.iter().map(|&v| Slot::from(v)));
             }
             if !Arc::ptr_eq(&n.requested, requested) {
                 n.requested = requested.clone();

@@ -723,7 +723,7 @@ impl ExtensionSet {
         ctx: &RequestContext,
     ) -> Result<Negotiated, A2aError> {
         let plan = self.plan(&requested);
-        self.activate_plan(requested.into(), &plan, ctx)
+        self.activate_each(requested.into(), &plan, ctx, spans_wanted())
     }
 
     /// Activates what `begun` (from [`begin`](Self::begin), or built by hand) requested.
@@ -735,7 +735,7 @@ impl ExtensionSet {
         let Some(plan) = &begun.plan else {
             let plan = self.plan(&begun.requested);
             return self
-                .activate_plan(begun.requested.clone(), &plan, ctx)
+                .activate_each(begun.requested.clone(), &plan, ctx, spans_wanted())
                 .map(Arc::new);
         };
         match self.template(plan) {
@@ -760,30 +760,8 @@ impl ExtensionSet {
         Some(template)
     }
 
-    /// Activates `plan`: from its template when it has one, else by asking each extension.
-    fn activate_plan(
-        &self,
-        requested: Arc<[String]>,
-        plan: &Plan,
-        ctx: &RequestContext,
-    ) -> Result<Negotiated, A2aError> {
-        if let Some(template) = self.template(plan) {
-            return Ok(Negotiated {
-                requested,
-                activated: plan.all.clone(),
-                values: Mutex::new(template.values.iter().map(|&v| Slot::from(v)).collect()),
-                requesting: AtomicBool::new(false),
-                hooks: self.template_hooks(plan, template),
-                spans: false,
-                plan: None,
-                reusable: false,
-            });
-        }
-        self.activate_each(requested, plan, ctx, spans_wanted())
-    }
-
-    /// [`activate_plan`](Self::activate_plan) without a template: each extension's
-    /// prototype is copied or its `activate` called.
+    /// Activates `plan` without its template (it has none yet, a subscriber wants spans, or
+    /// the plan is new): each extension's prototype is copied or its `activate` called.
     #[inline(never)]
     fn activate_each(
         &self,

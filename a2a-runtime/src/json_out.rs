@@ -4,7 +4,9 @@
 //! serde_json escapes every string (object keys included) one byte at a time through its
 //! `Formatter`; here a string is scanned eight bytes at a time (SWAR on `u64` words) for the
 //! next byte that needs escaping (`"`, `\` or a control byte below 0x20), and the plain runs in
-//! between are copied whole. Everything else follows serde_json's `Serializer` with its
+//! between are copied whole; a plain string of up to 16 bytes (most keys and enum names) is
+//! checked and copied as one 128-bit word, and a struct's key is written with its `:` in the same
+//! step. Everything else follows serde_json's `Serializer` with its
 //! `CompactFormatter` step by step (numbers are written by that formatter itself), so the output,
 //! and the error on a value that has no JSON form, are the same as serde_json's:
 //!
@@ -208,10 +210,66 @@ fn is_plain(bytes: &[u8]) -> bool {
     found == 0
 }
 
-/// Writes a quoted, escaped string: a plain one in one copy, inline; one that needs escapes
-/// through [`write_str_contents`].
+/// The longest string written by [`write_short`].
+const SHORT: usize = 16;
+
+/// `bytes` (at most [`SHORT`]) as a little-endian `u128`, the lanes above them filled with
+/// spaces, when none of them needs escaping. Whole-word reads only: no byte loop, no `memcpy`.
+#[inline(always)]
+fn plain_short(bytes: &[u8]) -> Option<u128> {
+    const SPACES: u128 = (ONES as u128 | (ONES as u128) << 64) * 0x20;
+    let n = bytes.len();
+    let word = if let (Some(lo), Some(hi)) = (bytes.first_chunk::<8>(), bytes.last_chunk::<8>()) {
+        // 8..=16 bytes: two overlapping reads; the overlap holds the same bytes in both.
+        let word = u128::from(u64::from_le_bytes(*lo))
+            | u128::from(u64::from_le_bytes(*hi)) << (8 * (n - 8));
+        if n >= SHORT {
+            word
+        } else {
+            word | SPACES << (8 * n)
+        }
+    } else {
+        u128::from(short_word(bytes)) | SPACES << 64
+    };
+    let found = specials(word as u64) | specials((word >> 64) as u64);
+    (found == 0).then_some(word)
+}
+
+/// Writes `"`, the `n` bytes held by `word` (from [`plain_short`]), then `close`: three
+/// fixed-size stores into `out` (the word's padding cut off before `close`), no `memcpy`.
+#[inline(always)]
+fn write_short(out: &mut Vec<u8>, word: u128, n: usize, close: &[u8]) {
+    out.reserve(1 + SHORT + close.len());
+    out.push(b'"');
+    let end = out.len() + n;
+    out.extend_from_slice(&word.to_le_bytes());
+    out.truncate(end);
+    out.extend_from_slice(close);
+}
+
+/// Writes an object key and its colon: `"key":`. Keys are nearly always short and plain.
+#[inline]
+fn write_key(out: &mut Vec<u8>, key: &str) {
+    if key.len() <= SHORT
+        && let Some(word) = plain_short(key.as_bytes())
+    {
+        write_short(out, word, key.len(), b"\":");
+    } else {
+        write_str(out, key);
+        out.push(b':');
+    }
+}
+
+/// Writes a quoted, escaped string: a short plain one in one fixed-size copy, a longer plain
+/// one in one copy, one that needs escapes through [`write_str_contents`].
 #[inline]
 fn write_str(out: &mut Vec<u8>, value: &str) {
+    if value.len() <= SHORT
+        && let Some(word) = plain_short(value.as_bytes())
+    {
+        write_short(out, word, value.len(), b"\"");
+        return;
+    }
     out.reserve(value.len() + 2);
     out.push(b'"');
     if is_plain(value.as_bytes()) {
@@ -611,8 +669,7 @@ impl Compound<'_, '_> {
     #[inline]
     fn field<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result<()> {
         let out = self.separate()?;
-        write_str(out, key);
-        out.push(b':');
+        write_key(out, key);
         value.serialize(&mut JsonOut { out })
     }
 }
@@ -1027,6 +1084,44 @@ mod tests {
         same(&"\u{1f}x\\".repeat(20));
         // Bytes just above and below the thresholds (the SWAR borrows).
         same("\u{1f}\u{20}\u{21}\u{22}\u{23}\u{5b}\u{5c}\u{5d}\u{7f}\u{80}\u{ff}");
+    }
+
+    #[test]
+    fn struct_keys_of_every_length_with_and_without_escapes() {
+        // Keys of derived structs go through `write_key` (its fixed-size copy up to 16 bytes);
+        // they are `&'static str`, so these are leaked, once per test run.
+        struct Keyed(Vec<&'static str>);
+        impl Serialize for Keyed {
+            fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                use ser::SerializeStruct;
+                let mut st = s.serialize_struct("Keyed", self.0.len())?;
+                for (i, key) in self.0.iter().enumerate() {
+                    st.serialize_field(key, &i)?;
+                }
+                st.end()
+            }
+        }
+        let mut keys = Vec::new();
+        for len in 0..=24 {
+            let plain: String = "kéyЖ".chars().cycle().take(len).collect();
+            keys.push(plain.clone());
+            for special in ['"', '\\', '\n', '\u{1f}'] {
+                for at in [0, len / 2, len] {
+                    let mut k = plain.clone();
+                    let at = k.char_indices().nth(at).map_or(k.len(), |(i, _)| i);
+                    k.insert(at, special);
+                    keys.push(k);
+                }
+            }
+        }
+        let keys: Vec<&'static str> = keys
+            .into_iter()
+            .map(|k| &*Box::leak(k.into_boxed_str()))
+            .collect();
+        for key in &keys {
+            same(&Keyed(vec![key]));
+        }
+        same(&Keyed(keys));
     }
 
     #[test]

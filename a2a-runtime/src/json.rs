@@ -126,7 +126,7 @@ pub fn check_depth(body: &[u8], max_depth: usize) -> Result<(), A2aError> {
 
 /// The index just past the closing quote of the string whose content starts at `i` (or the end
 /// of `body` when it is unterminated).
-fn skip_string(body: &[u8], mut i: usize) -> usize {
+pub(crate) fn skip_string(body: &[u8], mut i: usize) -> usize {
     loop {
         let Some(rest) = body.get(i..) else {
             return body.len();

@@ -8,8 +8,12 @@
 //! - A notification (no `id` member) is executed and answered with HTTP 204 and no body, as
 //!   JSON-RPC 2.0 requires no response object for it; streaming methods are not started.
 //! - Errors are sent with HTTP 200 and the error object carries `data: [ErrorInfo | BadRequest]`.
+//! - The usual request object is read in one structural pass, then its params are parsed
+//!   (see [`scan_envelope`]); anything else goes through serde_json's full parse, which gives
+//!   the exact error. Both read a request the same way.
 
 use std::borrow::Cow;
+use std::future::Future;
 
 use actix_web::http::{StatusCode, header};
 use actix_web::web::Bytes;
@@ -20,7 +24,7 @@ use serde_json::value::RawValue;
 use super::http::{check_json_content_type, read_body, request_context};
 use super::sse::{self, Framing};
 use super::{Inner, ResponseExt as _};
-use crate::core::{A2aRequest, A2aResponse, Operation, SeqEvent};
+use crate::core::{A2aRequest, A2aResponse, Operation, RequestContext, SeqEvent};
 use crate::error::A2aError;
 use crate::extension::Activated;
 use crate::json;
@@ -36,8 +40,9 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawId<'a> {
     }
 }
 
+/// The request object as serde_json reads it (the full parser, for any well-formed JSON).
 #[derive(Deserialize)]
-struct Envelope<'a> {
+struct WireEnvelope<'a> {
     #[serde(default, borrow)]
     jsonrpc: Option<&'a RawValue>,
     #[serde(default, borrow)]
@@ -46,6 +51,26 @@ struct Envelope<'a> {
     method: Option<&'a RawValue>,
     #[serde(default, borrow)]
     params: Option<&'a RawValue>,
+}
+
+/// The members of a request object, each as its raw JSON text (absent: `None`).
+#[derive(Debug, Default, PartialEq)]
+struct Envelope<'a> {
+    jsonrpc: Option<&'a str>,
+    id: Option<&'a str>,
+    method: Option<&'a str>,
+    params: Option<&'a str>,
+}
+
+impl<'a> From<WireEnvelope<'a>> for Envelope<'a> {
+    fn from(w: WireEnvelope<'a>) -> Self {
+        Self {
+            jsonrpc: w.jsonrpc.map(RawValue::get),
+            id: w.id.0.map(RawValue::get),
+            method: w.method.map(RawValue::get),
+            params: w.params.map(RawValue::get),
+        }
+    }
 }
 
 const NULL_ID: &str = "null";
@@ -62,11 +87,16 @@ pub(crate) async fn handle(
         Err(e) => return error_response(NULL_ID, &e),
     };
     let mut notification = false;
-    let (id, outcome) = match process(&inner, &req, &body, &mut notification).await {
-        Ok(ok) => ok,
-        // JSON-RPC 2.0: the server never answers a (valid) notification, not even an error.
-        Err(_) if notification => (None, Ok(Outcome::Notification)),
+    let (id, outcome) = match process(&inner, &req, &body, &mut notification) {
+        Ok((id, Some(run))) => (id, run.await),
+        Ok((id, None)) => (id, Ok(Outcome::Notification)),
         Err((id, e)) => (id, Err(e)),
+    };
+    // JSON-RPC 2.0: the server never answers a (valid) notification, not even an error.
+    let outcome = if notification {
+        Ok(Outcome::Notification)
+    } else {
+        outcome
     };
     let id = id.unwrap_or(NULL_ID);
     match outcome {
@@ -129,7 +159,8 @@ enum Outcome {
 
 type Failure<'b> = (Option<&'b str>, A2aError);
 
-/// The request body, once its content type, size and nesting depth are checked.
+/// The request body, once its content type and size are checked (its nesting depth is checked
+/// by [`parse`]).
 async fn read_json_body(
     inner: &Inner,
     req: &HttpRequest,
@@ -137,17 +168,104 @@ async fn read_json_body(
 ) -> Result<Bytes, A2aError> {
     check_json_content_type(req)?;
     let limits = inner.service.limits();
-    let body = read_body(req, payload, limits.max_body_bytes).await?;
-    json::check_depth(&body, limits.max_json_depth)?;
-    Ok(body)
+    read_body(req, payload, limits.max_body_bytes).await
 }
 
-async fn process<'b>(
+/// A request read from its envelope, ready to run.
+// Moved once, into its future (a box for the large variant would cost an allocation per
+// request and save nothing).
+#[allow(clippy::large_enum_variant)]
+enum Parsed<'b> {
+    /// One of the protocol's operations.
+    Op(RequestContext, A2aRequest),
+    /// A method added by an extension, with its params.
+    Method(RequestContext, Cow<'b, str>, serde_json::Value),
+}
+
+/// Reads the request and starts it: its id, and the future of its outcome (`None` for a
+/// streaming method sent as a notification, which is not started).
+#[allow(clippy::type_complexity)]
+fn process<'b>(
+    inner: &'b Inner,
+    req: &HttpRequest,
+    body: &'b [u8],
+    notification: &mut bool,
+) -> Result<
+    (
+        Option<&'b str>,
+        Option<impl Future<Output = Result<Outcome, A2aError>> + 'b>,
+    ),
+    Failure<'b>,
+> {
+    let (id, parsed) = parse(inner, req, body, notification)?;
+    if id.is_none() && matches!(&parsed, Parsed::Op(_, r) if r.operation().is_streaming()) {
+        return Ok((None, None));
+    }
+    Ok((id, Some(run(inner, parsed))))
+}
+
+/// The future of a parsed request (`parsed` is moved in whole: a request's future then holds
+/// only this future across its await, not the parsed request too).
+fn run<'b>(
+    inner: &'b Inner,
+    parsed: Parsed<'b>,
+) -> impl Future<Output = Result<Outcome, A2aError>> + 'b {
+    use futures::FutureExt as _;
+    use futures::future::Either;
+    match parsed {
+        Parsed::Op(ctx, request) => Either::Left(inner.service.call(ctx, request).map(|result| {
+            result.map(|served| {
+                Outcome::Done(Box::new(served.response), inner.echo(served.activated))
+            })
+        })),
+        Parsed::Method(ctx, method, value) => {
+            Either::Right(extension_method(inner, ctx, method, value))
+        }
+    }
+}
+
+/// Runs a method added by an extension (boxed: its state would otherwise enlarge every
+/// request's future).
+fn extension_method<'b>(
+    inner: &'b Inner,
+    ctx: RequestContext,
+    method: Cow<'b, str>,
+    value: serde_json::Value,
+) -> futures::future::BoxFuture<'b, Result<Outcome, A2aError>> {
+    Box::pin(async move {
+        let (result, activated) = inner.service.call_method(ctx, &method, value).await?;
+        let bytes = serde_json::to_vec(&result).map_err(|e| A2aError::Internal(e.to_string()))?;
+        Ok(Outcome::Raw(bytes, inner.echo(activated)))
+    })
+}
+
+/// Reads the request from the body: the usual request through one structural pass
+/// ([`scan_envelope`]) and its params' parse; anything else, or any failure on that path, through
+/// the full parser, which gives the exact error.
+fn parse<'b>(
     inner: &Inner,
     req: &HttpRequest,
     body: &'b [u8],
     notification: &mut bool,
-) -> Result<(Option<&'b str>, Result<Outcome, A2aError>), Failure<'b>> {
+) -> Result<(Option<&'b str>, Parsed<'b>), Failure<'b>> {
+    let max_depth = inner.service.limits().max_json_depth;
+    if let Some(spans) = scan_envelope(body, max_depth)
+        && let Ok(text) = simdutf8::basic::from_utf8(body)
+    {
+        let span = |s: Option<(usize, usize)>| s.and_then(|(a, b)| text.get(a..b));
+        let envelope = Envelope {
+            jsonrpc: span(spans[0]),
+            id: span(spans[1]),
+            method: span(spans[2]),
+            params: span(spans[3]),
+        };
+        if let Ok(parsed) = parse_envelope(inner, req, envelope, notification) {
+            return Ok(parsed);
+        }
+        // The params may not even be JSON: the full parser tells.
+        *notification = false;
+    }
+    json::check_depth(body, max_depth).map_err(|e| (None, e))?;
     // Validated with SIMD; the standard library only to describe a failure.
     let text = simdutf8::basic::from_utf8(body).map_err(|_| {
         let detail = std::str::from_utf8(body).err();
@@ -169,7 +287,7 @@ async fn process<'b>(
             ),
         ));
     }
-    let envelope: Envelope<'_> = match serde_json::from_str(text) {
+    let envelope: WireEnvelope<'_> = match serde_json::from_str(text) {
         Ok(env) => env,
         Err(e) if e.classify() == serde_json::error::Category::Data => {
             return Err((
@@ -179,10 +297,20 @@ async fn process<'b>(
         }
         Err(e) => return Err((None, A2aError::Parse(e.to_string()))),
     };
-    let id = match envelope.id.0 {
+    parse_envelope(inner, req, envelope.into(), notification)
+}
+
+/// Checks the envelope's members and decodes the params of a well-formed request object.
+fn parse_envelope<'b>(
+    inner: &Inner,
+    req: &HttpRequest,
+    envelope: Envelope<'b>,
+    notification: &mut bool,
+) -> Result<(Option<&'b str>, Parsed<'b>), Failure<'b>> {
+    let id = match envelope.id {
         None => None,
         Some(raw) => {
-            let t = raw.get().trim_start();
+            let t = raw.trim_start();
             let valid = t.starts_with('"')
                 || t.starts_with('-')
                 || t.as_bytes().first().is_some_and(u8::is_ascii_digit)
@@ -193,11 +321,11 @@ async fn process<'b>(
                     A2aError::InvalidRequest("id must be a string, a number or null".into()),
                 ));
             }
-            Some(raw.get())
+            Some(raw)
         }
     };
     let fail = |e: A2aError| (id, e);
-    if envelope.jsonrpc.map(RawValue::get) != Some("\"2.0\"") {
+    if envelope.jsonrpc != Some("\"2.0\"") {
         return Err(fail(A2aError::InvalidRequest(
             r#"jsonrpc must be "2.0""#.into(),
         )));
@@ -205,9 +333,9 @@ async fn process<'b>(
     // Borrowed from the body unless it holds escapes.
     let method: Cow<'_, str> =
         match envelope.method {
-            Some(raw) => match serde_json::from_str::<&str>(raw.get()) {
+            Some(raw) => match serde_json::from_str::<&str>(raw) {
                 Ok(plain) => Cow::Borrowed(plain),
-                Err(_) => Cow::Owned(serde_json::from_str::<String>(raw.get()).map_err(|_| {
+                Err(_) => Cow::Owned(serde_json::from_str::<String>(raw).map_err(|_| {
                     fail(A2aError::InvalidRequest("method must be a string".into()))
                 })?),
             },
@@ -216,7 +344,7 @@ async fn process<'b>(
     *notification = id.is_none();
     let mut ctx = request_context(req, None);
     inner.service.begin(&mut ctx).map_err(fail)?;
-    let params = envelope.params.map_or("{}", RawValue::get);
+    let params = envelope.params.unwrap_or("{}");
     let params_trim = params.trim_start();
     if !(params_trim.starts_with('{') || params_trim == "null") {
         return Err(fail(A2aError::invalid_field("params", "must be an object")));
@@ -234,33 +362,143 @@ async fn process<'b>(
         } else {
             json::from_raw(params).map_err(fail)?
         };
-        // Boxed: this path's state would otherwise enlarge every request's future.
-        let (result, activated) = Box::pin(inner.service.call_method(ctx, &method, value))
-            .await
-            .map_err(fail)?;
-        if id.is_none() {
-            return Ok((None, Ok(Outcome::Notification)));
-        }
-        let bytes =
-            serde_json::to_vec(&result).map_err(|e| fail(A2aError::Internal(e.to_string())))?;
-        return Ok((id, Ok(Outcome::Raw(bytes, inner.echo(activated)))));
+        return Ok((id, Parsed::Method(ctx, method, value)));
     };
     let request = A2aRequest::from_raw(op, params).map_err(fail)?;
-    if id.is_none() && op.is_streaming() {
-        return Ok((None, Ok(Outcome::Notification)));
-    }
-    let notification = id.is_none();
-    let result = inner.service.call(ctx, request).await;
-    let outcome = match result {
-        Ok(_) if notification => Ok(Outcome::Notification),
-        Ok(served) => Ok(Outcome::Done(
-            Box::new(served.response),
-            inner.echo(served.activated),
-        )),
-        Err(_) if notification => Ok(Outcome::Notification),
-        Err(e) => Err(e),
+    Ok((id, Parsed::Op(ctx, request)))
+}
+
+/// One structural pass over the usual request object, in place of the depth check and the full
+/// parse: an object whose members are only `jsonrpc`, `id`, `method` and `params` (each at
+/// most once, in any order, their names without escapes), `jsonrpc` and `method` strings and an
+/// `id` string without escapes or control characters (or an `id` number or `null`), and an
+/// object `params` nested no deeper than `max_depth` (counted as [`json::check_depth`] counts).
+///
+/// Returns where each member's value is (`jsonrpc`, `id`, `method`, `params`), or `None` for
+/// anything else. Everything but the content of `params` is checked here to be well-formed; that
+/// content is parsed in full next, and a request whose params fail to parse goes through the
+/// full parser too. So a request read this way is one the full parser reads the same way.
+fn scan_envelope(body: &[u8], max_depth: usize) -> Option<[Option<(usize, usize)>; 4]> {
+    let ws = |mut i: usize| {
+        while matches!(body.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            i += 1;
+        }
+        i
     };
-    Ok((id, outcome))
+    let mut spans = [None; 4];
+    let mut i = ws(0);
+    if body.get(i) != Some(&b'{') || max_depth == 0 {
+        return None;
+    }
+    i = ws(i + 1);
+    if body.get(i) == Some(&b'}') {
+        return (ws(i + 1) == body.len()).then_some(spans);
+    }
+    loop {
+        let (key_start, key_end) = plain_string(body, i)?;
+        let slot = match body.get(key_start..key_end)? {
+            b"jsonrpc" => 0,
+            b"id" => 1,
+            b"method" => 2,
+            b"params" => 3,
+            _ => return None,
+        };
+        i = ws(key_end + 1);
+        if body.get(i) != Some(&b':') {
+            return None;
+        }
+        let start = ws(i + 1);
+        let end = match (slot, body.get(start)?) {
+            (3, b'{') => object_end(body, start, max_depth)?,
+            (3, _) => return None,
+            (1, b'n') => (body.get(start..start + 4)? == b"null").then_some(start + 4)?,
+            (1, b'-' | b'0'..=b'9') => number_end(body, start)?,
+            (_, b'"') => plain_string(body, start)?.1 + 1,
+            _ => return None,
+        };
+        if spans[slot].replace((start, end)).is_some() {
+            // A repeated member: the full parser's error.
+            return None;
+        }
+        i = ws(end);
+        match body.get(i)? {
+            b',' => i = ws(i + 1),
+            b'}' => return (ws(i + 1) == body.len()).then_some(spans),
+            _ => return None,
+        }
+    }
+}
+
+/// The string starting with the quote at `i`, when it holds no escape and no control character:
+/// where its content starts and where its closing quote is.
+fn plain_string(body: &[u8], i: usize) -> Option<(usize, usize)> {
+    if body.get(i) != Some(&b'"') {
+        return None;
+    }
+    let start = i + 1;
+    let rest = body.get(start..)?;
+    let len = rest
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+    (rest.get(len) == Some(&b'"')).then_some((start, start + len))
+}
+
+/// Just past the JSON number starting at `i` (exactly the JSON grammar: `-`, then `0` or digits
+/// not starting with `0`, then an optional fraction and exponent).
+fn number_end(body: &[u8], i: usize) -> Option<usize> {
+    let digits = |mut i: usize| {
+        let from = i;
+        while body.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        (i > from).then_some(i)
+    };
+    let mut i = if body.get(i) == Some(&b'-') { i + 1 } else { i };
+    i = match body.get(i)? {
+        b'0' => i + 1,
+        b'1'..=b'9' => digits(i)?,
+        _ => return None,
+    };
+    if body.get(i) == Some(&b'.') {
+        i = digits(i + 1)?;
+    }
+    if matches!(body.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(body.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        i = digits(i)?;
+    }
+    Some(i)
+}
+
+/// Just past the object or array starting at `i`, a member of the request object (depth 1),
+/// found by its brackets (strings skipped); `None` when it is unterminated or nests deeper than
+/// `max_depth`. Its content is not checked.
+fn object_end(body: &[u8], mut i: usize, max_depth: usize) -> Option<usize> {
+    let mut depth = 1usize;
+    loop {
+        match *body.get(i)? {
+            b'"' => {
+                i = json::skip_string(body, i + 1);
+                continue;
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                if depth > max_depth {
+                    return None;
+                }
+            }
+            b'}' | b']' => {
+                depth -= 1;
+                if depth == 1 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
 }
 
 /// A JSON-RPC error response (HTTP 200, or 413 for an oversized body).
@@ -301,5 +539,153 @@ impl Framing for JsonRpcFraming {
 
     fn error(&self, error: &A2aError, out: &mut Vec<u8>) {
         write_error(&self.id, error, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    /// What the full parser reads from `body` (depth check, serde envelope), if it reads it.
+    fn full(body: &str, max_depth: usize) -> Option<Envelope<'_>> {
+        json::check_depth(body.as_bytes(), max_depth).ok()?;
+        serde_json::from_str::<WireEnvelope<'_>>(body)
+            .ok()
+            .map(Envelope::from)
+    }
+
+    /// What the structural pass reads from `body`, if it reads it.
+    fn scanned(body: &str, max_depth: usize) -> Option<Envelope<'_>> {
+        let spans = scan_envelope(body.as_bytes(), max_depth)?;
+        let span = |s: Option<(usize, usize)>| s.map(|(a, b)| &body[a..b]);
+        Some(Envelope {
+            jsonrpc: span(spans[0]),
+            id: span(spans[1]),
+            method: span(spans[2]),
+            params: span(spans[3]),
+        })
+    }
+
+    /// The structural pass's promise: what it reads, the full parser reads the same way, unless
+    /// the params it found are not JSON (then the request goes to the full parser).
+    fn agrees(body: &str, max_depth: usize) {
+        let Some(fast) = scanned(body, max_depth) else {
+            return;
+        };
+        let params_are_json = fast
+            .params
+            .is_none_or(|p| serde_json::from_str::<serde::de::IgnoredAny>(p).is_ok());
+        if params_are_json {
+            assert_eq!(Some(fast), full(body, max_depth), "{body}");
+        }
+    }
+
+    const SEND: &str = r#"{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"text":"hi \"there\" {[}"}]}}}"#;
+
+    #[test]
+    fn the_usual_requests_are_read_as_the_full_parser_reads_them() {
+        let bodies = [
+            SEND,
+            r#" { "params" : {} , "method":"GetTask", "id" : "a-1", "jsonrpc" : "2.0" } "#,
+            "{\"jsonrpc\":\"2.0\",\n\"id\":null,\r\"method\":\"x\",\t\"params\":{\"a\":[[],{}]}}",
+            r#"{"jsonrpc":"2.0","method":"GetTask","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":-0.5e+10,"method":"GetTask"}"#,
+            r#"{"jsonrpc":"2.0","id":0,"method":"GetTask"}"#,
+            r#"{"jsonrpc":"2.0","id":12E3,"method":"GetTask"}"#,
+            "{}",
+            r#"{"id":"é ünïcode","jsonrpc":"2.0","method":"m"}"#,
+        ];
+        for body in bodies {
+            let fast = scanned(body, 64).unwrap_or_else(|| panic!("not scanned: {body}"));
+            assert_eq!(Some(fast), full(body, 64), "{body}");
+        }
+    }
+
+    #[test]
+    fn anything_unusual_is_left_to_the_full_parser() {
+        let bodies = [
+            // Escapes, other members, repeated members, other value kinds.
+            r#"{"jsonrpc":"2.0","id":1,"method":"Send\u004dessage","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":"a\"b","method":"m"}"#,
+            r#"{"json\u0072pc":"2.0","id":1,"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","extra":1}"#,
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"m"}"#,
+            r#"{"jsonrpc":2.0,"id":1,"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":true,"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":[1],"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":null}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":[]}"#,
+            // Not a JSON number, not an object, not JSON, trailing bytes, batches.
+            r#"{"jsonrpc":"2.0","id":01,"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":1.,"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":-,"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":1e,"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":nul,"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m",}"#,
+            r#"{"jsonrpc":"2.0","id":1 "method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m"} x"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":"}"#,
+            "{\"jsonrpc\":\"2.0\",\"id\":\"a\u{1}\",\"method\":\"m\"}",
+            r#"[{"jsonrpc":"2.0","id":1,"method":"m"}]"#,
+            "",
+            "   ",
+            "\"x\"",
+        ];
+        for body in bodies {
+            assert_eq!(scanned(body, 64), None, "{body}");
+        }
+    }
+
+    #[test]
+    fn depth_is_counted_as_the_depth_check_counts_it() {
+        // The request object is level 1, params level 2, each bracket inside one more.
+        let nested = |levels: usize| {
+            let inner = "[".repeat(levels) + &"]".repeat(levels);
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{{"a":{inner},"s":"[[[[[["}}}}"#
+            )
+        };
+        for levels in 0..6 {
+            let body = nested(levels);
+            for max_depth in 0..10 {
+                let within = json::check_depth(body.as_bytes(), max_depth).is_ok();
+                assert_eq!(
+                    scanned(&body, max_depth).is_some(),
+                    within,
+                    "{body} {max_depth}"
+                );
+                agrees(&body, max_depth);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_mangled_request_is_read_as_the_full_parser_reads_it_or_left_to_it(
+            edits in proptest::collection::vec(
+                (0usize..200, proptest::sample::select(
+                    vec!["", "\"", "\\", "{", "}", "[", "]", ",", ":", " ", "0", "-", "n", "é", "\u{1}"]
+                ), 0usize..3),
+                1..4,
+            )
+        ) {
+            let mut body = SEND.to_owned();
+            for (at, insert, remove) in edits {
+                let mut at = at.min(body.len());
+                while !body.is_char_boundary(at) {
+                    at -= 1;
+                }
+                let mut end = (at + remove).min(body.len());
+                while !body.is_char_boundary(end) {
+                    end += 1;
+                }
+                body.replace_range(at..end, insert);
+            }
+            agrees(&body, 64);
+            agrees(&body, 4);
+        }
     }
 }

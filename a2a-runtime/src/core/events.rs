@@ -785,9 +785,9 @@ impl PartialEq for dyn KeyRef + '_ {
 impl Eq for dyn KeyRef + '_ {}
 
 impl std::hash::Hash for dyn KeyRef + '_ {
-    /// The scope, then the id.
+    /// The id only: ids are unique UUIDs in practice, so hashing the scope too would only cost
+    /// time (equality still compares both).
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.scope().hash(state);
         self.id().hash(state);
     }
 }

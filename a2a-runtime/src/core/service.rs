@@ -254,6 +254,10 @@ impl A2aService {
 
 /// Checks an `A2A-Version` value against [`SUPPORTED_VERSIONS`].
 pub fn check_version(header: Option<&str>) -> Result<(), A2aError> {
+    // The usual value, compared whole before it is parsed.
+    if header == Some(crate::PROTOCOL_VERSION) {
+        return Ok(());
+    }
     let requested = header
         .map(str::trim)
         .filter(|v| !v.is_empty())

@@ -165,6 +165,14 @@ pub(crate) fn media_type(req: &HttpRequest) -> Option<&str> {
 
 /// Checks the request's content type is JSON (`application/json` or `application/a2a+json`).
 pub(crate) fn check_json_content_type(req: &HttpRequest) -> Result<(), A2aError> {
+    // The usual header, compared whole before it is parsed.
+    if req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes() == b"application/json")
+    {
+        return Ok(());
+    }
     match media_type(req) {
         Some(t)
             if t.eq_ignore_ascii_case("application/json") || t.eq_ignore_ascii_case(A2A_JSON) =>

@@ -353,7 +353,8 @@ impl<'de> Deserialize<'de> for Timestamp {
 /// Collects rule violations with their field paths while a value is validated.
 #[derive(Debug, Default)]
 pub struct Violations {
-    path: Vec<PathSegment>,
+    /// Inline up to the depth of the wire types: no allocation to validate a request.
+    path: smallvec::SmallVec<[PathSegment; 8]>,
     found: Vec<FieldViolation>,
 }
 

@@ -785,8 +785,9 @@ impl PartialEq for dyn KeyRef + '_ {
 impl Eq for dyn KeyRef + '_ {}
 
 impl std::hash::Hash for dyn KeyRef + '_ {
-    /// The id only: ids are unique UUIDs in practice, so hashing the scope too would only cost
-    /// time (equality still compares both).
+    /// The id only: a live task's id is a UUID the server made, unique across scopes, so
+    /// hashing the scope too would only cost time (equality still compares both; the hasher is
+    /// randomly seeded, so ids a client sends cannot be chosen to collide).
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         self.id().hash(state);
     }

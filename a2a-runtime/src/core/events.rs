@@ -822,7 +822,7 @@ impl Registry {
     /// `execution` running and its listener registered before anyone else can see it.
     pub(crate) fn create(
         &self,
-        scope: &Scope,
+        scope: Scope,
         template: Task,
         execution: u64,
         token: CancellationToken,
@@ -832,7 +832,7 @@ impl Registry {
         let mut state = RuntimeState::new(None, 0, Some(template));
         state.running.push((execution, token));
         let receiving = register(&mut state, listen, execution, self.buffer.max(1));
-        let rt = Arc::new(TaskRuntime::new(scope.clone(), id, state, self.buffer));
+        let rt = Arc::new(TaskRuntime::new(scope, id, state, self.buffer));
         rt.executions.store(1, Ordering::SeqCst);
         let listener = rt.attach(receiving);
         self.lock().replace(Live(rt.clone()));
@@ -906,7 +906,7 @@ mod tests {
             ..Task::default()
         };
         let (rt, _) = registry.create(
-            &scope,
+            scope.clone(),
             template,
             0,
             CancellationToken::new(),

@@ -193,7 +193,7 @@ impl DefaultRequestHandler {
         let execution = self.registry.next_execution_id();
         let token = CancellationToken::new();
         let (rt, listener) =
-            self.create_runtime(&ctx.scope(), &mut message, execution, token.clone(), listen);
+            self.create_runtime(ctx.scope(), &mut message, execution, token.clone(), listen);
         let input = AgentInput {
             request: Arc::new(ctx),
             message,
@@ -221,8 +221,13 @@ impl DefaultRequestHandler {
         let execution = self.registry.next_execution_id();
         let token = CancellationToken::new();
         let (rt, first, listener, prior) = if message.task_id.is_empty() {
-            let (rt, listener) =
-                self.create_runtime(&scope, &mut message, execution, token.clone(), listen);
+            let (rt, listener) = self.create_runtime(
+                scope.clone(),
+                &mut message,
+                execution,
+                token.clone(),
+                listen,
+            );
             (rt, None, listener, None)
         } else {
             self.continue_task(&scope, &mut message, execution, token.clone(), listen)
@@ -251,7 +256,7 @@ impl DefaultRequestHandler {
     /// message: a fresh task id, and a fresh context id unless the message names one.
     fn create_runtime(
         &self,
-        scope: &Scope,
+        scope: Scope,
         message: &mut Message,
         execution: u64,
         token: CancellationToken,

@@ -62,6 +62,19 @@ struct Envelope<'a> {
     params: Option<&'a str>,
 }
 
+impl<'a> Envelope<'a> {
+    /// The members at the places [`scan_envelope`] found in `text`.
+    fn at(text: &'a str, spans: [Option<(usize, usize)>; 4]) -> Self {
+        let [jsonrpc, id, method, params] = spans.map(|s| s.and_then(|(a, b)| text.get(a..b)));
+        Self {
+            jsonrpc,
+            id,
+            method,
+            params,
+        }
+    }
+}
+
 impl<'a> From<WireEnvelope<'a>> for Envelope<'a> {
     fn from(w: WireEnvelope<'a>) -> Self {
         Self {
@@ -252,14 +265,7 @@ fn parse<'b>(
     if let Some(spans) = scan_envelope(body, max_depth)
         && let Ok(text) = simdutf8::basic::from_utf8(body)
     {
-        let span = |s: Option<(usize, usize)>| s.and_then(|(a, b)| text.get(a..b));
-        let envelope = Envelope {
-            jsonrpc: span(spans[0]),
-            id: span(spans[1]),
-            method: span(spans[2]),
-            params: span(spans[3]),
-        };
-        if let Ok(parsed) = parse_envelope(inner, req, envelope, notification) {
+        if let Ok(parsed) = parse_envelope(inner, req, Envelope::at(text, spans), notification) {
             return Ok(parsed);
         }
         // The params may not even be JSON: the full parser tells.
@@ -558,13 +564,7 @@ mod tests {
     /// What the structural pass reads from `body`, if it reads it.
     fn scanned(body: &str, max_depth: usize) -> Option<Envelope<'_>> {
         let spans = scan_envelope(body.as_bytes(), max_depth)?;
-        let span = |s: Option<(usize, usize)>| s.map(|(a, b)| &body[a..b]);
-        Some(Envelope {
-            jsonrpc: span(spans[0]),
-            id: span(spans[1]),
-            method: span(spans[2]),
-            params: span(spans[3]),
-        })
+        Some(Envelope::at(body, spans))
     }
 
     /// The structural pass's promise: what it reads, the full parser reads the same way, unless

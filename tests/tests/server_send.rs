@@ -80,6 +80,56 @@ async fn send_echo_returns_completed_task_17_18() {
     }
 }
 
+/// A blocking SendMessage's task is encoded once, by the write that finishes it, for the store
+/// and the reply: the reply's bytes are exactly those GetTask encodes afresh from the store, on
+/// both bindings.
+#[tokio::test]
+async fn a_finished_tasks_reply_is_the_bytes_get_task_encodes() {
+    let (server, _control) = scripted().await;
+    let between = |text: &str, open: &str, close: &str| -> String {
+        let inner = text.strip_prefix(open).and_then(|t| t.strip_suffix(close));
+        inner
+            .unwrap_or_else(|| panic!("{open}…{close}: {text}"))
+            .to_owned()
+    };
+    for n in 0..3 {
+        let params = msg(&format!("bytes \"{n}\" é"));
+        let sent = server
+            .rpc_envelope(
+                &json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": params}),
+            )
+            .await;
+        let task = between(
+            &sent.text,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"task":"#,
+            "}}",
+        );
+        let task_id = id(&serde_json::from_str(&task).unwrap());
+        let got = server
+            .rpc_envelope(
+                &json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": task_id}}),
+            )
+            .await;
+        assert_eq!(
+            task,
+            between(&got.text, r#"{"jsonrpc":"2.0","id":1,"result":"#, "}")
+        );
+
+        let sent = server
+            .post_raw(
+                "/message:send",
+                "application/json",
+                msg("rest").to_string(),
+                Some("1.0"),
+            )
+            .await;
+        let task = between(&sent.text, r#"{"task":"#, "}");
+        let task_id = id(&serde_json::from_str(&task).unwrap());
+        let got = server.get(&format!("/tasks/{task_id}")).await;
+        assert_eq!(task, got.text);
+    }
+}
+
 /// #19: `returnImmediately` answers right after the task exists, while the agent is provably
 /// still held at its gate; the task finishes later.
 #[tokio::test]

@@ -66,8 +66,10 @@ pub(crate) enum BusItem {
 pub(crate) enum WaitOutcome {
     /// The agent replied with a direct message.
     Message(Message),
-    /// The task as it stood when the wait ended (shared with the runtime until it changes).
-    Task(Arc<Task>),
+    /// The task as it stood when the wait ended (shared with the runtime until it changes),
+    /// and the SendMessage result `{"task":…}` when the runtime encoded it (see
+    /// [`reply_for`]).
+    Task(Arc<Task>, Option<bytes::Bytes>),
     /// The agent failed before publishing anything.
     Failed(A2aError),
 }
@@ -131,11 +133,13 @@ impl RuntimeState {
         });
     }
 
-    /// Answers the waiters whose wait this event ends.
-    fn resolve_waiters(&mut self, event: &StreamResponse) {
+    /// Answers the waiters whose wait this event ends (the first gets `reply`, the event's
+    /// encoded result from [`reply_for`]).
+    fn resolve_waiters(&mut self, event: &StreamResponse, reply: Option<Vec<u8>>) {
         if self.waiters.is_empty() {
             return;
         }
+        let mut reply = reply.map(bytes::Bytes::from);
         let ends = ends_wait(event);
         let mut i = 0;
         while i < self.waiters.len() {
@@ -143,7 +147,7 @@ impl RuntimeState {
                 let w = self.waiters.swap_remove(i);
                 let outcome = match (event, &self.task) {
                     (StreamResponse::Message(m), _) => WaitOutcome::Message(m.clone()),
-                    (_, Some(task)) => WaitOutcome::Task(task.clone()),
+                    (_, Some(task)) => WaitOutcome::Task(task.clone(), reply.take()),
                     (_, None) => {
                         WaitOutcome::Failed(A2aError::Internal("the task was not created".into()))
                     }
@@ -154,6 +158,36 @@ impl RuntimeState {
             }
         }
     }
+}
+
+/// How a SendMessage result holding a task begins (see [`reply_for`]).
+const REPLY_OPEN: &[u8] = br#"{"task":"#;
+
+/// The room a reply is encoded in at first (an echo task's takes about 450 bytes).
+const REPLY_CAPACITY: usize = 1024;
+
+/// The result of the blocking SendMessage among `waiters` that `event` answers, `{"task":…}`
+/// with `task` as the event leaves it, encoded before the store's write so that the store can
+/// keep the same bytes (see [`TaskStore::write_now`]) and the reply is not encoded again;
+/// `None` when the event answers no waiter.
+fn reply_for(waiters: &[Waiter], event: &StreamResponse, task: &Task) -> Option<Vec<u8>> {
+    if waiters.is_empty() || matches!(event, StreamResponse::Message(_)) {
+        return None;
+    }
+    let ends = ends_wait(event);
+    if !waiters.iter().any(|w| ends || w.until_created) {
+        return None;
+    }
+    let mut reply = Vec::with_capacity(REPLY_CAPACITY);
+    reply.extend_from_slice(REPLY_OPEN);
+    crate::json_out::to_writer(&mut reply, task).ok()?;
+    reply.push(b'}');
+    Some(reply)
+}
+
+/// The task's JSON in a reply from [`reply_for`].
+fn task_json(reply: &[u8]) -> Option<&[u8]> {
+    reply.get(REPLY_OPEN.len()..reply.len().checked_sub(1)?)
 }
 
 /// Does this event end a blocking SendMessage wait? Terminal and interrupted states, and messages.
@@ -367,7 +401,7 @@ impl TaskRuntime {
                     let w = st.waiters.swap_remove(i);
                     let outcome = match (&error, &st.task) {
                         (Some(e), _) => WaitOutcome::Failed(e.clone()),
-                        (None, Some(task)) => WaitOutcome::Task(task.clone()),
+                        (None, Some(task)) => WaitOutcome::Task(task.clone(), None),
                         (None, None) => WaitOutcome::Failed(A2aError::Internal(
                             "the agent ended without publishing anything".into(),
                         )),
@@ -383,8 +417,8 @@ impl TaskRuntime {
     }
 
     /// Delivers an event that was applied and stored as `seq`.
-    fn emit(st: &mut RuntimeState, seq: u64, event: StreamResponse) {
-        st.resolve_waiters(&event);
+    fn emit(st: &mut RuntimeState, seq: u64, event: StreamResponse, reply: Option<Vec<u8>>) {
+        st.resolve_waiters(&event, reply);
         if st.has_subscribers() {
             st.deliver(BusItem::Event(Arc::new(SeqEvent { seq, event })));
         }
@@ -445,11 +479,13 @@ impl TaskRuntime {
         let write = Write::Update {
             expected_version: version,
         };
-        match store.write_now(&self.scope, task, write) {
+        let reply = reply_for(&st.waiters, &event, task);
+        let json = reply.as_deref().and_then(task_json);
+        match store.write_now(&self.scope, task, json, write) {
             None => Ok(Step::Write(Applied::Update { event, version })),
             Some(Ok(v)) => {
                 st.version = v;
-                Self::emit(st, v, event);
+                Self::emit(st, v, event, reply);
                 Ok(Step::Done(v))
             }
             // The change was applied here but not stored: go back to what the store holds.
@@ -475,7 +511,7 @@ impl TaskRuntime {
                 m.context_id = p.context_id.clone();
             }
             st.replied = true;
-            Self::emit(st, 1, event);
+            Self::emit(st, 1, event, None);
             return Ok(Step::Done(1));
         }
         let mut task = st.pending.take().unwrap_or_else(|| Task {
@@ -491,14 +527,16 @@ impl TaskRuntime {
             st.pending = Some(task);
             return Err(e);
         }
-        match store.write_now(&self.scope, &task, Write::Create) {
+        let reply = reply_for(&st.waiters, &event, &task);
+        let json = reply.as_deref().and_then(task_json);
+        match store.write_now(&self.scope, &task, json, Write::Create) {
             None => Ok(Step::Write(Applied::Create {
                 event,
                 task: Box::new(task),
                 before,
             })),
             Some(Ok(v)) => {
-                Self::created(st, task, before, event, v);
+                Self::created(st, task, before, event, v, reply);
                 Ok(Step::Done(v))
             }
             Some(Err(e)) => {
@@ -545,6 +583,7 @@ impl TaskRuntime {
         before: Option<Box<Task>>,
         mut event: StreamResponse,
         version: u64,
+        reply: Option<Vec<u8>>,
     ) {
         st.version = version;
         if let Some(before) = before {
@@ -558,7 +597,7 @@ impl TaskRuntime {
             event = StreamResponse::Task(task.clone());
         }
         st.task = Some(Arc::new(task));
-        Self::emit(st, version, event);
+        Self::emit(st, version, event, reply);
     }
 
     /// Finishes, still under the lock, what [`apply`](Self::apply) left: the awaited store
@@ -582,7 +621,7 @@ impl TaskRuntime {
                 before,
             }) => match store.create(&self.scope, &task).await {
                 Ok(v) => {
-                    Self::created(st, *task, before, event, v);
+                    Self::created(st, *task, before, event, v, None);
                     Ok(v)
                 }
                 Err(e) => {
@@ -598,7 +637,7 @@ impl TaskRuntime {
                 match written {
                     Ok(v) => {
                         st.version = v;
-                        Self::emit(st, v, event);
+                        Self::emit(st, v, event, None);
                         Ok(v)
                     }
                     Err(e) => {
@@ -892,7 +931,9 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::store::InMemoryTaskStore;
-    use crate::types::{Artifact, Part, TaskArtifactUpdateEvent, TaskStatusUpdateEvent};
+    use crate::types::{
+        Artifact, Part, SendMessageResponse, TaskArtifactUpdateEvent, TaskStatusUpdateEvent,
+    };
 
     const POLICY: HistoryPolicy = HistoryPolicy { max_messages: 100 };
 
@@ -1009,13 +1050,62 @@ mod tests {
         assert!(rt.publish(&store, POLICY, &ext, chunk(1)).await.is_err());
         assert_eq!(rt.snapshot().await.unwrap(), before);
         match rx.await.unwrap() {
-            WaitOutcome::Task(t) => {
+            WaitOutcome::Task(t, reply) => {
                 assert_eq!(t.status.state, TaskState::Completed);
                 assert_eq!(t.artifacts.len(), 1);
+                // The result was encoded once, by the write that finished the task: exactly the
+                // SendMessage result's JSON, and what the store holds.
+                let expected = SendMessageResponse::Task(Task::clone(&t));
+                let reply = reply.unwrap();
+                assert_eq!(&reply[..], crate::json_out::to_vec(&expected).unwrap());
+                let stored = store.get(&rt.scope, &rt.id).await.unwrap().unwrap();
+                assert_eq!(&stored.task, &*t);
             }
             other => panic!("{other:?}"),
         }
         rt.finish_execution(7, None).await;
+    }
+
+    #[tokio::test]
+    async fn a_reply_is_encoded_only_for_an_event_that_answers_a_waiter() {
+        let (_registry, rt, _) = runtime(8);
+        let task = Task {
+            id: "t\"1".into(),
+            history: vec![Message::default()],
+            ..Task::default()
+        };
+        let result = crate::json_out::to_vec(&SendMessageResponse::Task(task.clone())).unwrap();
+        let mut guard = rt.state.lock().await;
+        let st = &mut *guard;
+        assert!(reply_for(&st.waiters, &status(TaskState::Completed), &task).is_none());
+        rt.start_execution(st, 1, CancellationToken::new());
+        let _wait = rt.listen(
+            st,
+            Listen::Wait {
+                until_created: false,
+            },
+            1,
+        );
+        // A blocking SendMessage waits for a terminal or interrupted state; a direct message
+        // answers it, but not with a task.
+        assert!(reply_for(&st.waiters, &chunk(0), &task).is_none());
+        let message = StreamResponse::Message(Message::default());
+        assert!(reply_for(&st.waiters, &message, &task).is_none());
+        for state in [TaskState::Completed, TaskState::InputRequired] {
+            let reply = reply_for(&st.waiters, &status(state), &task).unwrap();
+            assert_eq!(reply, result);
+            let json = crate::json_out::to_vec(&task).unwrap();
+            assert_eq!(task_json(&reply), Some(&json[..]));
+        }
+        // `returnImmediately` on a new task: any task event answers it.
+        let _created = rt.listen(
+            st,
+            Listen::Wait {
+                until_created: true,
+            },
+            1,
+        );
+        assert_eq!(reply_for(&st.waiters, &chunk(0), &task), Some(result));
     }
 
     #[tokio::test]

@@ -41,6 +41,17 @@ pub trait RequestHandler: Send + Sync + 'static {
         ctx: RequestContext,
         req: SendMessageRequest,
     ) -> Result<SendMessageResponse, A2aError>;
+    /// SendMessage as the service calls it: the result, with its JSON when the handler has it
+    /// at hand — the default runtime encodes a task it answers with once, for the store and for
+    /// the reply. The default calls [`send_message`](Self::send_message) and has no JSON; a
+    /// handler that wraps another forwards this too, or its replies are encoded again.
+    fn send_message_encoded(
+        &self,
+        ctx: RequestContext,
+        req: SendMessageRequest,
+    ) -> BoxFuture<'_, Result<(SendMessageResponse, Option<bytes::Bytes>), A2aError>> {
+        Box::pin(self.send_message(ctx, req).map(|r| r.map(|r| (r, None))))
+    }
     /// SendStreamingMessage: the task's events as they happen.
     async fn send_streaming_message(
         &self,
@@ -317,12 +328,38 @@ impl DefaultRequestHandler {
         }
     }
 
+    /// SendMessage: begins the task at once, then waits (see
+    /// [`RequestHandler::send_message_encoded`]).
+    fn send(
+        &self,
+        ctx: RequestContext,
+        req: SendMessageRequest,
+    ) -> impl Future<Output = Result<(SendMessageResponse, Option<bytes::Bytes>), A2aError>> + Send + '_
+    {
+        let history_length = req.configuration.as_ref().and_then(|c| c.history_length);
+        let return_immediately = req
+            .configuration
+            .as_ref()
+            .is_some_and(|c| c.return_immediately);
+        // `returnImmediately`: a new task is answered once it exists, a continued one at once.
+        let continued = !req.message.task_id.is_empty();
+        let listen = if return_immediately && continued {
+            Listen::Nothing
+        } else {
+            Listen::Wait {
+                until_created: return_immediately,
+            }
+        };
+        let start = self.start(ctx, req, listen);
+        self.answer(start, history_length)
+    }
+
     /// The blocking SendMessage's wait: drives the agent until its answer.
     async fn answer(
         &self,
         start: Start<'_>,
         history_length: Option<i32>,
-    ) -> Result<SendMessageResponse, A2aError> {
+    ) -> Result<(SendMessageResponse, Option<bytes::Bytes>), A2aError> {
         let Started {
             rt, listener, run, ..
         } = start.await?;
@@ -332,7 +369,7 @@ impl DefaultRequestHandler {
                 // `returnImmediately` on a continued task: the agent runs on its own.
                 tokio::spawn(run);
                 match rt.snapshot().await {
-                    Some(task) => WaitOutcome::Task(Arc::new(task)),
+                    Some(task) => WaitOutcome::Task(Arc::new(task), None),
                     None => WaitOutcome::Failed(A2aError::Internal(
                         "the agent ended without publishing anything".into(),
                     )),
@@ -343,11 +380,12 @@ impl DefaultRequestHandler {
         // Usually the last reference to the runtime: the task it holds is then ours, not a copy.
         drop(rt);
         match outcome {
-            WaitOutcome::Message(message) => Ok(SendMessageResponse::Message(message)),
-            WaitOutcome::Task(task) => {
+            WaitOutcome::Message(message) => Ok((SendMessageResponse::Message(message), None)),
+            WaitOutcome::Task(task, json) => {
                 let mut task = Arc::try_unwrap(task).unwrap_or_else(|shared| Task::clone(&shared));
-                trim_history(&mut task, history_length);
-                Ok(SendMessageResponse::Task(task))
+                // The JSON is of the whole task: it goes when the history is cut.
+                let json = json.filter(|_| !trim_history(&mut task, history_length));
+                Ok((SendMessageResponse::Task(task), json))
             }
             WaitOutcome::Failed(e) => Err(e),
         }
@@ -616,10 +654,13 @@ fn bus_stream(
     }))
 }
 
-fn trim_history(task: &mut Task, history_length: Option<i32>) {
+/// Keeps the last `history_length` messages of the history; true when some were dropped.
+fn trim_history(task: &mut Task, history_length: Option<i32>) -> bool {
+    let before = task.history.len();
     if let Some(n) = history_length {
         task.trim_history(usize::try_from(n).unwrap_or(0));
     }
+    task.history.len() != before
 }
 
 /// Checks a webhook URL is an absolute http(s) URL.
@@ -655,22 +696,15 @@ impl RequestHandler for DefaultRequestHandler {
         'life0: 'async_trait,
         Self: 'async_trait,
     {
-        let history_length = req.configuration.as_ref().and_then(|c| c.history_length);
-        let return_immediately = req
-            .configuration
-            .as_ref()
-            .is_some_and(|c| c.return_immediately);
-        // `returnImmediately`: a new task is answered once it exists, a continued one at once.
-        let continued = !req.message.task_id.is_empty();
-        let listen = if return_immediately && continued {
-            Listen::Nothing
-        } else {
-            Listen::Wait {
-                until_created: return_immediately,
-            }
-        };
-        let start = self.start(ctx, req, listen);
-        Box::pin(self.answer(start, history_length))
+        Box::pin(self.send(ctx, req).map(|r| r.map(|(response, _)| response)))
+    }
+
+    fn send_message_encoded(
+        &self,
+        ctx: RequestContext,
+        req: SendMessageRequest,
+    ) -> BoxFuture<'_, Result<(SendMessageResponse, Option<bytes::Bytes>), A2aError>> {
+        Box::pin(self.send(ctx, req))
     }
 
     async fn send_streaming_message(

@@ -36,15 +36,55 @@ pub struct A2aService {
     extensions: ExtensionSet,
 }
 
-/// The result of [`A2aService::call`]: the response, and the extensions activated for it (to
-/// echo in the `A2A-Extensions` response header).
+/// The result of [`A2aService::call`]: the response, its JSON when the handler had it at hand
+/// (see [`RequestHandler::send_message_encoded`]), and the extensions activated for it (to echo
+/// in the `A2A-Extensions` response header).
 #[derive(Debug)]
 pub struct Served {
     /// The operation's result (already through every `handle_response` hook; streamed events
     /// pass through them as they are produced).
-    pub response: A2aResponse,
+    response: A2aResponse,
+    /// The JSON of `response`, when written already.
+    json: Option<bytes::Bytes>,
     /// The activated extensions, in declaration order.
     pub activated: Activated,
+}
+
+impl Served {
+    /// The operation's result (already through every `handle_response` hook; streamed events
+    /// pass through them as they are produced).
+    pub fn response(&self) -> &A2aResponse {
+        &self.response
+    }
+
+    /// The result and the activated extensions.
+    pub fn into_parts(self) -> (A2aResponse, Activated) {
+        (self.response, self.activated)
+    }
+
+    /// Appends the JSON of a unary result to `out` (`None` for streams, and `out` is
+    /// unchanged), as [`A2aResponse::write_json`] does; copied when the handler wrote it already.
+    pub fn write_json(&self, out: &mut Vec<u8>) -> Option<Result<(), serde_json::Error>> {
+        match &self.json {
+            Some(json) => {
+                out.extend_from_slice(json);
+                Some(Ok(()))
+            }
+            None => self.response.write_json(out),
+        }
+    }
+
+    /// The JSON of a unary result (`None` for streams), as [`A2aResponse::to_json`] gives it;
+    /// shared, not copied, when the handler wrote it already.
+    pub fn to_json(&self) -> Option<Result<bytes::Bytes, serde_json::Error>> {
+        match &self.json {
+            Some(json) => Some(Ok(json.clone())),
+            None => self
+                .response
+                .to_json()
+                .map(|json| json.map(bytes::Bytes::from)),
+        }
+    }
 }
 
 impl std::fmt::Debug for A2aService {
@@ -128,10 +168,11 @@ impl A2aService {
             .map(|negotiated| (dispatch(self.handler.as_ref(), ctx, req), negotiated));
         async move {
             let (pending, negotiated) = pending?;
-            let mut response = pending.await?;
+            let (mut response, mut json) = pending.await?;
             let Some(mut negotiated) = negotiated.filter(|n| !n.activated.is_empty()) else {
                 return Ok(Served {
                     response,
+                    json,
                     activated: Activated::default(),
                 });
             };
@@ -144,7 +185,11 @@ impl A2aService {
                     n.handle_response(&mut Reply::Event(&mut ev.event))?;
                     Ok(ev)
                 })));
-            } else if let Some(mut reply) = response.reply() {
+            } else if negotiated.hooks_responses()
+                && let Some(mut reply) = response.reply()
+            {
+                // The hooks may change the result: it is encoded after them.
+                json = None;
                 // Usually the agent is done with the negotiation by now: no locking then.
                 match Arc::get_mut(&mut negotiated) {
                     Some(only) => only.handle_response_mut(&mut reply)?,
@@ -153,6 +198,7 @@ impl A2aService {
             }
             Ok(Served {
                 response,
+                json,
                 activated: Activated::of(negotiated),
             })
         }
@@ -293,7 +339,7 @@ pub fn dispatch<'a>(
     req: A2aRequest,
 ) -> Dispatch<'a> {
     Dispatch(match req {
-        A2aRequest::SendMessage(r) => Pending::SendMessage(handler.send_message(ctx, r)),
+        A2aRequest::SendMessage(r) => Pending::SendMessage(handler.send_message_encoded(ctx, r)),
         A2aRequest::SendStreamingMessage(r) => {
             Pending::Stream(handler.send_streaming_message(ctx, r))
         }
@@ -325,7 +371,7 @@ pub struct Dispatch<'a>(Pending<'a>);
 
 /// The handler's future, by the shape of its output.
 enum Pending<'a> {
-    SendMessage(BoxFuture<'a, Result<SendMessageResponse, A2aError>>),
+    SendMessage(BoxFuture<'a, Result<(SendMessageResponse, Option<bytes::Bytes>), A2aError>>),
     Task(BoxFuture<'a, Result<Task, A2aError>>),
     ListTasks(BoxFuture<'a, Result<ListTasksResponse, A2aError>>),
     PushConfig(BoxFuture<'a, Result<TaskPushNotificationConfig, A2aError>>),
@@ -342,7 +388,8 @@ impl fmt::Debug for Dispatch<'_> {
 }
 
 impl Future for Dispatch<'_> {
-    type Output = Result<A2aResponse, A2aError>;
+    /// The response, and its JSON when the handler wrote it already.
+    type Output = Result<(A2aResponse, Option<bytes::Bytes>), A2aError>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         /// Polls `f`, wrapping what it returns with `wrap`.
@@ -350,11 +397,14 @@ impl Future for Dispatch<'_> {
             f: &mut BoxFuture<'_, Result<T, A2aError>>,
             cx: &mut Context<'_>,
             wrap: impl FnOnce(T) -> A2aResponse,
-        ) -> Poll<Result<A2aResponse, A2aError>> {
-            f.as_mut().poll(cx).map_ok(wrap)
+        ) -> Poll<Result<(A2aResponse, Option<bytes::Bytes>), A2aError>> {
+            f.as_mut().poll(cx).map_ok(|r| (wrap(r), None))
         }
         match &mut self.0 {
-            Pending::SendMessage(f) => wrapped(f, cx, A2aResponse::SendMessage),
+            Pending::SendMessage(f) => f
+                .as_mut()
+                .poll(cx)
+                .map_ok(|(r, json)| (A2aResponse::SendMessage(r), json)),
             Pending::Task(f) => wrapped(f, cx, A2aResponse::Task),
             Pending::ListTasks(f) => wrapped(f, cx, A2aResponse::ListTasks),
             Pending::PushConfig(f) => wrapped(f, cx, A2aResponse::PushConfig),

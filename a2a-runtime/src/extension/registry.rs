@@ -1047,6 +1047,11 @@ impl Negotiated {
         )
     }
 
+    /// True when some activated extension may change a unary result (`handle_response`).
+    pub(crate) fn hooks_responses(&self) -> bool {
+        self.hooks & HOOK_RESPONSE != 0
+    }
+
     /// Runs every activated extension's `handle_response`, in declaration order.
     pub(crate) fn handle_response(&self, reply: &mut Reply<'_>) -> Result<(), A2aError> {
         self.run_hooks((HOOK_RESPONSE, "handle_response"), |ext, value, live| {

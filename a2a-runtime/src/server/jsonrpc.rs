@@ -24,7 +24,7 @@ use serde_json::value::RawValue;
 use super::http::{check_json_content_type, read_body, request_context};
 use super::sse::{self, Framing};
 use super::{Inner, ResponseExt as _};
-use crate::core::{A2aRequest, A2aResponse, Operation, RequestContext, SeqEvent};
+use crate::core::{A2aRequest, A2aResponse, Operation, RequestContext, SeqEvent, Served};
 use crate::error::A2aError;
 use crate::extension::Activated;
 use crate::json;
@@ -118,23 +118,24 @@ pub(crate) async fn handle(
             .a2a_headers(&Activated::default())
             .finish(),
         Ok(Outcome::Raw(result, activated)) => result_response(id, &result, &activated),
-        Ok(Outcome::Done(resp, activated)) => match *resp {
-            A2aResponse::Stream(events) => {
+        Ok(Outcome::Done(served)) if !matches!(served.response(), A2aResponse::Stream(_)) => {
+            // The result is encoded straight into the envelope.
+            let mut body = envelope(id, 768);
+            match served.write_json(&mut body) {
+                Some(Ok(())) => finish_result(body, &served.activated),
+                _ => error_response(
+                    id,
+                    &A2aError::Internal("could not encode the result".into()),
+                ),
+            }
+        }
+        Ok(Outcome::Done(served)) => match served.into_parts() {
+            (A2aResponse::Stream(events), activated) => {
                 let builder = HttpResponse::Ok().a2a_headers_builder(&activated);
                 let framing = JsonRpcFraming { id: id.to_owned() };
                 sse::response(events, framing, inner.keep_alive, builder)
             }
-            unary => {
-                // The result is encoded straight into the envelope.
-                let mut body = envelope(id, 768);
-                match unary.write_json(&mut body) {
-                    Some(Ok(())) => finish_result(body, &activated),
-                    _ => error_response(
-                        id,
-                        &A2aError::Internal("could not encode the result".into()),
-                    ),
-                }
-            }
+            _ => error_response(id, &A2aError::Internal("a unary result as a stream".into())),
         },
     }
 }
@@ -166,7 +167,8 @@ fn finish_result(mut body: Vec<u8>, activated: &Activated) -> HttpResponse {
 
 enum Outcome {
     Notification,
-    Done(Box<A2aResponse>, Activated),
+    /// A result (its extensions already filtered by the echo setting).
+    Done(Box<Served>),
     Raw(Vec<u8>, Activated),
 }
 
@@ -227,8 +229,9 @@ fn run<'b>(
     use futures::future::Either;
     match parsed {
         Parsed::Op(ctx, request) => Either::Left(inner.service.call(ctx, request).map(|result| {
-            result.map(|served| {
-                Outcome::Done(Box::new(served.response), inner.echo(served.activated))
+            result.map(|mut served| {
+                served.activated = inner.echo(std::mem::take(&mut served.activated));
+                Outcome::Done(Box::new(served))
             })
         })),
         Parsed::Method(ctx, method, value) => {

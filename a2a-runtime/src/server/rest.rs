@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::http::{A2A_JSON, check_json_content_type, read_body, request_context, url_pairs};
 use super::sse::{self, Framing};
 use super::{Inner, ResponseExt as _};
-use crate::core::{A2aRequest, A2aResponse, Operation, SeqEvent};
+use crate::core::{A2aRequest, A2aResponse, Operation, SeqEvent, Served};
 use crate::error::A2aError;
 use crate::extension::Activated;
 use crate::json;
@@ -64,16 +64,21 @@ pub(crate) async fn handle(
 ) -> HttpResponse {
     match process(&inner, &req, payload, op).await {
         Err(e) => error_response(&e),
-        Ok((A2aResponse::Stream(events), activated)) => {
-            let builder = HttpResponse::Ok().a2a_headers_builder(&activated);
-            sse::response(events, RestFraming, inner.keep_alive, builder)
+        Ok(served) if !matches!(served.response(), A2aResponse::Stream(_)) => {
+            match served.to_json() {
+                Some(Ok(body)) => HttpResponse::Ok()
+                    .a2a_headers(&served.activated)
+                    .insert_header((header::CONTENT_TYPE, A2A_JSON))
+                    .body(body),
+                _ => error_response(&A2aError::Internal("could not encode the result".into())),
+            }
         }
-        Ok((unary, activated)) => match unary.to_json() {
-            Some(Ok(body)) => HttpResponse::Ok()
-                .a2a_headers(&activated)
-                .insert_header((header::CONTENT_TYPE, A2A_JSON))
-                .body(body),
-            _ => error_response(&A2aError::Internal("could not encode the result".into())),
+        Ok(served) => match served.into_parts() {
+            (A2aResponse::Stream(events), activated) => {
+                let builder = HttpResponse::Ok().a2a_headers_builder(&activated);
+                sse::response(events, RestFraming, inner.keep_alive, builder)
+            }
+            _ => error_response(&A2aError::Internal("a unary result as a stream".into())),
         },
     }
 }
@@ -83,7 +88,7 @@ async fn process(
     req: &HttpRequest,
     payload: web::Payload,
     op: Operation,
-) -> Result<(A2aResponse, Activated), A2aError> {
+) -> Result<Served, A2aError> {
     let info = req.match_info();
     let tenant = info.get("tenant").map(str::to_owned);
     let mut ctx = request_context(req, tenant.as_deref());
@@ -136,8 +141,9 @@ async fn process(
         object.insert("tenant".to_owned(), Value::String(t.clone()));
     }
     let request = A2aRequest::from_params(op, Value::Object(object))?;
-    let served = inner.service.call(ctx, request).await?;
-    Ok((served.response, inner.echo(served.activated)))
+    let mut served = inner.service.call(ctx, request).await?;
+    served.activated = inner.echo(std::mem::take(&mut served.activated));
+    Ok(served)
 }
 
 /// Serves an extension method at `/extensions/…` (POST, JSON body = params).

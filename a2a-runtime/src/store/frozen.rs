@@ -156,29 +156,62 @@ impl Frozen {
         // No `..`: a field added to `Task` must be added to `Body` too.
         let Task {
             id: _,
-            context_id,
+            context_id: _,
             status,
             artifacts,
             history,
             metadata,
         } = task;
-        let timestamp = status.timestamp;
-        if timestamp.is_some_and(|t| !exact_on_the_wire(t)) {
-            return None;
-        }
-        let state = u8::try_from(status.state.number())
-            .ok()
-            .filter(|n| *n < TIMED)?;
-        let context = context_id.as_str().as_bytes();
         let body = Body {
             status,
             artifacts,
             history,
             metadata,
         };
+        Self::assemble(task, |out| crate::json_out::to_writer(out, &body).ok())
+    }
+
+    /// As [`encode`](Self::encode), from `json`, the task's JSON exactly as
+    /// [`json_out`](crate::json_out) writes a [`Task`] (the runtime has it when it is about to
+    /// send the task as a reply): its body is copied instead of encoded again. `None` as
+    /// `encode`, and when `json` does not begin with the task's ids.
+    pub(super) fn from_json(task: &Task, json: &[u8]) -> Option<Self> {
+        Self::assemble(task, |out| {
+            // The ids as the task's serializer writes them, then the body's first member.
+            let start = out.len();
+            out.extend_from_slice(br#"{"id":"#);
+            crate::json_out::to_writer(out, &task.id).ok()?;
+            if !task.context_id.is_empty() {
+                out.extend_from_slice(br#","contextId":"#);
+                crate::json_out::to_writer(out, &task.context_id).ok()?;
+            }
+            out.extend_from_slice(br#","status":"#);
+            let ids = out.len() - start - br#""status":"#.len();
+            let same = json.get(..out.len() - start) == out.get(start..);
+            out.truncate(start);
+            // `{"status":…` onwards: the body.
+            let rest = json.get(ids..).filter(|_| same)?;
+            out.push(b'{');
+            out.extend_from_slice(rest);
+            Some(())
+        })
+    }
+
+    /// Writes the header of `task`, then its body with `body` (which returns `None` on
+    /// failure), checks that the result decodes, and boxes it.
+    fn assemble(task: &Task, body: impl FnOnce(&mut Vec<u8>) -> Option<()>) -> Option<Self> {
+        let timestamp = task.status.timestamp;
+        if timestamp.is_some_and(|t| !exact_on_the_wire(t)) {
+            return None;
+        }
+        let state = u8::try_from(task.status.state.number())
+            .ok()
+            .filter(|n| *n < TIMED)?;
+        let context = task.context_id.as_str().as_bytes();
         // The whole encoding is scanned only when its free-form JSON might reach the limit.
         let deep_check = SHAPE_DEPTH + free_form_depth(task, DEFAULT_MAX_DEPTH) > DEFAULT_MAX_DEPTH;
-        let write = |out: &mut Vec<u8>| -> Option<Self> {
+        let mut body = Some(body);
+        let mut write = |out: &mut Vec<u8>| -> Option<Self> {
             out.push(state | if timestamp.is_some() { TIMED } else { 0 });
             out.extend_from_slice(&timestamp.map_or(0, |t| t.millis()).to_le_bytes());
             let mut len = context.len();
@@ -189,7 +222,7 @@ impl Frozen {
             out.push(len as u8);
             out.extend_from_slice(context);
             let body_start = out.len();
-            crate::json_out::to_writer(out, &body).ok()?;
+            (body.take()?)(out)?;
             if deep_check {
                 json::check_depth(out.get(body_start..)?, DEFAULT_MAX_DEPTH).ok()?;
             }
@@ -473,6 +506,67 @@ mod tests {
         );
         assert!(frozen.len() <= 430, "{} bytes", frozen.len());
         assert_eq!(frozen.decode(id).unwrap(), task);
+    }
+
+    #[test]
+    fn a_tasks_json_gives_the_same_encoding_as_the_task() {
+        let mut tasks = vec![rich_task()];
+        for (id, context) in [("a\"b\\c\n\u{1}é", "ctx \"q\""), ("t", ""), ("", "c")] {
+            let mut task = rich_task();
+            task.id = id.into();
+            task.context_id = context.into();
+            tasks.push(task);
+        }
+        for len in [127, 128, 20_000] {
+            let mut task = rich_task();
+            task.context_id = "c".repeat(len).into();
+            tasks.push(task);
+        }
+        for state in TaskState::ALL {
+            tasks.push(Task {
+                id: "t".into(),
+                status: TaskStatus::new(*state),
+                ..Task::default()
+            });
+        }
+        for task in &tasks {
+            let json = crate::json_out::to_vec(task).unwrap();
+            let frozen = Frozen::from_json(task, &json);
+            assert_eq!(frozen, Frozen::encode(task), "{task:?}");
+            assert_eq!(frozen.unwrap().decode(task.id.as_str()).unwrap(), *task);
+        }
+    }
+
+    #[test]
+    fn json_that_is_not_the_tasks_is_refused() {
+        let task = rich_task();
+        let json = crate::json_out::to_vec(&task).unwrap();
+        let mut other = rich_task();
+        other.id = "4f1a0c2e-8b7d-4c5e-9a3f-2d6b1e0f7a99".into();
+        assert!(Frozen::from_json(&other, &json).is_none(), "another id");
+        other = rich_task();
+        other.context_id = "ctx-é-2".into();
+        assert!(
+            Frozen::from_json(&other, &json).is_none(),
+            "another context"
+        );
+        other.context_id = "".into();
+        assert!(Frozen::from_json(&other, &json).is_none(), "no context");
+        let ids = json.windows(9).position(|w| w == br#""status":"#).unwrap();
+        for cut in [0, 1, ids - 1, ids, ids + 3] {
+            assert!(
+                Frozen::from_json(&task, &json[..cut]).is_none(),
+                "cut at {cut}"
+            );
+        }
+        // What `encode` refuses, `from_json` refuses too.
+        let mut fine = rich_task();
+        fine.status.timestamp = fine
+            .status
+            .timestamp
+            .map(|t| Timestamp(t.0 + chrono::Duration::microseconds(1)));
+        let json = crate::json_out::to_vec(&fine).unwrap();
+        assert!(Frozen::from_json(&fine, &json).is_none());
     }
 
     #[test]

@@ -28,9 +28,12 @@ enum Held {
 }
 
 impl Held {
-    fn of(task: &Task) -> Self {
+    /// `task` as held, from its `json` when the writer has it (see [`TaskStore::write_now`]).
+    fn of(task: &Task, json: Option<&[u8]>) -> Self {
         if task.status.state.is_terminal()
-            && let Some(frozen) = Frozen::encode(task)
+            && let Some(frozen) = json
+                .and_then(|json| Frozen::from_json(task, json))
+                .or_else(|| Frozen::encode(task))
         {
             return Held::Encoded(frozen);
         }
@@ -195,7 +198,12 @@ impl InMemoryTaskStore {
     }
 
     /// [`TaskStore::create`], done under the lock.
-    fn create_now(&self, scope: &Scope, task: &Task) -> Result<u64, StoreError> {
+    fn create_now(
+        &self,
+        scope: &Scope,
+        task: &Task,
+        json: Option<&[u8]>,
+    ) -> Result<u64, StoreError> {
         let mut scopes = self.lock();
         // Look up first: `entry` would copy the scope on every call.
         let s = match scopes.get_mut(scope) {
@@ -205,7 +213,7 @@ impl InMemoryTaskStore {
         if s.by_id.contains_key(task.id.as_str()) {
             return Err(StoreError::Exists(task.id.clone(), "already exists"));
         }
-        let held = Held::of(task);
+        let held = Held::of(task, json);
         // Shared with the task's own id: no copy.
         let id = task.id.shared();
         s.finished += usize::from(held.is_terminal());
@@ -220,6 +228,7 @@ impl InMemoryTaskStore {
         &self,
         scope: &Scope,
         task: &Task,
+        json: Option<&[u8]>,
         expected_version: u64,
     ) -> Result<u64, StoreError> {
         let mut scopes = self.lock();
@@ -244,7 +253,7 @@ impl InMemoryTaskStore {
             // part by part to copy only what changed, walks both copies and costs more (a
             // 100-chunk stream: 79k events/s against 154k).
             Held::Value(boxed) if !task.status.state.is_terminal() => **boxed = task.clone(),
-            held => *held = Held::of(task),
+            held => *held = Held::of(task, json),
         }
         let new_millis = entry.held.millis();
         let is_finished = entry.held.is_terminal();
@@ -287,7 +296,7 @@ impl TaskStore for InMemoryTaskStore {
     }
 
     async fn create(&self, scope: &Scope, task: &Task) -> Result<u64, StoreError> {
-        self.create_now(scope, task)
+        self.create_now(scope, task, None)
     }
 
     async fn update(
@@ -296,18 +305,21 @@ impl TaskStore for InMemoryTaskStore {
         task: &Task,
         expected_version: u64,
     ) -> Result<u64, StoreError> {
-        self.update_now(scope, task, expected_version)
+        self.update_now(scope, task, None, expected_version)
     }
 
     fn write_now(
         &self,
         scope: &Scope,
         task: &Task,
+        json: Option<&[u8]>,
         write: Write,
     ) -> Option<Result<u64, StoreError>> {
         Some(match write {
-            Write::Create => self.create_now(scope, task),
-            Write::Update { expected_version } => self.update_now(scope, task, expected_version),
+            Write::Create => self.create_now(scope, task, json),
+            Write::Update { expected_version } => {
+                self.update_now(scope, task, json, expected_version)
+            }
         })
     }
 

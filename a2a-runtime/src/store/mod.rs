@@ -194,13 +194,19 @@ pub trait TaskStore: Send + Sync + fmt::Debug + 'static {
     ///
     /// The runtime writes every event of a task through here first: a store that answers saves
     /// a future and an allocation per event.
+    ///
+    /// `json`, when given, is `task`'s ProtoJSON exactly as
+    /// [`json_out::to_writer`](crate::json_out::to_writer) writes it: the runtime has it when
+    /// the task is about to be sent as a reply, so that a store keeping tasks encoded can copy
+    /// it instead of encoding the task a second time.
     fn write_now(
         &self,
         scope: &Scope,
         task: &Task,
+        json: Option<&[u8]>,
         write: Write,
     ) -> Option<Result<u64, StoreError>> {
-        let _ = (scope, task, write);
+        let _ = (scope, task, json, write);
         None
     }
 

@@ -216,10 +216,15 @@ impl A2aServer {
             // Two plain resources rather than one with two patterns: actix matches a
             // multi-pattern resource with a regex on every request. No method guard either: a
             // guard records the methods it checked in a per-request map (three allocations on
-            // every request); the handler answers other methods with 405 itself.
+            // every request); the handler answers other methods with 405 itself. With a slash
+            // first: at the root the other path is empty, and matching an empty pattern
+            // compares zero bytes at a dangling pointer, which the CPU may make slow (see
+            // `Scope`'s `PartialEq`); a request reaches it only through a mounting scope.
             let path = inner.jsonrpc_path.trim_end_matches('/').to_owned();
-            cfg.service(web::resource(path.clone()).route(web::route().to(rpc_handler.clone())));
-            cfg.service(web::resource(format!("{path}/")).route(web::route().to(rpc_handler)));
+            cfg.service(
+                web::resource(format!("{path}/")).route(web::route().to(rpc_handler.clone())),
+            );
+            cfg.service(web::resource(path).route(web::route().to(rpc_handler)));
             if inner.service.extensions().has_methods() {
                 for prefix in ["", "/{tenant}"] {
                     let methods = inner.clone();

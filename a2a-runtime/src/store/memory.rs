@@ -8,7 +8,7 @@
 //! Reads decode it on the way out. Each task id is held once, shared by the map key and the
 //! listing index.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::frozen::Frozen;
@@ -119,8 +119,9 @@ struct ScopeTasks {
     finished: usize,
     /// Keyed by task id; the key is shared with `order`.
     by_id: HashMap<Arc<str>, Entry, FastHash>,
-    /// Listing order, oldest status timestamp first (listings read it newest first).
-    order: BTreeSet<Position>,
+    /// Listing order, oldest status timestamp first (listings read it newest first), with
+    /// whether the task is finished (terminal), for retention.
+    order: BTreeMap<Position, bool>,
 }
 
 /// A [`TaskStore`] in process memory (share it behind an `Arc`).
@@ -168,26 +169,22 @@ impl InMemoryTaskStore {
         let Some(max) = self.max_finished_per_scope else {
             return;
         };
-        if s.finished <= max {
-            return;
-        }
-        let mut excess = s.finished - max;
-        let mut victims: Vec<Position> = Vec::with_capacity(excess);
-        for position in &s.order {
-            if excess == 0 {
+        while s.finished > max {
+            // Usually the task that finished first is the oldest of all: taken off the front
+            // of the listing order without a search, and without reading its (long unused)
+            // entry to learn that it is finished.
+            let victim = match s.order.first_key_value() {
+                Some((_, true)) => s.order.pop_first(),
+                _ => {
+                    let oldest = s.order.iter().find(|(_, finished)| **finished);
+                    let oldest = oldest.map(|(position, _)| position.clone());
+                    oldest.and_then(|position| s.order.remove_entry(&position))
+                }
+            };
+            let Some(((_, id), _)) = victim else {
                 break;
-            }
-            if s.by_id
-                .get(&position.1)
-                .is_some_and(|e| e.held.is_terminal())
-            {
-                victims.push(position.clone());
-                excess -= 1;
-            }
-        }
-        for position in victims {
-            s.by_id.remove(&position.1);
-            s.order.remove(&position);
+            };
+            s.by_id.remove(&id);
             s.finished -= 1;
         }
     }
@@ -210,15 +207,16 @@ impl InMemoryTaskStore {
             Some(s) => s,
             None => scopes.entry(scope.clone()).or_default(),
         };
-        if s.by_id.contains_key(task.id.as_str()) {
-            return Err(StoreError::Exists(task.id.clone(), "already exists"));
-        }
-        let held = Held::of(task, json);
         // Shared with the task's own id: no copy.
         let id = task.id.shared();
+        let std::collections::hash_map::Entry::Vacant(vacant) = s.by_id.entry(Arc::clone(&id))
+        else {
+            return Err(StoreError::Exists(task.id.clone(), "already exists"));
+        };
+        let held = Held::of(task, json);
         s.finished += usize::from(held.is_terminal());
-        s.order.insert((held.millis(), Arc::clone(&id)));
-        s.by_id.insert(id, Entry { version: 1, held });
+        s.order.insert((held.millis(), id), held.is_terminal());
+        vacant.insert(Entry { version: 1, held });
         self.enforce_retention(s);
         Ok(1)
     }
@@ -259,12 +257,11 @@ impl InMemoryTaskStore {
         let is_finished = entry.held.is_terminal();
         entry.version += 1;
         let version = entry.version;
-        if old_millis != new_millis
-            && let Some((id, _)) = s.by_id.get_key_value(task.id.as_str())
+        if (old_millis, was_finished) != (new_millis, is_finished)
+            && let Some(((_, id), _)) = s.order.remove_entry(&(old_millis, task.id.shared()))
         {
-            let id = Arc::clone(id);
-            s.order.remove(&(old_millis, Arc::clone(&id)));
-            s.order.insert((new_millis, id));
+            // The id as the order held it (the map key's).
+            s.order.insert((new_millis, id), is_finished);
         }
         s.finished = s.finished + usize::from(is_finished) - usize::from(was_finished);
         self.enforce_retention(s);
@@ -338,7 +335,7 @@ impl TaskStore for InMemoryTaskStore {
             let Some(s) = scopes.get(scope) else {
                 return Ok(TaskPage::default());
             };
-            for (millis, id) in s.order.iter().rev() {
+            for ((millis, id), _) in s.order.iter().rev() {
                 let Some(entry) = s.by_id.get(id) else {
                     continue;
                 };
@@ -860,5 +857,41 @@ mod tests {
         assert_eq!(store.len(), 3);
         assert!(store.get(&scope, &"t004".into()).await.unwrap().is_none());
         assert!(store.get(&scope, &"t000".into()).await.unwrap().is_some());
+    }
+
+    #[tokio::test]
+    async fn a_task_finishing_without_a_new_timestamp_still_counts_for_retention() {
+        let store = InMemoryTaskStore::with_retention(1);
+        let scope = Scope::new("", "me");
+        // The oldest task, live, then finished with its status timestamp unchanged (or none).
+        for timestamp in [Timestamp::from_millis(1_000), None] {
+            let mut old = task(0, TaskState::Working);
+            old.status.timestamp = timestamp;
+            store.create(&scope, &old).await.unwrap();
+            old.status.state = TaskState::Completed;
+            store.update(&scope, &old, 1).await.unwrap();
+            store
+                .create(&scope, &task(1, TaskState::Completed))
+                .await
+                .unwrap();
+            // Two finished, one kept: the one that finished first goes.
+            assert_eq!(store.len(), 1, "{timestamp:?}");
+            assert!(store.get(&scope, &"t000".into()).await.unwrap().is_none());
+            store.delete(&scope, &"t001".into()).await.unwrap();
+        }
+        // A live task older than every finished one is kept, and the finished ones still go.
+        store
+            .create(&scope, &task(0, TaskState::Working))
+            .await
+            .unwrap();
+        for i in 1..=3 {
+            store
+                .create(&scope, &task(i, TaskState::Completed))
+                .await
+                .unwrap();
+        }
+        assert_eq!(store.len(), 2);
+        assert!(store.get(&scope, &"t000".into()).await.unwrap().is_some());
+        assert!(store.get(&scope, &"t003".into()).await.unwrap().is_some());
     }
 }

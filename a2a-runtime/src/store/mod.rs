@@ -20,12 +20,34 @@ use crate::types::{
 };
 
 /// Who owns a record: the tenant of the request and the authenticated principal.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Debug, Default, Eq, PartialOrd, Ord)]
 pub struct Scope {
     /// The tenant (empty when the interface has none).
     pub tenant: String,
     /// The owner principal's id.
     pub owner: String,
+}
+
+impl PartialEq for Scope {
+    /// Field by field, as derived, except that an empty field is compared by its length alone:
+    /// comparing two empty strings calls `memcmp` on their dangling pointers, and where that
+    /// `memcmp` reads through a mask (AVX-512 builds of glibc) the CPU may take a slow assist
+    /// to suppress the fault of the masked-off read; every store and live-task lookup compares
+    /// a scope, whose tenant is usually empty.
+    fn eq(&self, other: &Self) -> bool {
+        fn same(a: &str, b: &str) -> bool {
+            a.len() == b.len() && (a.is_empty() || a == b)
+        }
+        same(&self.tenant, &other.tenant) && same(&self.owner, &other.owner)
+    }
+}
+
+impl std::hash::Hash for Scope {
+    /// As derived (field by field), consistent with the equality above.
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.tenant.hash(state);
+        self.owner.hash(state);
+    }
 }
 
 impl Scope {

@@ -169,9 +169,18 @@ const REPLY_CAPACITY: usize = 1024;
 /// The result of the blocking SendMessage among `waiters` that `event` answers, `{"task":…}`
 /// with `task` as the event leaves it, encoded before the store's write so that the store can
 /// keep the same bytes (see [`TaskStore::write_now`]) and the reply is not encoded again;
-/// `None` when the event answers no waiter.
-fn reply_for(waiters: &[Waiter], event: &StreamResponse, task: &Task) -> Option<Vec<u8>> {
-    if waiters.is_empty() || matches!(event, StreamResponse::Message(_)) {
+/// `None` when the event answers no waiter, or when the running request's response hooks may
+/// change the result (it is encoded after them, and the store encodes the task itself).
+fn reply_for(
+    waiters: &[Waiter],
+    extensions: &Negotiated,
+    event: &StreamResponse,
+    task: &Task,
+) -> Option<Vec<u8>> {
+    if waiters.is_empty()
+        || matches!(event, StreamResponse::Message(_))
+        || extensions.hooks_responses()
+    {
         return None;
     }
     let ends = ends_wait(event);
@@ -479,7 +488,7 @@ impl TaskRuntime {
         let write = Write::Update {
             expected_version: version,
         };
-        let reply = reply_for(&st.waiters, &event, task);
+        let reply = reply_for(&st.waiters, extensions, &event, task);
         let json = reply.as_deref().and_then(task_json);
         match store.write_now(&self.scope, task, json, write) {
             None => Ok(Step::Write(Applied::Update { event, version })),
@@ -527,7 +536,7 @@ impl TaskRuntime {
             st.pending = Some(task);
             return Err(e);
         }
-        let reply = reply_for(&st.waiters, &event, &task);
+        let reply = reply_for(&st.waiters, extensions, &event, &task);
         let json = reply.as_deref().and_then(task_json);
         match store.write_now(&self.scope, &task, json, Write::Create) {
             None => Ok(Step::Write(Applied::Create {
@@ -1075,9 +1084,10 @@ mod tests {
             ..Task::default()
         };
         let result = crate::json_out::to_vec(&SendMessageResponse::Task(task.clone())).unwrap();
+        let none = Negotiated::default();
         let mut guard = rt.state.lock().await;
         let st = &mut *guard;
-        assert!(reply_for(&st.waiters, &status(TaskState::Completed), &task).is_none());
+        assert!(reply_for(&st.waiters, &none, &status(TaskState::Completed), &task).is_none());
         rt.start_execution(st, 1, CancellationToken::new());
         let _wait = rt.listen(
             st,
@@ -1088,11 +1098,11 @@ mod tests {
         );
         // A blocking SendMessage waits for a terminal or interrupted state; a direct message
         // answers it, but not with a task.
-        assert!(reply_for(&st.waiters, &chunk(0), &task).is_none());
+        assert!(reply_for(&st.waiters, &none, &chunk(0), &task).is_none());
         let message = StreamResponse::Message(Message::default());
-        assert!(reply_for(&st.waiters, &message, &task).is_none());
+        assert!(reply_for(&st.waiters, &none, &message, &task).is_none());
         for state in [TaskState::Completed, TaskState::InputRequired] {
-            let reply = reply_for(&st.waiters, &status(state), &task).unwrap();
+            let reply = reply_for(&st.waiters, &none, &status(state), &task).unwrap();
             assert_eq!(reply, result);
             let json = crate::json_out::to_vec(&task).unwrap();
             assert_eq!(task_json(&reply), Some(&json[..]));
@@ -1105,7 +1115,14 @@ mod tests {
             },
             1,
         );
-        assert_eq!(reply_for(&st.waiters, &chunk(0), &task), Some(result));
+        assert_eq!(
+            reply_for(&st.waiters, &none, &chunk(0), &task),
+            Some(result)
+        );
+        // Response hooks may change the result: it is encoded after them, not here.
+        let hooked = Negotiated::hooking_responses();
+        let done = status(TaskState::Completed);
+        assert!(reply_for(&st.waiters, &hooked, &done, &task).is_none());
     }
 
     #[tokio::test]

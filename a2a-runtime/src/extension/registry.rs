@@ -1052,6 +1052,15 @@ impl Negotiated {
         self.hooks & HOOK_RESPONSE != 0
     }
 
+    /// A negotiation as if an activated extension hooked responses (tests).
+    #[cfg(test)]
+    pub(crate) fn hooking_responses() -> Self {
+        Self {
+            hooks: HOOK_RESPONSE,
+            ..Self::default()
+        }
+    }
+
     /// Runs every activated extension's `handle_response`, in declaration order.
     pub(crate) fn handle_response(&self, reply: &mut Reply<'_>) -> Result<(), A2aError> {
         self.run_hooks((HOOK_RESPONSE, "handle_response"), |ext, value, live| {

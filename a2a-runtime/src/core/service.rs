@@ -57,9 +57,15 @@ impl Served {
         &self.response
     }
 
-    /// The result and the activated extensions.
-    pub fn into_parts(self) -> (A2aResponse, Activated) {
-        (self.response, self.activated)
+    /// A streamed result's events and the activated extensions; a unary result is given back
+    /// (as `Arc::try_unwrap` gives back what it cannot unwrap).
+    // The "error" is the unary result itself, moved once on its way to being encoded.
+    #[allow(clippy::result_large_err)]
+    pub fn into_stream(self) -> Result<(EventStream, Activated), Self> {
+        match self.response {
+            A2aResponse::Stream(events) => Ok((events, self.activated)),
+            response => Err(Self { response, ..self }),
+        }
     }
 
     /// Appends the JSON of a unary result to `out` (`None` for streams, and `out` is

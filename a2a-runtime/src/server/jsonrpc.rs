@@ -24,7 +24,7 @@ use serde_json::value::RawValue;
 use super::http::{check_json_content_type, read_body, request_context};
 use super::sse::{self, Framing};
 use super::{Inner, ResponseExt as _};
-use crate::core::{A2aRequest, A2aResponse, Operation, RequestContext, SeqEvent, Served};
+use crate::core::{A2aRequest, Operation, RequestContext, SeqEvent, Served};
 use crate::error::A2aError;
 use crate::extension::Activated;
 use crate::json;
@@ -118,24 +118,23 @@ pub(crate) async fn handle(
             .a2a_headers(&Activated::default())
             .finish(),
         Ok(Outcome::Raw(result, activated)) => result_response(id, &result, &activated),
-        Ok(Outcome::Done(served)) if !matches!(served.response(), A2aResponse::Stream(_)) => {
-            // The result is encoded straight into the envelope.
-            let mut body = envelope(id, 768);
-            match served.write_json(&mut body) {
-                Some(Ok(())) => finish_result(body, &served.activated),
-                _ => error_response(
-                    id,
-                    &A2aError::Internal("could not encode the result".into()),
-                ),
-            }
-        }
-        Ok(Outcome::Done(served)) => match served.into_parts() {
-            (A2aResponse::Stream(events), activated) => {
+        Ok(Outcome::Done(served)) => match served.into_stream() {
+            Ok((events, activated)) => {
                 let builder = HttpResponse::Ok().a2a_headers_builder(&activated);
                 let framing = JsonRpcFraming { id: id.to_owned() };
                 sse::response(events, framing, inner.keep_alive, builder)
             }
-            _ => error_response(id, &A2aError::Internal("a unary result as a stream".into())),
+            Err(unary) => {
+                // The result is encoded straight into the envelope.
+                let mut body = envelope(id, 768);
+                match unary.write_json(&mut body) {
+                    Some(Ok(())) => finish_result(body, &unary.activated),
+                    _ => error_response(
+                        id,
+                        &A2aError::Internal("could not encode the result".into()),
+                    ),
+                }
+            }
         },
     }
 }

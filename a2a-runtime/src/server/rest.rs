@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::http::{A2A_JSON, check_json_content_type, read_body, request_context, url_pairs};
 use super::sse::{self, Framing};
 use super::{Inner, ResponseExt as _};
-use crate::core::{A2aRequest, A2aResponse, Operation, SeqEvent, Served};
+use crate::core::{A2aRequest, Operation, SeqEvent, Served};
 use crate::error::A2aError;
 use crate::extension::Activated;
 use crate::json;
@@ -64,21 +64,18 @@ pub(crate) async fn handle(
 ) -> HttpResponse {
     match process(&inner, &req, payload, op).await {
         Err(e) => error_response(&e),
-        Ok(served) if !matches!(served.response(), A2aResponse::Stream(_)) => {
-            match served.to_json() {
-                Some(Ok(body)) => HttpResponse::Ok()
-                    .a2a_headers(&served.activated)
-                    .insert_header((header::CONTENT_TYPE, A2A_JSON))
-                    .body(body),
-                _ => error_response(&A2aError::Internal("could not encode the result".into())),
-            }
-        }
-        Ok(served) => match served.into_parts() {
-            (A2aResponse::Stream(events), activated) => {
+        Ok(served) => match served.into_stream() {
+            Ok((events, activated)) => {
                 let builder = HttpResponse::Ok().a2a_headers_builder(&activated);
                 sse::response(events, RestFraming, inner.keep_alive, builder)
             }
-            _ => error_response(&A2aError::Internal("a unary result as a stream".into())),
+            Err(unary) => match unary.to_json() {
+                Some(Ok(body)) => HttpResponse::Ok()
+                    .a2a_headers(&unary.activated)
+                    .insert_header((header::CONTENT_TYPE, A2A_JSON))
+                    .body(body),
+                _ => error_response(&A2aError::Internal("could not encode the result".into())),
+            },
         },
     }
 }

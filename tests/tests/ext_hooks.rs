@@ -191,19 +191,7 @@ async fn streams_run_the_response_hook_on_each_event() {
     let log = Log::default();
     let srv = start(server_builder(&log)).await;
     for rest_binding in [false, true] {
-        let sse = if rest_binding {
-            rest_stream(
-                &srv,
-                "POST",
-                "/message:stream",
-                Some(send_params("hello")),
-                &ON,
-            )
-            .await
-        } else {
-            rpc_stream(&srv, "SendStreamingMessage", send_params("hello"), &ON).await
-        }
-        .expect("a stream");
+        let sse = stream_message(&srv, rest_binding, send_params("hello"), &ON).await;
         assert_eq!(echoed(&sse.headers).as_deref(), Some(A));
         let events = sse.collect().await;
         let kinds: Vec<&str> = events.iter().map(kind).collect();
@@ -387,5 +375,128 @@ async fn every_request_starts_from_fresh_activation_values_however_the_requests_
         assert_eq!(task["metadata"]["tally"], 31, "request {i} ({header})");
         assert_eq!(r.echoed().as_deref(), Some(header), "request {i}");
         assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED");
+    }
+}
+
+/// Logs every result and event it observes as `O.observe:<what>`, with the `stamp` in a
+/// SendMessage task's metadata when there is one.
+#[a2a_runtime::a2a_extension(uri = "https://test.example/ext/observer/v1")]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
+struct Observer {
+    #[serde(skip)]
+    log: Log,
+}
+
+impl a2a_runtime::extension::ExtensionHooks for Observer {
+    type Activation = ();
+
+    fn observe_response(
+        &self,
+        reply: &a2a_runtime::extension::Reply<'_>,
+        _: &mut (),
+    ) -> Result<(), a2a_runtime::A2aError> {
+        let stamp = match reply {
+            a2a_runtime::extension::Reply::SendMessage(
+                a2a_runtime::types::SendMessageResponse::Task(task),
+            ) => task
+                .metadata
+                .get("stamp")
+                .map(|s| format!(":{s}"))
+                .unwrap_or_default(),
+            _ => String::new(),
+        };
+        self.log
+            .push(format!("O.observe:{}{stamp}", reply_name(reply)));
+        Ok(())
+    }
+}
+
+/// Stamps a SendMessage task's metadata in its `handle_response` and logs it as `S.stamp`.
+#[a2a_runtime::a2a_extension(uri = "https://test.example/ext/stamper/v1")]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
+struct Stamper {
+    #[serde(skip)]
+    log: Log,
+}
+
+impl a2a_runtime::extension::ExtensionHooks for Stamper {
+    type Activation = ();
+
+    fn handle_response(
+        &self,
+        reply: &mut a2a_runtime::extension::Reply<'_>,
+        _: &mut (),
+    ) -> Result<(), a2a_runtime::A2aError> {
+        self.log.push(format!("S.stamp:{}", reply_name(reply)));
+        if let a2a_runtime::extension::Reply::SendMessage(
+            a2a_runtime::types::SendMessageResponse::Task(task),
+        ) = reply
+        {
+            task.metadata.insert("stamp".into(), json!(7));
+        }
+        Ok(())
+    }
+}
+
+const OBSERVER: &str = "https://test.example/ext/observer/v1";
+const STAMPER: &str = "https://test.example/ext/stamper/v1";
+
+/// `observe_response` runs after every extension's `handle_response` (even one declared after
+/// it): it sees the result and each streamed event as the client gets them, on both bindings,
+/// alone or with an extension that changes the result.
+#[tokio::test]
+async fn observers_see_results_and_events_as_the_client_gets_them() {
+    let log = Log::default();
+    let srv = start(
+        builder()
+            .card(card("observed"))
+            .extension(Observer { log: log.clone() })
+            .extension(Stamper { log: log.clone() }),
+    )
+    .await;
+    let both = format!("{OBSERVER}, {STAMPER}");
+    for rest_binding in [false, true] {
+        for (header, stamped) in [(OBSERVER, false), (&both[..], true), (OBSERVER, false)] {
+            let on = [("A2A-Extensions", header)];
+            let r = if rest_binding {
+                rest(
+                    &srv,
+                    "POST",
+                    "/message:send",
+                    Some(send_params("hello")),
+                    &on,
+                )
+                .await
+            } else {
+                rpc(&srv, "SendMessage", send_params("hello"), &on).await
+            };
+            let task = if rest_binding {
+                &r.body["task"]
+            } else {
+                &r.result()["task"]
+            };
+            assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{r:?}");
+            let expected = if stamped {
+                assert_eq!(task["metadata"]["stamp"], 7);
+                vec!["S.stamp:send:task", "O.observe:send:task:7"]
+            } else {
+                assert!(task["metadata"].get("stamp").is_none(), "{task}");
+                vec!["O.observe:send:task"]
+            };
+            assert_eq!(log.take(), expected, "rest: {rest_binding}, {header}");
+        }
+        let on = [("A2A-Extensions", OBSERVER)];
+        let sse = stream_message(&srv, rest_binding, send_params("hello"), &on).await;
+        let events = sse.collect().await;
+        let kinds: Vec<String> = events
+            .iter()
+            .map(|e| match kind(e) {
+                "statusUpdate" => "O.observe:event:status".to_owned(),
+                "artifactUpdate" => "O.observe:event:artifact".to_owned(),
+                other => format!("O.observe:event:{other}"),
+            })
+            .collect();
+        assert!(kinds.len() >= 4, "{kinds:?}");
+        assert_eq!(log.take(), kinds, "rest: {rest_binding}");
     }
 }

@@ -141,19 +141,7 @@ async fn activated_stamps_agent_messages_and_artifacts_and_the_stamps_are_stored
 async fn activated_stamps_streamed_events_and_direct_replies() {
     let srv = server().await;
     for rest_binding in [false, true] {
-        let sse = if rest_binding {
-            rest_stream(
-                &srv,
-                "POST",
-                "/message:stream",
-                Some(send_params("hello")),
-                &ON,
-            )
-            .await
-        } else {
-            rpc_stream(&srv, "SendStreamingMessage", send_params("hello"), &ON).await
-        }
-        .expect("a stream");
+        let sse = stream_message(&srv, rest_binding, send_params("hello"), &ON).await;
         assert_eq!(echoed(&sse.headers).as_deref(), Some(URI));
         let events = sse.collect().await;
         let mut stamped = 0;

@@ -1117,12 +1117,16 @@ mod tests {
         );
         assert_eq!(
             reply_for(&st.waiters, &none, &chunk(0), &task),
-            Some(result)
+            Some(result.clone())
         );
         // Response hooks may change the result: it is encoded after them, not here.
         let hooked = Negotiated::hooking_responses();
         let done = status(TaskState::Completed);
         assert!(reply_for(&st.waiters, &hooked, &done, &task).is_none());
+        // Hooks that only read it do not change it: encoded here, once.
+        let observed = Negotiated::observing_responses();
+        let reply = reply_for(&st.waiters, &observed, &done, &task).unwrap();
+        assert_eq!(reply, result);
     }
 
     #[tokio::test]

@@ -41,8 +41,8 @@ pub struct A2aService {
 /// in the `A2A-Extensions` response header).
 #[derive(Debug)]
 pub struct Served {
-    /// The operation's result (already through every `handle_response` hook; streamed events
-    /// pass through them as they are produced).
+    /// The operation's result (already through every `handle_response` and `observe_response`
+    /// hook; streamed events pass through them as they are produced).
     response: A2aResponse,
     /// The JSON of `response`, when written already.
     json: Option<bytes::Bytes>,
@@ -51,8 +51,8 @@ pub struct Served {
 }
 
 impl Served {
-    /// The operation's result (already through every `handle_response` hook; streamed events
-    /// pass through them as they are produced).
+    /// The operation's result (already through every `handle_response` and `observe_response`
+    /// hook; streamed events pass through them as they are produced).
     pub fn response(&self) -> &A2aResponse {
         &self.response
     }
@@ -191,11 +191,13 @@ impl A2aService {
                     n.handle_response(&mut Reply::Event(&mut ev.event))?;
                     Ok(ev)
                 })));
-            } else if negotiated.hooks_responses()
+            } else if negotiated.sees_responses()
                 && let Some(mut reply) = response.reply()
             {
-                // The hooks may change the result: it is encoded after them.
-                json = None;
+                if negotiated.hooks_responses() {
+                    // The hooks may change the result: it is encoded after them.
+                    json = None;
+                }
                 // Usually the agent is done with the negotiation by now: no locking then.
                 match Arc::get_mut(&mut negotiated) {
                     Some(only) => only.handle_response_mut(&mut reply)?,
@@ -424,6 +426,7 @@ impl Future for Dispatch<'_> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
@@ -458,6 +461,118 @@ mod tests {
                 assert_eq!(supported, vec!["1.0".to_owned()]);
             }
             other => panic!("{other:?}"),
+        }
+    }
+
+    /// Completes every task with one artifact.
+    struct Done;
+
+    impl crate::core::AgentExecutor for Done {
+        async fn execute(
+            &self,
+            _: crate::core::AgentContext,
+            events: crate::core::EventSink,
+        ) -> Result<(), A2aError> {
+            events
+                .artifact(crate::types::Artifact::new([crate::types::Part::text(
+                    "done",
+                )]))
+                .await?;
+            events.complete().await
+        }
+    }
+
+    /// Results observed by [`Watch`], every instance.
+    static WATCHED: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+    /// Counts the SendMessage results it observes, and checks they carry their task.
+    #[crate::a2a_extension(uri = "https://example.com/test/watch/v1")]
+    #[derive(Default, serde::Serialize, serde::Deserialize)]
+    struct Watch {}
+
+    impl crate::extension::ExtensionHooks for Watch {
+        type Activation = ();
+
+        fn observe_response(&self, reply: &Reply<'_>, _: &mut ()) -> Result<(), A2aError> {
+            if let Reply::SendMessage(SendMessageResponse::Task(task)) = reply {
+                assert_eq!(task.artifacts.len(), 1);
+                WATCHED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+            Ok(())
+        }
+    }
+
+    /// Stamps SendMessage's task.
+    #[crate::a2a_extension(uri = "https://example.com/test/stamp/v1")]
+    #[derive(Default, serde::Serialize, serde::Deserialize)]
+    struct Stamp {}
+
+    impl crate::extension::ExtensionHooks for Stamp {
+        type Activation = ();
+
+        fn handle_response(&self, reply: &mut Reply<'_>, _: &mut ()) -> Result<(), A2aError> {
+            if let Reply::SendMessage(SendMessageResponse::Task(task)) = reply {
+                task.metadata.insert("stamp".into(), serde_json::json!(1));
+            }
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn an_observed_result_keeps_its_single_encoding_and_a_changed_one_is_encoded_after_the_hooks()
+     {
+        use crate::extension::Extension as _;
+        let mut config = crate::extension::registry::ExtensionConfig::new();
+        config.linked = false;
+        config.add(Watch {});
+        config.add(Stamp {});
+        let handler = Arc::new(crate::core::DefaultRequestHandler::new(
+            Done,
+            Arc::new(crate::store::InMemoryTaskStore::new()),
+            Arc::new(crate::store::InMemoryPushConfigStore::new()),
+            Arc::new(AgentCard::default()),
+            Limits::default(),
+        ));
+        let service =
+            A2aService::new(handler, Limits::default()).with_extensions(config.resolve().unwrap());
+        let both = format!("{}, {}", Watch::URI, Stamp::URI);
+        for (round, (header, stamped)) in [(Watch::URI, false), (&both[..], true)]
+            .into_iter()
+            .cycle()
+            .take(6)
+            .enumerate()
+        {
+            let mut ctx = RequestContext::v1();
+            ctx.headers.push("A2A-Extensions", header);
+            service.begin(&mut ctx).unwrap();
+            let req = A2aRequest::SendMessage(crate::types::SendMessageRequest {
+                message: crate::types::Message::user_text("hi"),
+                ..Default::default()
+            });
+            let before = WATCHED.load(std::sync::atomic::Ordering::SeqCst);
+            let served = service.call(ctx, req).await.unwrap();
+            assert_eq!(
+                WATCHED.load(std::sync::atomic::Ordering::SeqCst) - before,
+                1,
+                "round {round}"
+            );
+            // Written once, before the hooks, when none of them may change it. (Each hook is
+            // probed on its first call, rounds 0 and 1: until then it may change the result.)
+            if round >= 2 {
+                assert_eq!(served.json.is_some(), !stamped, "round {round}");
+            }
+            let A2aResponse::SendMessage(SendMessageResponse::Task(task)) = served.response()
+            else {
+                panic!("round {round}: {:?}", served.response());
+            };
+            assert_eq!(task.metadata.contains_key("stamp"), stamped);
+            let expected =
+                crate::json_out::to_vec(&SendMessageResponse::Task(task.clone())).unwrap();
+            assert_eq!(
+                served.to_json().unwrap().unwrap(),
+                expected,
+                "round {round}"
+            );
         }
     }
 }

@@ -2,7 +2,7 @@
 //! implemented by hand) traits, and their object-safe form.
 
 use std::any::{Any, TypeId};
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU64, Ordering};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -67,7 +67,8 @@ pub enum Activate<A> {
     Refuse(A2aError),
 }
 
-/// One result or streamed event, as seen by [`ExtensionHooks::handle_response`].
+/// One result or streamed event, as seen by [`ExtensionHooks::handle_response`] (which may
+/// change it) and [`ExtensionHooks::observe_response`] (which reads it).
 #[derive(Debug)]
 pub enum Reply<'a> {
     /// SendMessage.
@@ -144,7 +145,13 @@ pub trait ExtensionHooks: Extension {
         Ok(())
     }
 
-    /// Runs on every result and every streamed event, in declaration order, before encoding.
+    /// Runs on every result and every streamed event, in declaration order, before encoding;
+    /// may change it. An error replaces the result.
+    ///
+    /// A hook that only reads results (metrics, logs, audit) belongs in
+    /// [`observe_response`](Self::observe_response): while an activated extension implements
+    /// `handle_response`, a finished task is encoded twice (once for the store, once for the
+    /// reply after this hook), where it is otherwise encoded once for both.
     fn handle_response(
         &self,
         reply: &mut Reply<'_>,
@@ -152,6 +159,19 @@ pub trait ExtensionHooks: Extension {
     ) -> Result<(), A2aError> {
         let _ = (reply, activation);
         default_ran::<Self>(HOOK_RESPONSE);
+        Ok(())
+    }
+
+    /// Reads every result and every streamed event, in declaration order, after every
+    /// activated extension's [`handle_response`](Self::handle_response): it sees what the client
+    /// gets. It cannot change the result (which may already be encoded); an error replaces it.
+    fn observe_response(
+        &self,
+        reply: &Reply<'_>,
+        activation: &mut Self::Activation,
+    ) -> Result<(), A2aError> {
+        let _ = (reply, activation);
+        default_ran::<Self>(HOOK_OBSERVE);
         Ok(())
     }
 
@@ -314,11 +334,14 @@ pub(crate) const HOOK_RESPONSE: u8 = 2;
 pub(crate) const HOOK_EVENT: u8 = 4;
 /// `check_transition`.
 pub(crate) const HOOK_TRANSITION: u8 = 8;
+/// `observe_response`.
+pub(crate) const HOOK_OBSERVE: u8 = 16;
 /// Every hook.
-pub(crate) const HOOK_ALL: u8 = HOOK_REQUEST | HOOK_RESPONSE | HOOK_EVENT | HOOK_TRANSITION;
+pub(crate) const HOOK_ALL: u8 =
+    HOOK_REQUEST | HOOK_RESPONSE | HOOK_EVENT | HOOK_TRANSITION | HOOK_OBSERVE;
 /// `activate` (probed like the hooks, tracked apart from them: see
 /// [`DynExtension::prototype`]).
-pub(crate) const HOOK_ACTIVATE: u8 = 16;
+pub(crate) const HOOK_ACTIVATE: u8 = 32;
 
 thread_local! {
     /// The extension type and hook whose default (no-op) body ran last on this thread.
@@ -347,32 +370,33 @@ pub(crate) static DROPPED_HOOKS: AtomicU64 = AtomicU64::new(0);
 /// extension's own record, which is another cache line per call).
 #[doc(hidden)]
 #[derive(Debug)]
-pub struct Live(AtomicU8);
+pub struct Live(AtomicU16);
 
 impl Live {
     /// `hooks` may do something; none is known yet. (`HOOK_*` bits of the per-request hooks:
-    /// the four low bits; the high four say "known to be implemented".)
+    /// the low byte; the same bits in the high byte say "known to be implemented".)
     pub(crate) fn new(hooks: u8) -> Self {
-        Self(AtomicU8::new(hooks & HOOK_ALL))
+        Self(AtomicU16::new(u16::from(hooks & HOOK_ALL)))
     }
 
     /// The hooks that may do something.
     #[inline(always)]
     pub(crate) fn hooks(&self) -> u8 {
-        self.0.load(Ordering::Relaxed) & HOOK_ALL
+        // The low byte: the cast keeps exactly it.
+        (self.0.load(Ordering::Relaxed) as u8) & HOOK_ALL
     }
 
     #[inline(always)]
     fn known(&self, hook: u8) -> bool {
-        self.0.load(Ordering::Relaxed) & (hook << 4) != 0
+        self.0.load(Ordering::Relaxed) & (u16::from(hook) << 8) != 0
     }
 
     fn confirm(&self, hook: u8) {
-        self.0.fetch_or(hook << 4, Ordering::Relaxed);
+        self.0.fetch_or(u16::from(hook) << 8, Ordering::Relaxed);
     }
 
     fn drop_hook(&self, hook: u8) {
-        self.0.fetch_and(!hook, Ordering::Release);
+        self.0.fetch_and(!u16::from(hook), Ordering::Release);
         DROPPED_HOOKS.fetch_add(1, Ordering::Release);
     }
 }
@@ -401,6 +425,7 @@ pub trait DynExtension: Send + Sync + 'static {
         live: &Live,
     ) -> HookOutcome;
     fn handle_response(&self, reply: &mut Reply<'_>, act: &mut Slot, live: &Live) -> HookOutcome;
+    fn observe_response(&self, reply: &Reply<'_>, act: &mut Slot, live: &Live) -> HookOutcome;
     fn handle_event(&self, event: &mut StreamResponse, act: &mut Slot, live: &Live) -> HookOutcome;
     fn check_transition(
         &self,
@@ -540,6 +565,9 @@ impl<E: Extension> DynExtension for DataOnly<E> {
     fn handle_response(&self, _: &mut Reply<'_>, _: &mut Slot, _: &Live) -> HookOutcome {
         Ok(())
     }
+    fn observe_response(&self, _: &Reply<'_>, _: &mut Slot, _: &Live) -> HookOutcome {
+        Ok(())
+    }
     fn handle_event(&self, _: &mut StreamResponse, _: &mut Slot, _: &Live) -> HookOutcome {
         Ok(())
     }
@@ -626,6 +654,11 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
     fn handle_response(&self, reply: &mut Reply<'_>, act: &mut Slot, live: &Live) -> HookOutcome {
         self.run(HOOK_RESPONSE, Some(live), || {
             with_activation::<E::Activation>(act, |a| self.0.handle_response(reply, a))
+        })
+    }
+    fn observe_response(&self, reply: &Reply<'_>, act: &mut Slot, live: &Live) -> HookOutcome {
+        self.run(HOOK_OBSERVE, Some(live), || {
+            with_activation::<E::Activation>(act, |a| self.0.observe_response(reply, a))
         })
     }
     fn handle_event(&self, event: &mut StreamResponse, act: &mut Slot, live: &Live) -> HookOutcome {

@@ -26,8 +26,10 @@
 //!
 //! Behaviour is an ordinary `impl` of [`ExtensionHooks`]: `activate` decides per request,
 //! `handle_request` / `handle_response` see and may change what goes in and out of every
-//! operation (streamed events included), and `handle_event` sees the agent's events before they
-//! are stored.
+//! operation (streamed events included), `observe_response` reads every result and event as the
+//! client gets it (metrics, logs, audit: a result nobody may change is encoded once, for the
+//! store and the reply), `handle_event` sees the agent's events before they are stored, and
+//! `check_transition` vets the agent's status changes.
 //!
 //! The kinds of extension, each with a page and a complete example: [`data_only`], [`profile`],
 //! [`method`] (new RPC methods), [`state_machine`] (sub-states of the task lifecycle), and

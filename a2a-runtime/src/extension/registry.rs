@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use super::dependencies::Dependencies;
 use super::hooks::{
-    DROPPED_HOOKS, DynExtension, Extension, HOOK_EVENT, HOOK_REQUEST, HOOK_RESPONSE,
+    DROPPED_HOOKS, DynExtension, Extension, HOOK_EVENT, HOOK_OBSERVE, HOOK_REQUEST, HOOK_RESPONSE,
     HOOK_TRANSITION, HookOutcome, Live, Reply, Scalar, Slot,
 };
 use super::method::MethodEntry;
@@ -990,6 +990,33 @@ fn run_hooks_in_spans(
     Ok(())
 }
 
+/// The response phases of [`Negotiated::handle_response`] on `values`: the hooks that may
+/// change `reply`, then those that read it (`hooks`: the negotiation's mask).
+fn respond_on(
+    entries: (&[Activation], bool),
+    hooks: u8,
+    values: &mut [Slot],
+    reply: &mut Reply<'_>,
+) -> Result<(), A2aError> {
+    if hooks & HOOK_RESPONSE != 0 {
+        run_hooks_on(
+            entries,
+            values,
+            (HOOK_RESPONSE, "handle_response"),
+            |ext, value, live| ext.handle_response(reply, value, live),
+        )?;
+    }
+    if hooks & HOOK_OBSERVE != 0 {
+        run_hooks_on(
+            entries,
+            values,
+            (HOOK_OBSERVE, "observe_response"),
+            |ext, value, live| ext.observe_response(reply, value, live),
+        )?;
+    }
+    Ok(())
+}
+
 impl Negotiated {
     /// The activated extensions, when some of them may implement `hook` (so that a phase
     /// nobody hooks takes no lock).
@@ -1008,22 +1035,6 @@ impl Negotiated {
             return Ok(());
         };
         run_hooks_on(entries, &mut self.lock_values(), hook, f)
-    }
-
-    /// [`run_hooks`](Self::run_hooks) for a negotiation nobody else holds: no lock.
-    fn run_hooks_mut(
-        &mut self,
-        hook: (u8, &'static str),
-        f: impl FnMut(&dyn DynExtension, &mut Slot, &Live) -> HookOutcome,
-    ) -> Result<(), A2aError> {
-        if self.hooks & hook.0 == 0 {
-            return Ok(());
-        }
-        let values = self
-            .values
-            .get_mut()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        run_hooks_on((&self.activated, self.spans), values, hook, f)
     }
 
     /// Runs every activated extension's `handle_request`, in declaration order, with the value
@@ -1061,18 +1072,43 @@ impl Negotiated {
         }
     }
 
-    /// Runs every activated extension's `handle_response`, in declaration order.
-    pub(crate) fn handle_response(&self, reply: &mut Reply<'_>) -> Result<(), A2aError> {
-        self.run_hooks((HOOK_RESPONSE, "handle_response"), |ext, value, live| {
-            ext.handle_response(reply, value, live)
-        })
+    /// True when some activated extension may read or change results (`handle_response`,
+    /// `observe_response`).
+    pub(crate) fn sees_responses(&self) -> bool {
+        self.hooks & (HOOK_RESPONSE | HOOK_OBSERVE) != 0
     }
 
-    /// [`handle_response`](Self::handle_response) for a negotiation nobody else holds.
+    /// A negotiation as if an activated extension only observed responses (tests).
+    #[cfg(test)]
+    pub(crate) fn observing_responses() -> Self {
+        Self {
+            hooks: HOOK_OBSERVE,
+            ..Self::default()
+        }
+    }
+
+    /// Runs every activated extension's `handle_response`, then every one's
+    /// `observe_response` (each phase in declaration order), with the value table locked once
+    /// for both.
+    pub(crate) fn handle_response(&self, reply: &mut Reply<'_>) -> Result<(), A2aError> {
+        if !self.sees_responses() {
+            return Ok(());
+        }
+        let entries = (&self.activated[..], self.spans);
+        respond_on(entries, self.hooks, &mut self.lock_values(), reply)
+    }
+
+    /// [`handle_response`](Self::handle_response) for a negotiation nobody else holds: no
+    /// lock.
     pub(crate) fn handle_response_mut(&mut self, reply: &mut Reply<'_>) -> Result<(), A2aError> {
-        self.run_hooks_mut((HOOK_RESPONSE, "handle_response"), |ext, value, live| {
-            ext.handle_response(reply, value, live)
-        })
+        if !self.sees_responses() {
+            return Ok(());
+        }
+        let values = self
+            .values
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        respond_on((&self.activated, self.spans), self.hooks, values, reply)
     }
 
     /// Runs every activated extension's `handle_event`, in declaration order.
@@ -1453,6 +1489,38 @@ mod tests {
         }
     }
 
+    /// Records the id of every task it observes in its activation value.
+    #[crate::a2a_extension(uri = "https://example.com/test/observer/v1")]
+    #[derive(Default, serde::Serialize, serde::Deserialize)]
+    struct Observer {}
+
+    impl crate::extension::ExtensionHooks for Observer {
+        type Activation = String;
+
+        fn observe_response(&self, reply: &Reply<'_>, seen: &mut String) -> Result<(), A2aError> {
+            if let Reply::Task(task) = reply {
+                seen.push_str(task.id.as_str());
+            }
+            Ok(())
+        }
+    }
+
+    /// Renames every task it is given.
+    #[crate::a2a_extension(uri = "https://example.com/test/renamer/v1")]
+    #[derive(Default, serde::Serialize, serde::Deserialize)]
+    struct Renamer {}
+
+    impl crate::extension::ExtensionHooks for Renamer {
+        type Activation = ();
+
+        fn handle_response(&self, reply: &mut Reply<'_>, _: &mut ()) -> Result<(), A2aError> {
+            if let Reply::Task(task) = reply {
+                task.id = format!("renamed-{}", task.id.as_str()).into();
+            }
+            Ok(())
+        }
+    }
+
     /// Skips its activation for the tenant `skip`; its value is a string.
     #[crate::a2a_extension(uri = "https://example.com/test/skipper/v1")]
     #[derive(Default, serde::Serialize, serde::Deserialize)]
@@ -1639,5 +1707,39 @@ mod tests {
         // Counted leaves handle_response at its default: skipped from then on, value untouched.
         assert_eq!(n.extension::<Counted>(), Some(0));
         assert_eq!(set.inner.entries[1].live.hooks() & HOOK_RESPONSE, 0);
+    }
+
+    #[test]
+    fn observers_see_the_result_after_every_response_hook_and_only_observers_keep_the_encoding() {
+        // The observer is declared first, yet sees what the renamer made of the task.
+        let set = set_of(vec![Observer {}.__into_dyn(), Renamer {}.__into_dyn()]);
+        let mut n = negotiate(&set, &[Observer::URI, Renamer::URI]).unwrap();
+        assert!(n.hooks_responses() && n.sees_responses());
+        let mut task = crate::types::Task {
+            id: "t".into(),
+            ..Default::default()
+        };
+        n.handle_response(&mut Reply::Task(&mut task)).unwrap();
+        assert_eq!(task.id, "renamed-t");
+        task.id = "u".into();
+        Arc::get_mut(&mut n)
+            .unwrap()
+            .handle_response_mut(&mut Reply::Task(&mut task))
+            .unwrap();
+        assert_eq!(
+            n.extension::<Observer>().as_deref(),
+            Some("renamed-trenamed-u")
+        );
+        // Each one's other response hook is its default body: dropped after its first call.
+        let entries = &set.inner.entries;
+        assert_eq!(entries[0].live.hooks() & HOOK_RESPONSE, 0);
+        assert_eq!(entries[0].live.hooks() & HOOK_OBSERVE, HOOK_OBSERVE);
+        assert_eq!(entries[1].live.hooks() & HOOK_OBSERVE, 0);
+        assert_eq!(entries[1].live.hooks() & HOOK_RESPONSE, HOOK_RESPONSE);
+        // A request activating only the observer cannot have its result changed: it keeps the
+        // encoding made before the response hooks (see `core::events::reply_for`).
+        let only = negotiate(&set, &[Observer::URI]).unwrap();
+        assert!(only.sees_responses());
+        assert!(!only.hooks_responses());
     }
 }

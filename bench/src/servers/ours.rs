@@ -92,9 +92,11 @@ impl ExtensionHooks for Trace {
     }
 }
 
-/// Declares the no-op extensions of the `ours+10ext` server: each one's request, response and
-/// event hooks run on every request and change nothing, so the difference to `ours` is what
-/// negotiating, activating and calling ten extensions costs.
+/// Declares the no-op extensions of the `ours+10ext` server: each one's request, event and
+/// (read-only) response hooks run on every request and change nothing, so the difference to
+/// `ours` is what negotiating, activating and calling ten extensions costs. (They only count, so
+/// they observe results rather than handle them: `handle_response` may change a result, which
+/// then cannot share the encoding the store made.)
 macro_rules! noop_extensions {
     ($($name:ident $uri:tt),* $(,)?) => {
         $(
@@ -116,7 +118,7 @@ macro_rules! noop_extensions {
                     Ok(())
                 }
 
-                fn handle_response(&self, _reply: &mut Reply<'_>, seen: &mut u32) -> Result<(), A2aError> {
+                fn observe_response(&self, _reply: &Reply<'_>, seen: &mut u32) -> Result<(), A2aError> {
                     *seen += 1;
                     Ok(())
                 }

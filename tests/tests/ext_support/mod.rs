@@ -263,6 +263,22 @@ pub async fn rpc_stream(
     Ok(sse)
 }
 
+/// SendStreamingMessage with `params` on the HTTP+JSON binding (`rest_binding`) or JSON-RPC;
+/// fails the test unless a stream opens.
+pub async fn stream_message(
+    srv: &Srv,
+    rest_binding: bool,
+    params: Value,
+    headers: &[(&str, &str)],
+) -> Sse {
+    if rest_binding {
+        rest_stream(srv, "POST", "/message:stream", Some(params), headers).await
+    } else {
+        rpc_stream(srv, "SendStreamingMessage", params, headers).await
+    }
+    .expect("a stream")
+}
+
 /// A REST streaming call (POST with a body, or GET without). `Err`: the error answer.
 pub async fn rest_stream(
     srv: &Srv,

@@ -145,18 +145,7 @@ async fn send_runs_the_event_hook_on_every_agent_event_and_the_response_hook_onc
     let log = Log::default();
     let srv = start(server_builder(&log)).await;
     for rest_binding in [false, true] {
-        let r = if rest_binding {
-            rest(
-                &srv,
-                "POST",
-                "/message:send",
-                Some(send_params("hello")),
-                &ON,
-            )
-            .await
-        } else {
-            rpc(&srv, "SendMessage", send_params("hello"), &ON).await
-        };
+        let r = send_message(&srv, rest_binding, send_params("hello"), &ON).await;
         assert_eq!(r.echoed().as_deref(), Some(A));
         assert_eq!(
             a_entries(&log),
@@ -458,18 +447,7 @@ async fn observers_see_results_and_events_as_the_client_gets_them() {
     for rest_binding in [false, true] {
         for (header, stamped) in [(OBSERVER, false), (&both[..], true), (OBSERVER, false)] {
             let on = [("A2A-Extensions", header)];
-            let r = if rest_binding {
-                rest(
-                    &srv,
-                    "POST",
-                    "/message:send",
-                    Some(send_params("hello")),
-                    &on,
-                )
-                .await
-            } else {
-                rpc(&srv, "SendMessage", send_params("hello"), &on).await
-            };
+            let r = send_message(&srv, rest_binding, send_params("hello"), &on).await;
             let task = if rest_binding {
                 &r.body["task"]
             } else {

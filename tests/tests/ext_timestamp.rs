@@ -94,18 +94,7 @@ fn the_declaration_is_the_samples() {
 async fn activated_stamps_agent_messages_and_artifacts_and_the_stamps_are_stored() {
     let srv = server().await;
     for rest_binding in [false, true] {
-        let r = if rest_binding {
-            rest(
-                &srv,
-                "POST",
-                "/message:send",
-                Some(send_params("hello")),
-                &ON,
-            )
-            .await
-        } else {
-            rpc(&srv, "SendMessage", send_params("hello"), &ON).await
-        };
+        let r = send_message(&srv, rest_binding, send_params("hello"), &ON).await;
         assert_eq!(r.echoed().as_deref(), Some(URI));
         let task = if rest_binding {
             &r.body["task"]

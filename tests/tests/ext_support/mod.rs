@@ -263,6 +263,20 @@ pub async fn rpc_stream(
     Ok(sse)
 }
 
+/// SendMessage with `params` on the HTTP+JSON binding (`rest_binding`) or JSON-RPC.
+pub async fn send_message(
+    srv: &Srv,
+    rest_binding: bool,
+    params: Value,
+    headers: &[(&str, &str)],
+) -> Resp {
+    if rest_binding {
+        rest(srv, "POST", "/message:send", Some(params), headers).await
+    } else {
+        rpc(srv, "SendMessage", params, headers).await
+    }
+}
+
 /// SendStreamingMessage with `params` on the HTTP+JSON binding (`rest_binding`) or JSON-RPC;
 /// fails the test unless a stream opens.
 pub async fn stream_message(

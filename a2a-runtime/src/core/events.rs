@@ -33,7 +33,7 @@ use super::lifecycle::{self, HistoryPolicy, LifecycleError};
 use crate::FastHash;
 use crate::error::A2aError;
 use crate::extension::Negotiated;
-use crate::store::{Scope, TaskStore, Write};
+use crate::store::{Delta, Scope, TaskStore, Write};
 use crate::types::{Message, StreamResponse, Task, TaskId, TaskState, TaskStatus};
 
 /// One event of a task's stream, with its sequence number (strictly increasing per task).
@@ -487,6 +487,8 @@ impl TaskRuntime {
         lifecycle::apply_event_if_read(task, &mut event, policy, listened)?;
         let write = Write::Update {
             expected_version: version,
+            // The event still carries its payload when it was copied (for subscribers).
+            delta: listened.then(|| Delta::new(&event, policy)),
         };
         let reply = reply_for(&st.waiters, extensions, &event, task);
         let json = reply.as_deref().and_then(task_json);

@@ -14,9 +14,11 @@ use std::fmt;
 
 pub use memory::{InMemoryPushConfigStore, InMemoryTaskStore};
 
+use crate::core::lifecycle::{self, HistoryPolicy};
 use crate::error::A2aError;
 use crate::types::{
-    ContextId, PushConfigId, Task, TaskId, TaskPushNotificationConfig, TaskState, Timestamp,
+    ContextId, PushConfigId, StreamResponse, Task, TaskId, TaskPushNotificationConfig, TaskState,
+    Timestamp,
 };
 
 /// Who owns a record: the tenant of the request and the authenticated principal.
@@ -180,15 +182,52 @@ impl fmt::Display for ListCursor {
 }
 
 /// A task write, as [`TaskStore::write_now`] is asked to do it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Write {
+#[derive(Clone, Copy, Debug)]
+pub enum Write<'a> {
     /// As [`TaskStore::create`].
     Create,
     /// As [`TaskStore::update`] with this expected version.
     Update {
         /// The version the writer read.
         expected_version: u64,
+        /// What the update changes, when the writer knows it.
+        delta: Option<Delta<'a>>,
     },
+}
+
+/// What an update changes, when the writer knows it: one agent event, applied by the task
+/// lifecycle to the task as stored at the update's expected version.
+///
+/// A store that holds a live task as a value can apply the event to its copy
+/// ([`apply_to`](Self::apply_to)) instead of copying the whole written task: a streamed artifact
+/// grows by one chunk per event, and copying the task after every chunk makes a long stream's
+/// cost grow with the square of its length. A store that writes rows could append the chunk.
+#[derive(Clone, Copy, Debug)]
+pub struct Delta<'a> {
+    event: &'a StreamResponse,
+    policy: HistoryPolicy,
+}
+
+impl<'a> Delta<'a> {
+    /// `event` as the lifecycle applied it (stamped, ids filled in) under `policy`.
+    pub(crate) fn new(event: &'a StreamResponse, policy: HistoryPolicy) -> Self {
+        Self { event, policy }
+    }
+
+    /// The applied event.
+    pub fn event(&self) -> &'a StreamResponse {
+        self.event
+    }
+
+    /// Applies the event to `task`, which must be the task as stored at the update's expected
+    /// version: `task` becomes the written task. Costs what the event carries, not what the
+    /// task holds. `false`, with `task` unchanged, when the lifecycle refuses the event there
+    /// (the store then takes the written task as it is).
+    pub fn apply_to(&self, task: &mut Task) -> bool {
+        let mut event = self.event.clone();
+        // The copy is read by nobody else: its payload moves into the task.
+        lifecycle::apply_event_if_read(task, &mut event, self.policy, false).is_ok()
+    }
 }
 
 /// Durable storage of tasks.
@@ -220,13 +259,14 @@ pub trait TaskStore: Send + Sync + fmt::Debug + 'static {
     /// `json`, when given, is `task`'s ProtoJSON exactly as
     /// [`json_out::to_writer`](crate::json_out::to_writer) writes it: the runtime has it when
     /// the task is about to be sent as a reply, so that a store keeping tasks encoded can copy
-    /// it instead of encoding the task a second time.
+    /// it instead of encoding the task a second time. An update's [`Delta`], when given, is how
+    /// `task` differs from the stored version (`task` is the whole truth either way).
     fn write_now(
         &self,
         scope: &Scope,
         task: &Task,
         json: Option<&[u8]>,
-        write: Write,
+        write: Write<'_>,
     ) -> Option<Result<u64, StoreError>> {
         let _ = (scope, task, json, write);
         None

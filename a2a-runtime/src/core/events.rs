@@ -485,10 +485,15 @@ impl TaskRuntime {
         check_extensions(extensions, &task.status, &event)?;
         // Without subscribers the event's payload is read by nobody: it moves into the task.
         lifecycle::apply_event_if_read(task, &mut event, policy, listened)?;
+        // The event still carries its payload when it was copied (for subscribers): a store may
+        // apply it to its copy of the task rather than copy the task.
+        let replay = |task: &mut Task| {
+            let mut event = event.clone();
+            lifecycle::apply_event_if_read(task, &mut event, policy, false).is_ok()
+        };
         let write = Write::Update {
             expected_version: version,
-            // The event still carries its payload when it was copied (for subscribers).
-            delta: listened.then(|| Delta::new(&event, policy)),
+            delta: listened.then(|| Delta::new(&event, &replay)),
         };
         let reply = reply_for(&st.waiters, extensions, &event, task);
         let json = reply.as_deref().and_then(task_json);

@@ -946,9 +946,11 @@ mod tests {
                 ..Default::default()
             });
             lifecycle::apply_event(&mut live, &mut event, policy).unwrap();
+            let replay =
+                |task: &mut Task| lifecycle::apply_event(task, &mut event.clone(), policy).is_ok();
             let write = Write::Update {
                 expected_version: version,
-                delta: Some(Delta::new(&event, policy)),
+                delta: Some(Delta::new(&event, &replay)),
             };
             version = store
                 .write_now(&scope, &live, None, write)
@@ -977,9 +979,11 @@ mod tests {
             ..Default::default()
         });
         live.status.message = Some(Message::default());
+        let replay =
+            |task: &mut Task| lifecycle::apply_event(task, &mut other.clone(), policy).is_ok();
         let write = Write::Update {
             expected_version: version,
-            delta: Some(Delta::new(&other, policy)),
+            delta: Some(Delta::new(&other, &replay)),
         };
         store
             .write_now(&scope, &live, None, write)

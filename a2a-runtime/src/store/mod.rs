@@ -14,7 +14,6 @@ use std::fmt;
 
 pub use memory::{InMemoryPushConfigStore, InMemoryTaskStore};
 
-use crate::core::lifecycle::{self, HistoryPolicy};
 use crate::error::A2aError;
 use crate::types::{
     ContextId, PushConfigId, StreamResponse, Task, TaskId, TaskPushNotificationConfig, TaskState,
@@ -202,16 +201,29 @@ pub enum Write<'a> {
 /// ([`apply_to`](Self::apply_to)) instead of copying the whole written task: a streamed artifact
 /// grows by one chunk per event, and copying the task after every chunk makes a long stream's
 /// cost grow with the square of its length. A store that writes rows could append the chunk.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct Delta<'a> {
     event: &'a StreamResponse,
-    policy: HistoryPolicy,
+    /// Applies `event` to a task as the writer did (the writer's lifecycle and history policy).
+    apply: &'a (dyn Fn(&mut Task) -> bool + Sync),
+}
+
+impl fmt::Debug for Delta<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Delta")
+            .field("event", self.event)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<'a> Delta<'a> {
-    /// `event` as the lifecycle applied it (stamped, ids filled in) under `policy`.
-    pub(crate) fn new(event: &'a StreamResponse, policy: HistoryPolicy) -> Self {
-        Self { event, policy }
+    /// `event` as the writer applied it, and how it applied it (`apply` gives `false`, leaving
+    /// the task unchanged, when the event cannot be applied to it).
+    pub(crate) fn new(
+        event: &'a StreamResponse,
+        apply: &'a (dyn Fn(&mut Task) -> bool + Sync),
+    ) -> Self {
+        Self { event, apply }
     }
 
     /// The applied event.
@@ -221,12 +233,10 @@ impl<'a> Delta<'a> {
 
     /// Applies the event to `task`, which must be the task as stored at the update's expected
     /// version: `task` becomes the written task. Costs what the event carries, not what the
-    /// task holds. `false`, with `task` unchanged, when the lifecycle refuses the event there
-    /// (the store then takes the written task as it is).
+    /// task holds. `false`, with `task` unchanged, when the event cannot be applied there (the
+    /// store then takes the written task as it is).
     pub fn apply_to(&self, task: &mut Task) -> bool {
-        let mut event = self.event.clone();
-        // The copy is read by nobody else: its payload moves into the task.
-        lifecycle::apply_event_if_read(task, &mut event, self.policy, false).is_ok()
+        (self.apply)(task)
     }
 }
 

@@ -205,6 +205,44 @@ impl Paired {
         )
     }
 
+    /// Ours' req/s over `kind`'s, loaded together round by round (and taking turns slice by
+    /// slice), as "2.05× (loaded together …); taking turns: 1.98× (…)".
+    pub(crate) fn describe_ratio(&self, kind: Kind) -> Option<String> {
+        let i = self.position(Lane::Server(kind))?;
+        let ratio = |b: f64, o: f64| if o > 0.0 { b / o } else { f64::NAN };
+        let together = Cost::of(
+            self.together
+                .get(i)?
+                .iter()
+                .map(|(b, o)| ratio(*b, *o))
+                .collect(),
+        );
+        let turns = self
+            .rates
+            .first()
+            .zip(self.rates.get(i))
+            .and_then(|(b, o)| Cost::of(b.iter().zip(o).map(|(b, o)| ratio(*b, *o)).collect()));
+        let turns = turns.map_or_else(String::new, |c| {
+            format!(
+                "; taking turns: {:.2}× (middle half of the {} slices of {} ms: {:.2}× … {:.2}×)",
+                c.median,
+                self.rates.first().map_or(0, Vec::len),
+                self.slice.as_millis(),
+                c.low,
+                c.high
+            )
+        });
+        let c = together?;
+        Some(format!(
+            "{:.2}× (loaded together on the server core, middle half of the {} rounds of {:.1} s: {:.2}× … {:.2}×){turns}",
+            c.median,
+            self.together.get(i).map_or(0, Vec::len),
+            self.round.as_secs_f64(),
+            c.low,
+            c.high,
+        ))
+    }
+
     fn position(&self, lane: Lane) -> Option<usize> {
         self.lanes.iter().position(|&l| l == lane)
     }
@@ -542,6 +580,18 @@ impl Results {
                 (format!("{text}{also}"), cost <= 5.0)
             }),
         );
+        // Informational: the 2.0× ratio measured in pairs (the two servers side by side), which
+        // sees one host where the rounds above see several.
+        if let Some(text) = self
+            .paired
+            .as_ref()
+            .and_then(|p| p.describe_ratio(Kind::Official))
+        {
+            let _ = writeln!(
+                out,
+                "  info  SendMessage at 16 conns ÷ official Rust, measured in pairs: {text}"
+            );
+        }
         // Informational: what three extensions doing real work cost.
         if let Some((_, text)) = paired(Kind::Ours3Ext) {
             let also = rounds(Kind::Ours3Ext).map_or_else(String::new, |r| format!("; {r}"));

@@ -369,22 +369,27 @@ async fn timed(k: Kind, w: Workload, env: &Env, opts: &Options) -> Result<Sample
 /// header's bytes alone cost). Then the same servers are measured together: ours and one other
 /// lane loaded at once, both on the one server core, which the kernel shares between the two
 /// busy processes, so that their rates compare what a request costs each under the same host at
-/// the same moment (taking turns, slices a second apart still see the host drift). `None` when
-/// ours or none of the extension servers was run.
+/// the same moment (taking turns, slices a second apart still see the host drift). The official
+/// Rust SDK's server is a lane too, when it was run: ours' req/s over its own, on one host. `None`
+/// when ours was not run, or neither an extension server nor the official one.
 async fn paired(checked: &[Kind], env: &Env, opts: &Options) -> Result<Option<Paired>, String> {
     let with_extensions: Vec<Kind> = [Kind::Ours10Ext, Kind::Ours3Ext]
         .into_iter()
         .filter(|k| checked.contains(k))
         .collect();
-    if !checked.contains(&Kind::Ours) || with_extensions.is_empty() {
+    let official = checked.contains(&Kind::Official);
+    if !checked.contains(&Kind::Ours) || (with_extensions.is_empty() && !official) {
         return Ok(None);
     }
-    let mut lanes = vec![
-        Lane::Server(Kind::Ours),
-        Lane::Control,
-        Lane::HeaderOnly(Kind::Ours10Ext),
-    ];
+    let mut lanes = vec![Lane::Server(Kind::Ours), Lane::Control];
+    if !with_extensions.is_empty() {
+        lanes.push(Lane::HeaderOnly(Kind::Ours10Ext));
+    }
     lanes.extend(with_extensions.into_iter().map(Lane::Server));
+    // The official SDK side by side with ours: the 2.0× ratio on one host.
+    if official {
+        lanes.push(Lane::Server(Kind::Official));
+    }
     let mut servers = Vec::with_capacity(lanes.len());
     for lane in &lanes {
         servers.push(Server::start(lane.server(), env, &[]).await?);
@@ -482,6 +487,12 @@ async fn paired(checked: &[Kind], env: &Env, opts: &Options) -> Result<Option<Pa
         round,
     };
     for (i, lane) in paired.lanes.iter().enumerate().skip(1) {
+        if *lane == Lane::Server(Kind::Official) {
+            if let Some(text) = paired.describe_ratio(Kind::Official) {
+                eprintln!("paired ours ÷ {}: {text}", lane.label());
+            }
+            continue;
+        }
         let show = |how: &str, c: Option<crate::report::Cost>| {
             if let Some(c) = c {
                 eprintln!(

@@ -2,7 +2,8 @@
 //! `A2A-Extensions` on every call (and the server's echo read back with `activated`), typed
 //! params from the card, fail-fast on a required extension the client lacks, warn-or-fail on a
 //! configured extension the agent does not declare, the tenant copied from the interface into
-//! every request, and card revalidation with `If-None-Match` (304 → no change).
+//! every request, card revalidation with `If-None-Match` (304 → no change), and a client-side
+//! `observe_response` hook seeing each result and streamed event the client returns.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod client_support;
@@ -473,4 +474,91 @@ async fn refresh_card_revalidates_with_the_etag() {
         "{}",
         heads[3]
     );
+}
+
+/// Counts the results and events it observes (client side: what the client's caller gets).
+#[a2a_extension(uri = "https://example.com/ext/watcher/v1")]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct Watcher {
+    #[serde(skip)]
+    seen: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl a2a_runtime::extension::ExtensionHooks for Watcher {
+    type Activation = ();
+
+    fn observe_response(
+        &self,
+        reply: &a2a_runtime::extension::Reply<'_>,
+        _: &mut (),
+    ) -> Result<(), A2aError> {
+        use a2a_runtime::extension::Reply;
+        use a2a_runtime::types::SendMessageResponse;
+        let what = match reply {
+            Reply::SendMessage(SendMessageResponse::Task(t)) => {
+                format!("send:{}", t.status.state)
+            }
+            Reply::Event(StreamResponse::Task(_)) => "event:task".into(),
+            Reply::Event(StreamResponse::StatusUpdate(e)) => format!("event:{}", e.status.state),
+            Reply::Event(StreamResponse::ArtifactUpdate(_)) => "event:artifact".into(),
+            Reply::Task(t) => format!("task:{}", t.status.state),
+            _ => "other".into(),
+        };
+        self.seen.lock().unwrap().push(what);
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn a_client_observer_sees_every_result_and_streamed_event_it_returns() {
+    let srv = serve(builder("client-observer").extension(Watcher::default())).await;
+    for binding in BOTH {
+        let watcher = Watcher::default();
+        let seen = watcher.seen.clone();
+        let c = within(
+            "connect",
+            A2aClient::builder()
+                .options(options(&binding))
+                .extension(watcher)
+                .connect(srv.url.as_str()),
+        )
+        .await
+        .expect("connect with Watcher");
+        let sent = c
+            .send_message("hello", SendOptions::default())
+            .await
+            .unwrap();
+        let SendResult::Task(task) = &sent.body else {
+            panic!("expected a task")
+        };
+        assert_eq!(
+            std::mem::take(&mut *seen.lock().unwrap()),
+            [format!("send:{}", task.status.state)],
+            "{binding}"
+        );
+        let id = task.id.to_string();
+        c.get_task(&id, None).await.unwrap();
+        assert_eq!(
+            std::mem::take(&mut *seen.lock().unwrap()),
+            [format!("task:{}", TaskState::Completed)],
+            "{binding}"
+        );
+        let streamed = c
+            .stream_message("stream a b", SendOptions::default())
+            .await
+            .unwrap();
+        let events: Vec<_> = collect(streamed.body).await;
+        let expected: Vec<String> = events
+            .iter()
+            .map(|e| match e.as_ref().unwrap() {
+                StreamResponse::Task(_) => "event:task".to_owned(),
+                StreamResponse::StatusUpdate(e) => format!("event:{}", e.status.state),
+                StreamResponse::ArtifactUpdate(_) => "event:artifact".to_owned(),
+                StreamResponse::Message(_) => "other".to_owned(),
+            })
+            .collect();
+        assert!(expected.len() >= 3, "{binding}: {expected:?}");
+        assert_eq!(*seen.lock().unwrap(), expected, "{binding}");
+        seen.lock().unwrap().clear();
+    }
 }

@@ -902,22 +902,31 @@ mod tests {
         assert!(store.get(&scope, &"t003".into()).await.unwrap().is_some());
     }
 
-    /// The in-memory store's own copy of a live task (tests look at where its parts live).
-    fn held_value(store: &InMemoryTaskStore, scope: &Scope, id: &str) -> Task {
+    /// `f` of the in-memory store's own copy of the live task `id` (tests look at where its
+    /// parts live).
+    fn with_held<R>(
+        store: &InMemoryTaskStore,
+        scope: &Scope,
+        id: &str,
+        f: impl FnOnce(&Task) -> R,
+    ) -> R {
         let scopes = store.lock();
         match &scopes.get(scope).unwrap().by_id.get(id).unwrap().held {
-            Held::Value(t) => Task::clone(t),
+            Held::Value(t) => f(t),
             Held::Encoded(_) => panic!("{id} is held encoded"),
         }
     }
 
+    /// A copy of the store's own copy of the live task `id`.
+    fn held_value(store: &InMemoryTaskStore, scope: &Scope, id: &str) -> Task {
+        with_held(store, scope, id, Task::clone)
+    }
+
     /// The address of the text of the store's first part of the first artifact of `id`.
     fn first_text_at(store: &InMemoryTaskStore, scope: &Scope, id: &str) -> *const u8 {
-        let scopes = store.lock();
-        match &scopes.get(scope).unwrap().by_id.get(id).unwrap().held {
-            Held::Value(t) => t.artifacts[0].parts[0].as_text().unwrap().as_ptr(),
-            Held::Encoded(_) => panic!("{id} is held encoded"),
-        }
+        with_held(store, scope, id, |t| {
+            t.artifacts[0].parts[0].as_text().unwrap().as_ptr()
+        })
     }
 
     #[tokio::test]

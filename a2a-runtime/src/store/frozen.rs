@@ -16,6 +16,7 @@
 
 use serde::Serialize;
 use serde_json::Value;
+use smallvec::SmallVec;
 
 use super::StoreError;
 use crate::json::{self, DEFAULT_MAX_DEPTH};
@@ -168,29 +169,39 @@ impl Frozen {
             history,
             metadata,
         };
-        Self::assemble(task, |out| crate::json_out::to_writer(out, &body).ok())
+        Self::assemble(task, None, |out| {
+            crate::json_out::to_writer(out, &body).ok()
+        })
     }
 
     /// As [`encode`](Self::encode), from `json`, the task's JSON exactly as
     /// [`json_out`](crate::json_out) writes a [`Task`] (the runtime has it when it is about to
-    /// send the task as a reply): its body is copied instead of encoded again. `None` as
-    /// `encode`, and when `json` does not begin with the task's ids.
+    /// send the task as a reply): its body is copied instead of encoded again, straight into a
+    /// box of the right size. `None` as `encode`, and when `json` does not begin with the task's
+    /// ids.
     pub(super) fn from_json(task: &Task, json: &[u8]) -> Option<Self> {
-        Self::assemble(task, |out| {
-            // The ids as the task's serializer writes them, then the body's first member.
-            let start = out.len();
-            out.extend_from_slice(br#"{"id":"#);
-            crate::json_out::to_writer(out, &task.id).ok()?;
+        // The ids as the task's serializer writes them, then the body's first member (written
+        // in the scratch buffer, which is free here).
+        let ids = |ids: &mut Vec<u8>| -> Option<usize> {
+            ids.clear();
+            ids.extend_from_slice(br#"{"id":"#);
+            crate::json_out::to_writer(ids, &task.id).ok()?;
             if !task.context_id.is_empty() {
-                out.extend_from_slice(br#","contextId":"#);
-                crate::json_out::to_writer(out, &task.context_id).ok()?;
+                ids.extend_from_slice(br#","contextId":"#);
+                crate::json_out::to_writer(ids, &task.context_id).ok()?;
             }
-            out.extend_from_slice(br#","status":"#);
-            let ids = out.len() - start - br#""status":"#.len();
-            let same = json.get(..out.len() - start) == out.get(start..);
-            out.truncate(start);
-            // `{"status":…` onwards: the body.
-            let rest = json.get(ids..).filter(|_| same)?;
+            ids.extend_from_slice(br#","status":"#);
+            json.starts_with(ids).then_some(ids.len())
+        };
+        let ids = match SCRATCH
+            .try_with(|scratch| scratch.try_borrow_mut().ok().map(|mut s| ids(&mut s)))
+        {
+            Ok(Some(found)) => found,
+            _ => ids(&mut Vec::new()),
+        }?;
+        // `{` and `"status":…` onwards: the body.
+        let rest = json.get(ids - br#""status":"#.len()..)?;
+        Self::assemble(task, Some(1 + rest.len()), |out| {
             out.push(b'{');
             out.extend_from_slice(rest);
             Some(())
@@ -198,8 +209,14 @@ impl Frozen {
     }
 
     /// Writes the header of `task`, then its body with `body` (which returns `None` on
-    /// failure), checks that the result decodes, and boxes it.
-    fn assemble(task: &Task, body: impl FnOnce(&mut Vec<u8>) -> Option<()>) -> Option<Self> {
+    /// failure), checks that the result decodes, and boxes it. With the body's length known, it
+    /// is written into a buffer of the exact size, which becomes the box; otherwise into a
+    /// scratch buffer, copied to a box of the right size.
+    fn assemble(
+        task: &Task,
+        body_len: Option<usize>,
+        body: impl FnOnce(&mut Vec<u8>) -> Option<()>,
+    ) -> Option<Self> {
         let timestamp = task.status.timestamp;
         if timestamp.is_some_and(|t| !exact_on_the_wire(t)) {
             return None;
@@ -208,42 +225,54 @@ impl Frozen {
             .ok()
             .filter(|n| *n < TIMED)?;
         let context = task.context_id.as_str().as_bytes();
+        let mut context_len: SmallVec<[u8; 10]> = SmallVec::new();
+        let mut len = context.len();
+        while len >= 0x80 {
+            context_len.push((len & 0x7f) as u8 | 0x80);
+            len >>= 7;
+        }
+        context_len.push(len as u8);
         // The whole encoding is scanned only when its free-form JSON might reach the limit.
         let deep_check = SHAPE_DEPTH + free_form_depth(task, DEFAULT_MAX_DEPTH) > DEFAULT_MAX_DEPTH;
         let mut body = Some(body);
-        let mut write = |out: &mut Vec<u8>| -> Option<Self> {
+        let mut write = |out: &mut Vec<u8>| -> Option<()> {
             out.push(state | if timestamp.is_some() { TIMED } else { 0 });
             out.extend_from_slice(&timestamp.map_or(0, |t| t.millis()).to_le_bytes());
-            let mut len = context.len();
-            while len >= 0x80 {
-                out.push((len & 0x7f) as u8 | 0x80);
-                len >>= 7;
-            }
-            out.push(len as u8);
+            out.extend_from_slice(&context_len);
             out.extend_from_slice(context);
             let body_start = out.len();
             (body.take()?)(out)?;
             if deep_check {
                 json::check_depth(out.get(body_start..)?, DEFAULT_MAX_DEPTH).ok()?;
             }
-            Some(Self(Box::from(out.as_slice())))
+            Some(())
         };
-        let scratch = SCRATCH.try_with(|scratch| {
-            let mut out = scratch.try_borrow_mut().ok()?;
-            out.clear();
-            let frozen = write(&mut out);
-            if out.capacity() > SCRATCH_KEEP {
-                *out = Vec::new();
+        let frozen = if let Some(body_len) = body_len {
+            let mut out =
+                Vec::with_capacity(FIXED_HEADER + context_len.len() + context.len() + body_len);
+            write(&mut out)?;
+            // Exactly as long as it was sized: no reallocation.
+            Self(out.into_boxed_slice())
+        } else {
+            let scratch = SCRATCH.try_with(|scratch| {
+                let mut out = scratch.try_borrow_mut().ok()?;
+                out.clear();
+                let frozen = write(&mut out).map(|()| Self(Box::from(out.as_slice())));
+                if out.capacity() > SCRATCH_KEEP {
+                    *out = Vec::new();
+                }
+                Some(frozen)
+            });
+            match scratch {
+                Ok(Some(frozen)) => frozen?,
+                // No scratch buffer (thread teardown, or in use further up): a buffer of our own.
+                _ => {
+                    let mut out = Vec::with_capacity(FIXED_HEADER + 5 + context.len() + 512);
+                    write(&mut out)?;
+                    Self(out.into_boxed_slice())
+                }
             }
-            Some(frozen)
-        });
-        let frozen = match scratch {
-            Ok(Some(frozen)) => frozen,
-            // No scratch buffer (thread teardown, or in use further up): a buffer of our own.
-            _ => write(&mut Vec::with_capacity(
-                FIXED_HEADER + 5 + context.len() + 512,
-            )),
-        }?;
+        };
         debug_assert!(
             frozen.decode(task.id.as_str()).ok().as_ref() == Some(task),
             "an encoded task must decode to itself: {task:?}"

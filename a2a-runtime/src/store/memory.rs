@@ -263,11 +263,18 @@ impl InMemoryTaskStore {
         let is_finished = entry.held.is_terminal();
         entry.version += 1;
         let version = entry.version;
-        if (old_millis, was_finished) != (new_millis, is_finished)
-            && let Some(((_, id), _)) = s.order.remove_entry(&(old_millis, task.id.shared()))
-        {
-            // The id as the order held it (the map key's).
-            s.order.insert((new_millis, id), is_finished);
+        if (old_millis, was_finished) != (new_millis, is_finished) {
+            let position = (old_millis, task.id.shared());
+            if old_millis == new_millis {
+                // Finished within the millisecond it was last written in (an agent that answers
+                // at once): the position stays, only its flag changes.
+                if let Some(finished) = s.order.get_mut(&position) {
+                    *finished = is_finished;
+                }
+            } else if let Some(((_, id), _)) = s.order.remove_entry(&position) {
+                // The id as the order held it (the map key's).
+                s.order.insert((new_millis, id), is_finished);
+            }
         }
         s.finished = s.finished + usize::from(is_finished) - usize::from(was_finished);
         self.enforce_retention(s);

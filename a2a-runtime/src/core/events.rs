@@ -90,8 +90,9 @@ pub(crate) struct RuntimeState {
     pub(crate) task: Option<Arc<Task>>,
     /// The store version of `task` (also the sequence number of its last event).
     pub(crate) version: u64,
-    /// A template for a task not created yet: ids and the user message that started it.
-    pub(crate) pending: Option<Task>,
+    /// A template for a task not created yet: ids and the user message that started it (in
+    /// the allocation it will live in once created).
+    pub(crate) pending: Option<Arc<Task>>,
     /// True once a direct Message reply was published (no task will exist).
     pub(crate) replied: bool,
     /// Executions currently running, with their cancellation tokens (the usual one inline: no
@@ -108,7 +109,7 @@ impl RuntimeState {
         Self {
             task: task.map(Arc::new),
             version,
-            pending,
+            pending: pending.map(Arc::new),
             replied: false,
             running: SmallVec::new(),
             subscribers: Vec::new(),
@@ -235,7 +236,7 @@ enum Applied {
     /// The event creates the task (with the task as it was before it, for subscribers).
     Create {
         event: StreamResponse,
-        task: Box<Task>,
+        task: Arc<Task>,
         before: Option<Box<Task>>,
     },
     /// The event changed the live task, read at `version`.
@@ -530,16 +531,26 @@ impl TaskRuntime {
             Self::emit(st, 1, event, None);
             return Ok(Step::Done(1));
         }
-        let mut task = st.pending.take().unwrap_or_else(|| Task {
-            id: self.id.clone(),
-            ..Task::default()
+        let mut task = st.pending.take().unwrap_or_else(|| {
+            Arc::new(Task {
+                id: self.id.clone(),
+                ..Task::default()
+            })
         });
         // Subscribers see the created task first (as it was before this event), then the event;
         // a `Task` event is itself the created task.
         let listened = st.has_subscribers();
-        let before =
-            (!matches!(event, StreamResponse::Task(_)) && listened).then(|| Box::new(task.clone()));
-        if let Err(e) = Self::apply_to_new(&mut task, &mut event, policy, extensions, listened) {
+        let before = (!matches!(event, StreamResponse::Task(_)) && listened)
+            .then(|| Box::new(Task::clone(&task)));
+        // The template is nobody else's: no copy.
+        let applied = Self::apply_to_new(
+            Arc::make_mut(&mut task),
+            &mut event,
+            policy,
+            extensions,
+            listened,
+        );
+        if let Err(e) = applied {
             st.pending = Some(task);
             return Err(e);
         }
@@ -548,7 +559,7 @@ impl TaskRuntime {
         match store.write_now(&self.scope, &task, json, Write::Create) {
             None => Ok(Step::Write(Applied::Create {
                 event,
-                task: Box::new(task),
+                task,
                 before,
             })),
             Some(Ok(v)) => {
@@ -595,7 +606,7 @@ impl TaskRuntime {
     /// The task exists (stored as `version`): it becomes the live copy, and the event goes out.
     fn created(
         st: &mut RuntimeState,
-        task: Task,
+        task: Arc<Task>,
         before: Option<Box<Task>>,
         mut event: StreamResponse,
         version: u64,
@@ -610,9 +621,9 @@ impl TaskRuntime {
         }
         if matches!(event, StreamResponse::Task(_)) && st.has_subscribers() {
             // Subscribers get the task as created (with the history the runtime keeps).
-            event = StreamResponse::Task(task.clone());
+            event = StreamResponse::Task(Task::clone(&task));
         }
-        st.task = Some(Arc::new(task));
+        st.task = Some(task);
         Self::emit(st, version, event, reply);
     }
 
@@ -637,11 +648,11 @@ impl TaskRuntime {
                 before,
             }) => match store.create(&self.scope, &task).await {
                 Ok(v) => {
-                    Self::created(st, *task, before, event, v, None);
+                    Self::created(st, task, before, event, v, None);
                     Ok(v)
                 }
                 Err(e) => {
-                    st.pending = Some(*task);
+                    st.pending = Some(task);
                     Err(e.into())
                 }
             },

@@ -103,8 +103,12 @@ pub(crate) struct Results {
 #[derive(Debug)]
 pub(crate) struct Paired {
     pub(crate) lanes: Vec<Lane>,
+    /// Taking turns, each slice's req/s per lane (NaN for a slice in which the lane's server
+    /// completed no request: left out of the comparisons).
     pub(crate) rates: Vec<Vec<f64>>,
     pub(crate) slice: std::time::Duration,
+    /// Slices in which a server completed no request (and none failed).
+    pub(crate) stalled: usize,
     pub(crate) together: Vec<Vec<(f64, f64)>>,
     pub(crate) round: std::time::Duration,
 }
@@ -224,12 +228,13 @@ impl Paired {
             .and_then(|(b, o)| Cost::of(b.iter().zip(o).map(|(b, o)| ratio(*b, *o)).collect()));
         let turns = turns.map_or_else(String::new, |c| {
             format!(
-                "; taking turns: {:.2}× (middle half of the {} slices of {} ms: {:.2}× … {:.2}×)",
+                "; taking turns: {:.2}× (middle half of the {} slices of {} ms: {:.2}× … {:.2}×{})",
                 c.median,
                 self.rates.first().map_or(0, Vec::len),
                 self.slice.as_millis(),
                 c.low,
-                c.high
+                c.high,
+                self.stalls_left_out()
             )
         });
         let c = together?;
@@ -241,6 +246,15 @@ impl Paired {
             c.low,
             c.high,
         ))
+    }
+
+    /// `"; N slice(s) in which a server completed no request left out"`, or nothing.
+    fn stalls_left_out(&self) -> String {
+        match self.stalled {
+            0 => String::new(),
+            1 => "; 1 slice in which a server completed no request left out".into(),
+            n => format!("; {n} slices in which a server completed no request left out"),
+        }
     }
 
     fn position(&self, lane: Lane) -> Option<usize> {
@@ -272,12 +286,13 @@ impl Paired {
         };
         let turns = parts(&|i| self.cost(i)).map(|(c, rest)| {
             let text = format!(
-                "{:.1}% (middle half of the {} slices of {} ms: {:.1}% … {:.1}%{rest})",
+                "{:.1}% (middle half of the {} slices of {} ms: {:.1}% … {:.1}%{rest}{})",
                 c.median,
                 self.rates.first().map_or(0, Vec::len),
                 self.slice.as_millis(),
                 c.low,
                 c.high,
+                self.stalls_left_out()
             );
             (c.median, text)
         });
@@ -712,6 +727,7 @@ mod tests {
                 vec![90.0, 90.0],
             ],
             slice: Duration::from_millis(250),
+            stalled: 0,
             together: vec![
                 vec![],
                 vec![(50.0, 50.0)],
@@ -737,6 +753,32 @@ mod tests {
         assert!(
             line.contains("4.0% (loaded together with ours on the server core, middle half of the 3 rounds of 2.0 s: 4.0% … 9.0%; the same requests to ours without extensions: 1.0%; two identical servers of ours differ by 0.0%); taking turns instead: 10.0%"),
             "{line}"
+        );
+    }
+
+    #[test]
+    fn a_slice_in_which_a_server_stalled_is_left_out_of_the_ratio_and_said() {
+        use std::time::Duration;
+        // The official server completed nothing in the second slice: that slice is not a ratio
+        // of infinity (nor a failure); the other three give 2.0×, 2.5× and 3.0×.
+        let paired = Paired {
+            lanes: vec![Lane::Server(Kind::Ours), Lane::Server(Kind::Official)],
+            rates: vec![
+                vec![100.0, 100.0, 100.0, 90.0],
+                vec![50.0, f64::NAN, 40.0, 30.0],
+            ],
+            slice: Duration::from_millis(250),
+            stalled: 1,
+            together: vec![vec![], vec![(60.0, 30.0)]],
+            round: Duration::from_secs(2),
+        };
+        let text = paired.describe_ratio(Kind::Official).unwrap();
+        assert!(text.starts_with("2.00× (loaded together"), "{text}");
+        assert!(
+            text.contains(
+                "taking turns: 2.50× (middle half of the 4 slices of 250 ms: 2.50× … 3.00×; 1 slice in which a server completed no request left out)"
+            ),
+            "{text}"
         );
     }
 }

@@ -142,7 +142,8 @@ fn values_depth<'a>(values: impl Iterator<Item = &'a Value>, limit: usize) -> us
 }
 
 thread_local! {
-    /// Where tasks are encoded before being copied to an exactly sized box (no reallocation).
+    /// Where tasks are encoded before being copied to an exactly sized box (no reallocation),
+    /// and where [`Frozen::from_json`] writes the ids it expects at the start of the JSON.
     static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 

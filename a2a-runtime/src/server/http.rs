@@ -96,7 +96,13 @@ impl header::Header for A2aExtensions {
 /// The protocol version comes from the `A2A-Version` header, or the `A2A-Version` query
 /// parameter when the header is absent.
 pub(crate) fn request_context(req: &HttpRequest, tenant: Option<&str>) -> RequestContext {
+    // The pass that sizes the copy also finds the version: the first `A2A-Version` value that
+    // is UTF-8, as `headers.get` would (without a second scan comparing every name).
+    let mut version: Option<&str> = None;
     let (count, bytes) = req.headers().iter().fold((0, 0), |(c, b), (n, v)| {
+        if version.is_none() && n.as_str() == A2A_VERSION {
+            version = std::str::from_utf8(v.as_bytes()).ok();
+        }
         (c + 1, b + n.as_str().len() + v.len())
     });
     let mut headers = RequestHeaders::with_capacity(count, bytes);
@@ -105,8 +111,7 @@ pub(crate) fn request_context(req: &HttpRequest, tenant: Option<&str>) -> Reques
         // `HeaderValue::to_str` would: clients may legitimately send obs-text).
         headers.push_received(name.as_str(), value.as_bytes());
     }
-    let protocol_version = headers
-        .get(A2A_VERSION)
+    let protocol_version = version
         .map(|v| v.trim().to_owned())
         .filter(|v| !v.is_empty())
         .or_else(|| query_param(req.query_string(), "A2A-Version"));

@@ -1,5 +1,6 @@
 //! [`RequestContext`]: what the core knows about one request, whatever binding carried it.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
@@ -9,8 +10,9 @@ use crate::store::Scope;
 /// The authenticated caller of a request.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Principal {
-    /// A stable identifier; records are owned by it.
-    pub id: String,
+    /// A stable identifier; records are owned by it. Borrowed for the anonymous principal, so
+    /// that a request without authentication allocates no id (nor a copy for its scope).
+    pub id: Cow<'static, str>,
     /// False for the anonymous principal.
     pub authenticated: bool,
 }
@@ -22,7 +24,7 @@ impl Principal {
     /// The principal of unauthenticated requests.
     pub fn anonymous() -> Self {
         Self {
-            id: Self::ANONYMOUS_ID.to_owned(),
+            id: Cow::Borrowed(Self::ANONYMOUS_ID),
             authenticated: false,
         }
     }
@@ -30,7 +32,7 @@ impl Principal {
     /// An authenticated principal.
     pub fn authenticated(id: impl Into<String>) -> Self {
         Self {
-            id: id.into(),
+            id: Cow::Owned(id.into()),
             authenticated: true,
         }
     }
@@ -187,8 +189,9 @@ impl<K: AsRef<str>, V: AsRef<str>> FromIterator<(K, V)> for RequestHeaders {
 /// [`AgentContext`](crate::core::AgentContext).
 #[derive(Clone, Debug, Default)]
 pub struct RequestContext {
-    /// The `A2A-Version` the client sent (`None` when absent or empty, which means 0.3).
-    pub protocol_version: Option<String>,
+    /// The `A2A-Version` the client sent (`None` when absent or empty, which means 0.3);
+    /// borrowed when it is the version this crate speaks (no allocation for the usual request).
+    pub protocol_version: Option<Cow<'static, str>>,
     /// The tenant: REST path prefix, or the `tenant` field of the request.
     pub tenant: String,
     /// The authenticated caller (anonymous until an authenticator is configured).
@@ -203,14 +206,17 @@ impl RequestContext {
     /// A context for protocol version 1.0, anonymous, no tenant.
     pub fn v1() -> Self {
         Self {
-            protocol_version: Some(crate::PROTOCOL_VERSION.to_owned()),
+            protocol_version: Some(Cow::Borrowed(crate::PROTOCOL_VERSION)),
             ..Self::default()
         }
     }
 
     /// The store scope of this request: its tenant and principal.
     pub fn scope(&self) -> Scope {
-        Scope::new(self.tenant.clone(), self.principal.id.clone())
+        Scope {
+            tenant: self.tenant.clone(),
+            owner: self.principal.id.clone(),
+        }
     }
 
     /// True when the extension with `uri` was activated for this request.

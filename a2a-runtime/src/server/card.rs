@@ -9,6 +9,7 @@ use actix_web::http::header::{self, HttpDate};
 use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse};
 
+use super::http::content_type;
 use crate::types::AgentCard;
 
 /// The well-known path of the public agent card.
@@ -84,7 +85,7 @@ impl CardDoc {
             builder.finish()
         } else {
             builder
-                .insert_header((header::CONTENT_TYPE, "application/json"))
+                .insert_header(content_type("application/json"))
                 .body(self.json.clone())
         }
     }

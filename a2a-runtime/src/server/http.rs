@@ -1,6 +1,8 @@
 //! What both HTTP bindings share: the typed A2A headers, the request context, body reading, and
 //! content-type checks.
 
+use std::borrow::Cow;
+
 use actix_web::HttpRequest;
 use actix_web::http::header::{
     self, HeaderName, HeaderValue, InvalidHeaderValue, TryIntoHeaderValue,
@@ -112,9 +114,13 @@ pub(crate) fn request_context(req: &HttpRequest, tenant: Option<&str>) -> Reques
         headers.push_received(name.as_str(), value.as_bytes());
     }
     let protocol_version = version
-        .map(|v| v.trim().to_owned())
+        .map(str::trim)
         .filter(|v| !v.is_empty())
-        .or_else(|| query_param(req.query_string(), "A2A-Version"));
+        .map(|v| match v {
+            crate::PROTOCOL_VERSION => Cow::Borrowed(crate::PROTOCOL_VERSION),
+            other => Cow::Owned(other.to_owned()),
+        })
+        .or_else(|| query_param(req.query_string(), "A2A-Version").map(Cow::Owned));
     RequestContext {
         protocol_version,
         tenant: tenant.unwrap_or_default().to_owned(),
@@ -166,6 +172,20 @@ fn percent_decode(s: &str) -> String {
 pub(crate) fn media_type(req: &HttpRequest) -> Option<&str> {
     let value = req.headers().get(header::CONTENT_TYPE)?.to_str().ok()?;
     Some(value.split(';').next().unwrap_or_default().trim())
+}
+
+/// The `A2A-Version` response header (constant: nothing is parsed or allocated per response).
+pub(crate) const fn version_header() -> (HeaderName, HeaderValue) {
+    (
+        HeaderName::from_static(A2A_VERSION),
+        HeaderValue::from_static(crate::PROTOCOL_VERSION),
+    )
+}
+
+/// A `Content-Type` header with a constant value (a value given as a `&str` is parsed and copied
+/// into a new allocation on every response).
+pub(crate) const fn content_type(value: &'static str) -> (HeaderName, HeaderValue) {
+    (header::CONTENT_TYPE, HeaderValue::from_static(value))
 }
 
 /// Checks the request's content type is JSON (`application/json` or `application/a2a+json`).
@@ -250,6 +270,31 @@ mod tests {
             " , https://c/v1",
         ]);
         assert_eq!(h.0, vec!["https://a/v1", "https://b/v1", "https://c/v1"]);
+    }
+
+    #[test]
+    fn the_context_reads_the_first_utf8_version_and_borrows_the_one_it_speaks() {
+        let ctx = |req: actix_web::test::TestRequest| request_context(&req.to_http_request(), None);
+        let v1 = ctx(actix_web::test::TestRequest::default().insert_header((A2A_VERSION, " 1.0 ")));
+        assert!(matches!(v1.protocol_version, Some(Cow::Borrowed("1.0"))));
+        assert_eq!(v1.principal, Principal::anonymous());
+        assert!(matches!(
+            v1.scope().owner,
+            Cow::Borrowed(Principal::ANONYMOUS_ID)
+        ));
+        // Not UTF-8 (obs-text): skipped, the next value is read.
+        let req = actix_web::test::TestRequest::default()
+            .append_header((A2A_VERSION, &b"1.\xe9"[..]))
+            .append_header((A2A_VERSION, "0.3"));
+        assert_eq!(ctx(req).protocol_version.as_deref(), Some("0.3"));
+        // Empty: the query parameter is read instead.
+        let req = actix_web::test::TestRequest::with_uri("/?A2A-Version=1.0")
+            .insert_header((A2A_VERSION, "  "));
+        assert_eq!(ctx(req).protocol_version.as_deref(), Some("1.0"));
+        assert_eq!(
+            ctx(actix_web::test::TestRequest::default()).protocol_version,
+            None
+        );
     }
 
     #[test]

@@ -15,13 +15,13 @@
 use std::borrow::Cow;
 use std::future::Future;
 
-use actix_web::http::{StatusCode, header};
+use actix_web::http::StatusCode;
 use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::http::{check_json_content_type, read_body, request_context};
+use super::http::{check_json_content_type, content_type, read_body, request_context};
 use super::sse::{self, Framing};
 use super::{Inner, ResponseExt as _};
 use crate::core::{A2aRequest, Operation, RequestContext, SeqEvent, Served};
@@ -160,7 +160,7 @@ fn finish_result(mut body: Vec<u8>, activated: &Activated) -> HttpResponse {
     body.push(b'}');
     HttpResponse::Ok()
         .a2a_headers(activated)
-        .insert_header((header::CONTENT_TYPE, "application/json"))
+        .insert_header(content_type("application/json"))
         .body(body)
 }
 
@@ -519,8 +519,8 @@ pub(crate) fn error_response(id: &str, error: &A2aError) -> HttpResponse {
     let mut body = Vec::with_capacity(256);
     write_error(id, error, &mut body);
     HttpResponse::build(status)
-        .insert_header((header::CONTENT_TYPE, "application/json"))
-        .insert_header((super::http::A2A_VERSION, crate::PROTOCOL_VERSION))
+        .insert_header(content_type("application/json"))
+        .insert_header(super::http::version_header())
         .body(body)
 }
 

@@ -651,10 +651,7 @@ fn method_not_allowed(allowed: &'static str) -> HttpResponse {
 impl ResponseExt for HttpResponseBuilder {
     fn a2a_headers(&mut self, activated: &Activated) -> &mut Self {
         // Static names: a name parsed from a `&str` is allocated on every response.
-        self.insert_header((
-            actix_web::http::header::HeaderName::from_static(A2A_VERSION),
-            HeaderValue::from_static(crate::PROTOCOL_VERSION),
-        ));
+        self.insert_header(http::version_header());
         if !activated.is_empty()
             && let Some(v) = echo_header(activated)
         {

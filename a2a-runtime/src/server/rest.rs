@@ -8,7 +8,9 @@ use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::{Map, Value};
 
-use super::http::{A2A_JSON, check_json_content_type, read_body, request_context, url_pairs};
+use super::http::{
+    A2A_JSON, check_json_content_type, content_type, read_body, request_context, url_pairs,
+};
 use super::sse::{self, Framing};
 use super::{Inner, ResponseExt as _};
 use crate::core::{A2aRequest, Operation, SeqEvent, Served};
@@ -72,7 +74,7 @@ pub(crate) async fn handle(
             Err(unary) => match unary.to_json() {
                 Some(Ok(body)) => HttpResponse::Ok()
                     .a2a_headers(&unary.activated)
-                    .insert_header((header::CONTENT_TYPE, A2A_JSON))
+                    .insert_header(content_type(A2A_JSON))
                     .body(body),
                 _ => error_response(&A2aError::Internal("could not encode the result".into())),
             },
@@ -154,7 +156,7 @@ pub(crate) async fn handle_method(
         Ok((result, activated)) => match serde_json::to_vec(&result) {
             Ok(body) => HttpResponse::Ok()
                 .a2a_headers(&activated)
-                .insert_header((header::CONTENT_TYPE, A2A_JSON))
+                .insert_header(content_type(A2A_JSON))
                 .body(body),
             Err(e) => error_response(&A2aError::Internal(e.to_string())),
         },
@@ -216,8 +218,8 @@ pub(crate) fn error_response(error: &A2aError) -> HttpResponse {
         StatusCode::from_u16(error.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let body = serde_json::to_vec(&error.to_rest_body()).unwrap_or_default();
     HttpResponse::build(status)
-        .insert_header((header::CONTENT_TYPE, "application/json"))
-        .insert_header((super::http::A2A_VERSION, crate::PROTOCOL_VERSION))
+        .insert_header(content_type("application/json"))
+        .insert_header(super::http::version_header())
         .body(body)
 }
 

@@ -25,6 +25,7 @@ use actix_web::web::Bytes;
 use futures::Stream;
 use tokio::time::{Instant, Sleep};
 
+use super::http::content_type;
 use crate::core::{EventStream, SeqEvent};
 use crate::error::A2aError;
 
@@ -161,7 +162,7 @@ pub(crate) fn response<F: Framing>(
         finished: false,
     };
     builder
-        .insert_header((header::CONTENT_TYPE, "text/event-stream"))
+        .insert_header(content_type("text/event-stream"))
         .insert_header((header::CACHE_CONTROL, "no-cache"))
         .insert_header(("x-accel-buffering", "no"))
         .streaming(body)

@@ -25,8 +25,9 @@ use crate::types::{
 pub struct Scope {
     /// The tenant (empty when the interface has none).
     pub tenant: String,
-    /// The owner principal's id.
-    pub owner: String,
+    /// The owner principal's id (borrowed for the anonymous principal: see
+    /// [`Principal::id`](crate::core::Principal::id)).
+    pub owner: std::borrow::Cow<'static, str>,
 }
 
 impl PartialEq for Scope {
@@ -56,7 +57,7 @@ impl Scope {
     pub fn new(tenant: impl Into<String>, owner: impl Into<String>) -> Self {
         Self {
             tenant: tenant.into(),
-            owner: owner.into(),
+            owner: std::borrow::Cow::Owned(owner.into()),
         }
     }
 }

@@ -20,7 +20,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use actix_web::HttpResponse;
-use actix_web::http::header;
+use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::web::Bytes;
 use futures::Stream;
 use tokio::time::{Instant, Sleep};
@@ -163,8 +163,11 @@ pub(crate) fn response<F: Framing>(
     };
     builder
         .insert_header(content_type("text/event-stream"))
-        .insert_header((header::CACHE_CONTROL, "no-cache"))
-        .insert_header(("x-accel-buffering", "no"))
+        .insert_header((header::CACHE_CONTROL, HeaderValue::from_static("no-cache")))
+        .insert_header((
+            HeaderName::from_static("x-accel-buffering"),
+            HeaderValue::from_static("no"),
+        ))
         .streaming(body)
 }
 

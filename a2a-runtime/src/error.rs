@@ -1,6 +1,9 @@
 //! [`A2aError`]: every A2A error and every standard JSON-RPC error, each defined once with its
 //! JSON-RPC code, HTTP status, gRPC status and `google.rpc.ErrorInfo` reason (the v1.0.1 table).
 
+use std::fmt;
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
@@ -61,7 +64,8 @@ pub enum A2aError {
     /// The operation is not supported (capability off, or the task is terminal).
     #[error("Unsupported operation: {0}")]
     UnsupportedOperation(String),
-    /// A media type in the request is not supported.
+    /// A media type in the request is not supported (HTTP 400, as the v1.0.1 table says;
+    /// v1.0.0 said 415 Unsupported Media Type).
     #[error("Content type not supported: {0}")]
     ContentTypeNotSupported(String),
     /// The agent's response does not conform to the operation (mostly raised by clients).
@@ -124,9 +128,113 @@ pub enum A2aError {
         /// The limit.
         limit: usize,
     },
+    /// The request body did not arrive in time (JSON-RPC -32600, HTTP 408).
+    #[error("Request timeout: {0}")]
+    RequestTimeout(String),
+    /// The server is shutting down and cannot finish the request (JSON-RPC -32603, HTTP 503).
+    #[error("Service unavailable: {0}")]
+    Unavailable(String),
     /// An error inside the server (JSON-RPC -32603).
     #[error("Internal error: {0}")]
     Internal(String),
+    /// An error inside the server (JSON-RPC -32603) caused by another error, which is kept as
+    /// its [`source`](std::error::Error::source). Made by [`A2aError::internal`] and the `From`
+    /// conversions (`io::Error`, `serde_json::Error`, `anyhow::Error`); on the wire it is the
+    /// same as [`Internal`](Self::Internal).
+    #[error("Internal error: {source}")]
+    InternalCause {
+        /// The cause.
+        #[source]
+        source: ErrorSource,
+    },
+    /// The request carries no valid credential (HTTP 401 with `WWW-Authenticate`). The same
+    /// for a missing and a wrong credential.
+    #[error("Authentication required: the request has no valid credential")]
+    Unauthenticated {
+        /// The `WWW-Authenticate` challenge naming the accepted schemes.
+        challenge: String,
+    },
+    /// The caller may not perform this operation here (HTTP 403). Never used for a task the
+    /// caller cannot see: that is [`A2aError::TaskNotFound`].
+    #[error("Permission denied: {0}")]
+    PermissionDenied(String),
+}
+
+/// The error behind an [`A2aError::InternalCause`]: shared, so the error stays `Clone`.
+/// Displays as the cause; its [`source`](std::error::Error::source) is the cause's.
+#[derive(Clone)]
+pub struct ErrorSource(Arc<dyn std::error::Error + Send + Sync + 'static>);
+
+impl ErrorSource {
+    /// The cause, e.g. to downcast it.
+    pub fn get(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+        &*self.0
+    }
+}
+
+impl fmt::Debug for ErrorSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl fmt::Display for ErrorSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&*self.0, f)
+    }
+}
+
+impl std::error::Error for ErrorSource {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
+/// Two sources are equal when they are the same error (not merely equal messages).
+impl PartialEq for ErrorSource {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl From<std::io::Error> for A2aError {
+    fn from(e: std::io::Error) -> Self {
+        Self::internal(e)
+    }
+}
+
+impl From<serde_json::Error> for A2aError {
+    fn from(e: serde_json::Error) -> Self {
+        Self::internal(e)
+    }
+}
+
+/// Extension data of the wrong shape came with the request: InvalidParams on
+/// `metadata["<key>"]`.
+impl From<crate::extension::MetadataError> for A2aError {
+    fn from(e: crate::extension::MetadataError) -> Self {
+        Self::invalid_field(
+            format!("metadata[{:?}]", e.key),
+            format!("not the data of extension {}: {}", e.uri, e.source),
+        )
+    }
+}
+
+/// An `A2aError` inside the `anyhow::Error` comes back as it was; anything else is
+/// [`A2aError::InternalCause`] with the whole chain as its source.
+#[cfg(feature = "anyhow")]
+impl From<anyhow::Error> for A2aError {
+    fn from(e: anyhow::Error) -> Self {
+        match e.downcast::<A2aError>() {
+            Ok(a2a) => a2a,
+            Err(e) => {
+                let boxed: Box<dyn std::error::Error + Send + Sync + 'static> = e.into();
+                Self::InternalCause {
+                    source: ErrorSource(Arc::from(boxed)),
+                }
+            }
+        }
+    }
 }
 
 fn describe(violations: &[FieldViolation]) -> String {
@@ -144,6 +252,21 @@ fn describe(violations: &[FieldViolation]) -> String {
 }
 
 impl A2aError {
+    /// An internal error (-32603) caused by `source`, which it keeps: `?` in an agent on any
+    /// error type, without losing the chain.
+    ///
+    /// ```
+    /// use a2a_runtime::A2aError;
+    /// let e = A2aError::internal(std::io::Error::other("disk full"));
+    /// assert_eq!((e.code(), e.to_string().as_str()), (-32603, "Internal error: disk full"));
+    /// assert!(std::error::Error::source(&e).is_some());
+    /// ```
+    pub fn internal(source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self::InternalCause {
+            source: ErrorSource(Arc::new(source)),
+        }
+    }
+
     /// An invalid-params error.
     pub fn invalid_params(violations: Vec<FieldViolation>) -> Self {
         Self::InvalidParams { violations }
@@ -171,10 +294,16 @@ impl A2aError {
             }
             Self::VersionNotSupported { .. } => -32009,
             Self::Parse(_) => -32700,
-            Self::InvalidRequest(_) | Self::PayloadTooLarge { .. } => -32600,
+            Self::InvalidRequest(_) | Self::PayloadTooLarge { .. } | Self::RequestTimeout(_) => {
+                -32600
+            }
             Self::MethodNotFound { .. } => -32601,
             Self::InvalidParams { .. } => -32602,
-            Self::Internal(_) => -32603,
+            // Outside the A2A range (-32001..-32099) and the standard one: the spec leaves the
+            // code of these to the binding ("a JSON-RPC custom code"); these mirror HTTP's.
+            Self::Unauthenticated { .. } => -31401,
+            Self::PermissionDenied(_) => -31403,
+            Self::Internal(_) | Self::InternalCause { .. } | Self::Unavailable(_) => -32603,
         }
     }
 
@@ -183,7 +312,11 @@ impl A2aError {
         match self {
             Self::TaskNotFound { .. } | Self::MethodNotFound { .. } => 404,
             Self::PayloadTooLarge { .. } => 413,
-            Self::InvalidAgentResponse(_) | Self::Internal(_) => 500,
+            Self::Unauthenticated { .. } => 401,
+            Self::PermissionDenied(_) => 403,
+            Self::RequestTimeout(_) => 408,
+            Self::Unavailable(_) => 503,
+            Self::InvalidAgentResponse(_) | Self::Internal(_) | Self::InternalCause { .. } => 500,
             _ => 400,
         }
     }
@@ -196,9 +329,15 @@ impl A2aError {
             | Self::Parse(_)
             | Self::InvalidRequest(_)
             | Self::InvalidParams { .. } => "INVALID_ARGUMENT",
-            Self::InvalidAgentResponse(_) | Self::Internal(_) => "INTERNAL",
+            Self::InvalidAgentResponse(_) | Self::Internal(_) | Self::InternalCause { .. } => {
+                "INTERNAL"
+            }
             Self::MethodNotFound { .. } => "UNIMPLEMENTED",
             Self::PayloadTooLarge { .. } => "RESOURCE_EXHAUSTED",
+            Self::Unauthenticated { .. } => "UNAUTHENTICATED",
+            Self::PermissionDenied(_) => "PERMISSION_DENIED",
+            Self::RequestTimeout(_) => "DEADLINE_EXCEEDED",
+            Self::Unavailable(_) => "UNAVAILABLE",
             _ => "FAILED_PRECONDITION",
         }
     }
@@ -219,11 +358,16 @@ impl A2aError {
             }
             Self::VersionNotSupported { .. } => "VERSION_NOT_SUPPORTED",
             Self::MethodNotFound { .. } => "METHOD_NOT_FOUND",
+            Self::Unauthenticated { .. } => "UNAUTHENTICATED",
+            Self::PermissionDenied(_) => "PERMISSION_DENIED",
             Self::Parse(_)
             | Self::InvalidRequest(_)
             | Self::InvalidParams { .. }
             | Self::PayloadTooLarge { .. }
-            | Self::Internal(_) => {
+            | Self::RequestTimeout(_)
+            | Self::Unavailable(_)
+            | Self::Internal(_)
+            | Self::InternalCause { .. } => {
                 return None;
             }
         })
@@ -358,6 +502,10 @@ impl A2aError {
                 method: meta("method"),
                 hint: Vec::new(),
             },
+            (Some("UNAUTHENTICATED"), _) | (None, -31401 | 401) => Self::Unauthenticated {
+                challenge: String::new(),
+            },
+            (Some("PERMISSION_DENIED"), _) | (None, -31403 | 403) => Self::PermissionDenied(msg),
             (_, -32700) => Self::Parse(msg),
             (_, -32600) => Self::InvalidRequest(msg),
             (_, -32602) | (_, 400) => {
@@ -388,6 +536,7 @@ impl A2aError {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     /// The v1.0.1 mapping table, row by row.
@@ -506,6 +655,47 @@ mod tests {
         assert_eq!(d[0]["@type"], BAD_REQUEST_TYPE);
         assert_eq!(d[0]["fieldViolations"][0]["field"], "message.parts");
         assert!(e.to_string().contains("message.parts"));
+    }
+
+    #[test]
+    fn conversions_keep_the_source() {
+        fn agent_step() -> Result<(), A2aError> {
+            std::fs::read("/nonexistent/a2a-runtime-test")?;
+            Ok(())
+        }
+        let e = agent_step().unwrap_err();
+        assert_eq!((e.code(), e.http_status(), e.reason()), (-32603, 500, None));
+        let A2aError::InternalCause { source } = &e else {
+            panic!("{e:?}")
+        };
+        assert!(source.get().downcast_ref::<std::io::Error>().is_some());
+        assert_eq!(e.clone(), e, "a clone is the same error");
+        assert_ne!(e, A2aError::internal(std::io::Error::other("x")));
+        let json: Result<Value, _> = serde_json::from_str("{");
+        let e = A2aError::from(json.unwrap_err());
+        assert!(e.to_string().starts_with("Internal error: EOF"), "{e}");
+        assert_eq!(e.to_jsonrpc_error()["code"], -32603);
+
+        let err = crate::extension::MetadataError {
+            uri: "https://example.com/ext/x/v1",
+            key: "k",
+            source: serde_json::from_str::<u8>("\"x\"").unwrap_err(),
+        };
+        let e = A2aError::from(err);
+        assert_eq!(e.code(), -32602);
+        assert!(e.to_string().contains("metadata[\"k\"]"), "{e}");
+    }
+
+    #[cfg(feature = "anyhow")]
+    #[test]
+    fn anyhow_errors_convert_and_a2a_errors_survive_the_trip() {
+        let e = A2aError::from(anyhow::anyhow!("low level").context("while charging"));
+        assert_eq!(e.code(), -32603);
+        assert!(e.to_string().contains("while charging"), "{e}");
+        let back = A2aError::from(anyhow::Error::new(A2aError::TaskNotFound {
+            task_id: "t".into(),
+        }));
+        assert_eq!(back.reason(), Some("TASK_NOT_FOUND"));
     }
 
     #[test]

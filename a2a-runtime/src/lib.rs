@@ -4,13 +4,22 @@
 // Lets the attribute's output (`::a2a_runtime::…`) resolve inside this crate too.
 extern crate self as a2a_runtime;
 
+pub mod auth;
 #[cfg(feature = "client")]
 pub mod client;
+#[cfg(any(feature = "server", feature = "client"))]
+pub mod compat;
 pub mod core;
 pub mod error;
 pub mod extension;
+#[cfg(feature = "grpc")]
+pub mod grpc;
 pub mod json;
 pub mod json_out;
+#[cfg(feature = "otel")]
+pub mod otel;
+#[cfg(feature = "push")]
+pub mod push;
 #[cfg(feature = "server")]
 pub mod server;
 pub mod store;

@@ -7,9 +7,14 @@ use crate::servers::Kind;
 pub(crate) const USAGE: &str = "\
 usage: a2a-bench [--smoke] [--duration 10s] [--rounds 3] [--servers LIST] [--tasks N]
                  [--warmup 1s] [--no-pin] [--out DIR]
-       a2a-bench serve <ours|ours3ext|ours10ext|official|floor> <port>
+       a2a-bench serve <ours|ours3ext|ours10ext|official|officialgrpc|floor> <port> [--grpc PORT]
+       a2a-bench grpc [--duration 3s] [--slice 500ms] [--no-pin]
+                       (SendMessage and streams over gRPC: ours against the official Rust SDK)
        a2a-bench drive <addr> <send|send-ext|send-ext10|card|stream> <conns> <requests>
                        (a fixed load against a server you started, e.g. under a profiler)
+       a2a-bench push <memory|sqlite> [tasks] [clients]
+                       (push notifications to a local webhook: deliveries/s, event->webhook
+                       latency; default 2000 tasks, 8 clients)
 
   --smoke          1 s per workload, 1 round, 1,000 tasks for the memory workload; servers whose
                    toolchain is unavailable (Python venv) are skipped instead of failing

@@ -11,13 +11,17 @@
 //! when the machine has two or more cores, checks each server's answers, then drives it from
 //! core 1 with the load generator of [`load`], and prints one table.
 //!
+//! `a2a-bench grpc` compares the gRPC bindings (ours and the official Rust SDK's, see [`grpc`]).
+//!
 //! Everything stays on 127.0.0.1 and every loop is bounded in time and count.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod cli;
+mod grpc;
 mod load;
 mod procfs;
+mod push;
 mod report;
 mod run;
 mod servers;
@@ -36,11 +40,29 @@ fn main() -> ExitCode {
             }
         };
     }
+    if args.first().map(String::as_str) == Some("push") {
+        return match push::run(&args[1..]) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("a2a-bench push: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     if args.first().map(String::as_str) == Some("drive") {
         return match run::drive(&args[1..]) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("a2a-bench drive: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    if args.first().map(String::as_str) == Some("grpc") {
+        return match grpc::run(&args[1..]) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("a2a-bench grpc: {e}");
                 ExitCode::FAILURE
             }
         };

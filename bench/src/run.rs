@@ -14,9 +14,9 @@ use crate::wire;
 
 /// Pins this process (the load generator) to core 1 when the machine has two or more cores and
 /// `taskset` is there; servers get core 0. Returns whether pinning is on.
-fn pin_self(opts: &Options) -> bool {
+pub(crate) fn pin_self(pin: bool) -> bool {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if !opts.pin || cores < 2 {
+    if !pin || cores < 2 {
         return false;
     }
     let pid = std::process::id().to_string();
@@ -39,7 +39,7 @@ pub(crate) fn run(opts: &Options) -> Result<bool, String> {
     // Read before pinning (pinning narrows what this process sees as its cores).
     let machine = procfs::machine();
     // Before any thread exists, so every thread of this process inherits core 1.
-    let pinned = pin_self(opts);
+    let pinned = pin_self(opts.pin);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -370,15 +370,23 @@ async fn timed(k: Kind, w: Workload, env: &Env, opts: &Options) -> Result<Sample
 /// lane loaded at once, both on the one server core, which the kernel shares between the two
 /// busy processes, so that their rates compare what a request costs each under the same host at
 /// the same moment (taking turns, slices a second apart still see the host drift). The official
-/// Rust SDK's server is a lane too, when it was run: ours' req/s over its own, on one host. `None`
-/// when ours was not run, or neither an extension server nor the official one.
+/// Rust SDK's server is a lane too, when it was run: ours' req/s over its own, on one host; so
+/// are `ours+bearer` and `ours+jwt` (the authenticators' cost), when named. `None` when ours was
+/// not run, or none of those.
 async fn paired(checked: &[Kind], env: &Env, opts: &Options) -> Result<Option<Paired>, String> {
     let with_extensions: Vec<Kind> = [Kind::Ours10Ext, Kind::Ours3Ext]
         .into_iter()
         .filter(|k| checked.contains(k))
         .collect();
+    // The authenticators' cost: ours with the bearer-token and the JWT authenticator.
+    let with_auth: Vec<Kind> = [Kind::OursBearer, Kind::OursJwt]
+        .into_iter()
+        .filter(|k| checked.contains(k))
+        .collect();
     let official = checked.contains(&Kind::Official);
-    if !checked.contains(&Kind::Ours) || (with_extensions.is_empty() && !official) {
+    if !checked.contains(&Kind::Ours)
+        || (with_extensions.is_empty() && with_auth.is_empty() && !official)
+    {
         return Ok(None);
     }
     let mut lanes = vec![Lane::Server(Kind::Ours), Lane::Control];
@@ -386,6 +394,7 @@ async fn paired(checked: &[Kind], env: &Env, opts: &Options) -> Result<Option<Pa
         lanes.push(Lane::HeaderOnly(Kind::Ours10Ext));
     }
     lanes.extend(with_extensions.into_iter().map(Lane::Server));
+    lanes.extend(with_auth.into_iter().map(Lane::Server));
     // The official SDK side by side with ours: the 2.0× ratio on one host.
     if official {
         lanes.push(Lane::Server(Kind::Official));

@@ -132,6 +132,14 @@ pub fn demo_card() -> AgentCard {
             examples: vec!["hello".into(), "stream one two three".into(), "ask".into()],
             ..AgentSkill::default()
         }],
+        capabilities: a2a_runtime::types::AgentCapabilities {
+            extensions: vec![a2a_runtime::types::AgentExtension {
+                uri: a2a_runtime::core::RESUME_EXTENSION.into(),
+                description: "SSE ids are per-task sequence numbers; SubscribeToTask with Last-Event-ID replays what followed".into(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        },
         ..AgentCard::default()
     }
 }

@@ -25,6 +25,7 @@ fn the_extensions_example_runs_and_shows_each_step() {
         "artifact: bonjour, world",
         "artifact timestamp (github.com/a2aproject/a2a-samples/extensions/timestamp/v1/timestamp): 20",
         "task locale: fr",
+        "task received_at: 20",
         "invalid locale: -32602",
     ] {
         assert!(

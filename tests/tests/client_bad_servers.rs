@@ -1,7 +1,8 @@
 //! Servers that break the protocol, written as raw TCP servers on `127.0.0.1:0` sending canned
 //! HTTP bytes: malformed JSON, truncated SSE (mid-event, and cleanly closed before a final
 //! state), wrong content types, an HTML error page, and a server that never answers. Each gives
-//! a clear `A2aError` within the configured timeout (1 s here) — never a panic or a hang.
+//! a clear `ClientError` of the right kind (invalid response, HTTP status, timeout, transport)
+//! within the configured timeout (1 s here) — never a panic or a hang.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod client_support;
@@ -9,7 +10,7 @@ mod client_support;
 use std::time::{Duration, Instant};
 
 use a2a_runtime::A2aError;
-use a2a_runtime::client::{A2aClient, ClientOptions, SendOptions, Target};
+use a2a_runtime::client::{A2aClient, ClientError, ClientOptions, SendOptions, Target};
 use a2a_runtime::types::{AgentInterface, ProtocolBinding, StreamResponse};
 use client_support::*;
 use futures::StreamExt as _;
@@ -46,15 +47,35 @@ async fn bounded<F: std::future::Future>(what: &str, f: F) -> F::Output {
     out
 }
 
-fn invalid_response(err: &A2aError, what: &str, needle: &str) {
-    match err {
-        A2aError::InvalidAgentResponse(m) => assert!(
-            m.to_lowercase().contains(&needle.to_lowercase()),
-            "{what}: the message should say {needle:?}: {m}"
-        ),
-        other => panic!("{what}: expected InvalidAgentResponse, got {other:?}"),
-    }
-    assert_eq!(err.code(), -32006, "{what}");
+/// The kinds of failure a bad server causes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Invalid,
+    Http,
+    Timeout,
+    Transport,
+}
+
+/// Asserts `err` is of `kind`, says `needle`, and converts to InvalidAgentResponse.
+fn failed(err: &ClientError, kind: Kind, what: &str, needle: &str) {
+    let actual = match err {
+        ClientError::InvalidResponse(_) => Kind::Invalid,
+        ClientError::Http { .. } => Kind::Http,
+        ClientError::Timeout { .. } => Kind::Timeout,
+        ClientError::Transport { .. } => Kind::Transport,
+        other => panic!("{what}: not a bad-server error: {other:?}"),
+    };
+    assert_eq!(actual, kind, "{what}: {err:?}");
+    let m = err.to_string();
+    assert!(
+        m.to_lowercase().contains(&needle.to_lowercase()),
+        "{what}: the message should say {needle:?}: {m}"
+    );
+    assert_eq!(A2aError::from(err.clone()).code(), -32006, "{what}");
+}
+
+fn invalid_response(err: &ClientError, what: &str, needle: &str) {
+    failed(err, Kind::Invalid, what, needle);
 }
 
 /// The JSON-RPC result wrapper, or the bare REST body.
@@ -247,13 +268,27 @@ async fn an_html_error_page_is_an_invalid_agent_response() {
         let err = bounded("unary", c.send_message("hi", SendOptions::default()))
             .await
             .unwrap_err();
-        invalid_response(&err, &format!("{binding} HTML 500"), "500");
-        invalid_response(&err, &format!("{binding} HTML 500"), "text/html");
+        failed(&err, Kind::Http, &format!("{binding} HTML 500"), "HTTP 500");
+        failed(
+            &err,
+            Kind::Http,
+            &format!("{binding} HTML 500"),
+            "upstream exploded",
+        );
+        assert!(
+            matches!(&err, ClientError::Http { status: 500, .. }),
+            "{err:?}"
+        );
         let err = bounded("stream", c.stream_message("hi", SendOptions::default()))
             .await
             .err()
             .expect("an HTML page is no stream");
-        invalid_response(&err, &format!("{binding} HTML 500 stream"), "500");
+        failed(
+            &err,
+            Kind::Http,
+            &format!("{binding} HTML 500 stream"),
+            "500",
+        );
     }
 }
 
@@ -268,19 +303,29 @@ async fn a_server_that_never_answers_times_out() {
             start.elapsed() >= CONFIGURED,
             "{binding}: waited the timeout"
         );
-        invalid_response(&err, &format!("{binding} silent"), "within");
+        failed(&err, Kind::Timeout, &format!("{binding} silent"), "within");
 
         let err = bounded("stream", c.stream_message("hi", SendOptions::default()))
             .await
             .err()
             .expect("a silent server gives no stream");
-        invalid_response(&err, &format!("{binding} silent stream"), "within");
+        failed(
+            &err,
+            Kind::Timeout,
+            &format!("{binding} silent stream"),
+            "within",
+        );
 
         let err = bounded("resubscribe", c.resubscribe("t-1"))
             .await
             .err()
             .expect("a silent server gives no stream");
-        invalid_response(&err, &format!("{binding} silent resubscribe"), "within");
+        failed(
+            &err,
+            Kind::Timeout,
+            &format!("{binding} silent resubscribe"),
+            "within",
+        );
     }
 }
 
@@ -300,10 +345,11 @@ async fn a_stream_that_goes_silent_ends_with_an_error() {
             .into_inner();
         let items = bounded("items", stream.collect::<Vec<_>>()).await;
         assert_eq!(items.len(), 2, "{binding}: {items:?}");
-        invalid_response(
+        failed(
             items[1].as_ref().unwrap_err(),
+            Kind::Timeout,
             &format!("{binding} silent stream"),
-            "silent",
+            "within",
         );
     }
 }
@@ -316,7 +362,7 @@ async fn a_body_that_never_completes_times_out() {
         let srv = RawServer::start(vec![Answer::BytesThenSilence(bytes)]).await;
         let c = raw_client(&srv.url, &binding).await;
         let err = bounded("unary", c.get_task("t-1", None)).await.unwrap_err();
-        invalid_response(&err, &format!("{binding} stalled body"), "");
+        failed(&err, Kind::Timeout, &format!("{binding} stalled body"), "");
 
         // The same for a stream call answered with (stalled) JSON instead of an event stream.
         let bytes = b"HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{\"error\"".to_vec();
@@ -326,7 +372,12 @@ async fn a_body_that_never_completes_times_out() {
             .await
             .err()
             .expect("a stalled error body gives no stream");
-        invalid_response(&err, &format!("{binding} stalled stream error body"), "");
+        failed(
+            &err,
+            Kind::Timeout,
+            &format!("{binding} stalled stream error body"),
+            "",
+        );
     }
 }
 
@@ -336,6 +387,7 @@ async fn bad_cards_are_clear_errors() {
         (
             "malformed",
             Answer::Bytes(http("200 OK", "application/json", "{\"name\":")),
+            Kind::Invalid,
             "not valid",
         ),
         (
@@ -345,16 +397,17 @@ async fn bad_cards_are_clear_errors() {
                 "text/html",
                 "<html>oops</html>",
             )),
+            Kind::Http,
             "500",
         ),
-        ("silent", Answer::Silence, "within"),
+        ("silent", Answer::Silence, Kind::Timeout, "within"),
     ];
-    for (what, answer, needle) in cases {
+    for (what, answer, kind, needle) in cases {
         let srv = RawServer::start(vec![answer]).await;
         let err = bounded(what, A2aClient::discover(&srv.url, opts()))
             .await
             .unwrap_err();
-        invalid_response(&err, &format!("card: {what}"), needle);
+        failed(&err, kind, &format!("card: {what}"), needle);
     }
 }
 
@@ -370,5 +423,5 @@ async fn a_refused_connection_is_a_clear_error() {
     let err = bounded("refused", c.get_task("t-1", None))
         .await
         .unwrap_err();
-    invalid_response(&err, "refused", "failed");
+    failed(&err, Kind::Transport, "refused", "failed");
 }

@@ -1,9 +1,12 @@
 //! The client's extension handling, tenant and card cache, over real HTTP on both bindings:
-//! `A2A-Extensions` on every call (and the server's echo read back with `activated`), typed
-//! params from the card, fail-fast on a required extension the client lacks, warn-or-fail on a
-//! configured extension the agent does not declare, the tenant copied from the interface into
-//! every request, card revalidation with `If-None-Match` (304 → no change), and a client-side
-//! `observe_response` hook seeing each result and streamed event the client returns.
+//! `A2A-Extensions` on every call (and the server's echo read back with
+//! `activated_extensions`), typed params from the card, a local refusal before the first call
+//! for a required extension the client lacks (discovery itself never fails on it), activation by
+//! value, type or URI, warn-or-fail on a configured extension the agent does not declare, hooks
+//! that know their side (a server's validation hook does not run in the client), the tenant
+//! copied from the interface into every request, card revalidation with `If-None-Match` (304 →
+//! no change), and a client-side `observe_response` hook seeing each result and streamed event
+//! the client returns.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod client_support;
@@ -12,8 +15,9 @@ use a2a_examples::Locale;
 use a2a_runtime::A2aError;
 use a2a_runtime::a2a_extension;
 use a2a_runtime::client::{
-    A2aClient, ClientOptions, ExtensionCheck, SendOptions, SendResult, Target,
+    A2aClient, ClientError, ClientOptions, ExtensionCheck, SendOptions, SendResult, Target,
 };
+use a2a_runtime::core::{RequestContext, Side};
 use a2a_runtime::extension::{AgentCardExt as _, Extension as _, MetadataExt as _, Timestamp};
 use a2a_runtime::types::{
     AgentCard, ListTasksRequest, ProtocolBinding, SendMessageConfiguration, StreamResponse,
@@ -52,15 +56,14 @@ fn immediately() -> SendOptions {
     }
 }
 
-/// Asserts the server activated exactly Timestamp for this call, and `activated` says so.
+/// Asserts the server activated exactly Timestamp for this call.
 macro_rules! assert_ts {
     ($client:expr, $resp:expr, $what:expr) => {{
         let resp = &$resp;
-        assert_eq!(resp.extensions, [TS], "{}: echoed A2A-Extensions", $what);
         assert_eq!(
-            $client.activated(resp),
-            [std::any::type_name::<Timestamp>()],
-            "{}: activated types",
+            resp.activated_extensions(),
+            [TS],
+            "{}: echoed A2A-Extensions",
             $what
         );
     }};
@@ -78,7 +81,7 @@ async fn extensions_are_sent_on_every_call_and_the_echo_is_read_back() {
             .await
             .unwrap();
         assert_ts!(c, sent, format!("{b} send"));
-        let SendResult::Task(task) = &sent.body else {
+        let SendResult::Task(task) = sent.get_ref() else {
             panic!("expected a task")
         };
         let stamp = task.artifacts[0]
@@ -93,7 +96,7 @@ async fn extensions_are_sent_on_every_call_and_the_echo_is_read_back() {
             .await
             .unwrap();
         assert_ts!(c, streamed, format!("{b} stream"));
-        let events: Vec<_> = collect(streamed.body).await;
+        let events: Vec<_> = collect(streamed.into_inner()).await;
         assert!(events.iter().all(Result::is_ok), "{b}: {events:?}");
 
         assert_ts!(c, c.get_task(&id, None).await.unwrap(), format!("{b} get"));
@@ -108,7 +111,11 @@ async fn extensions_are_sent_on_every_call_and_the_echo_is_read_back() {
             format!("{b} extended card")
         );
 
-        let SendResult::Task(waiting) = c.send_message("wait", immediately()).await.unwrap().body
+        let SendResult::Task(waiting) = c
+            .send_message("wait", immediately())
+            .await
+            .unwrap()
+            .into_inner()
         else {
             panic!("expected a task")
         };
@@ -124,7 +131,9 @@ async fn extensions_are_sent_on_every_call_and_the_echo_is_read_back() {
         assert_ts!(c, set, format!("{b} push set"));
         assert_ts!(
             c,
-            c.get_push_config(&wid, set.id.as_str()).await.unwrap(),
+            c.get_push_config(&wid, set.get_ref().id.as_str())
+                .await
+                .unwrap(),
             format!("{b} push get")
         );
         assert_ts!(
@@ -134,7 +143,9 @@ async fn extensions_are_sent_on_every_call_and_the_echo_is_read_back() {
         );
         assert_ts!(
             c,
-            c.delete_push_config(&wid, set.id.as_str()).await.unwrap(),
+            c.delete_push_config(&wid, set.get_ref().id.as_str())
+                .await
+                .unwrap(),
             format!("{b} push delete")
         );
         let sub = within("resubscribe", c.resubscribe(&wid)).await.unwrap();
@@ -157,9 +168,12 @@ async fn extensions_are_sent_on_every_call_and_the_echo_is_read_back() {
             .send_message("hello", SendOptions::default())
             .await
             .unwrap();
-        assert!(resp.extensions.is_empty(), "{b}: {:?}", resp.extensions);
-        assert!(plain.activated(&resp).is_empty());
-        let SendResult::Task(task) = &resp.body else {
+        assert!(
+            resp.activated_extensions().is_empty(),
+            "{b}: {:?}",
+            resp.activated_extensions()
+        );
+        let SendResult::Task(task) = resp.get_ref() else {
             panic!("expected a task")
         };
         assert!(!task.artifacts[0].has_metadata_of::<Timestamp>(), "{b}");
@@ -195,20 +209,32 @@ async fn typed_extension_params_are_read_from_the_card() {
 }
 
 #[tokio::test]
-async fn a_required_extension_the_client_lacks_fails_fast() {
+async fn a_required_extension_the_client_lacks_is_refused_locally_before_the_first_call() {
     let srv = serve(builder("ext-required").extension(Signed {})).await;
     for binding in BOTH {
-        // Default check: refused before any operation is sent.
-        let err = within("discover", A2aClient::discover(&srv.url, options(&binding)))
+        // Discovery never fails on the card's contents: its params stay readable.
+        let c = within("discover", A2aClient::discover(&srv.url, options(&binding)))
             .await
-            .expect_err("a client without the required extension");
-        assert!(
-            matches!(&err, A2aError::ExtensionSupportRequired { uris } if uris == &[Signed::URI]),
-            "{binding}: {err:?}"
+            .expect("discover an agent whose card requires an extension");
+        assert!(c.card().declares::<Signed>());
+        let local = |err: &ClientError| {
+            assert!(
+                matches!(err, ClientError::Local(A2aError::ExtensionSupportRequired { uris }) if uris == &[Signed::URI]),
+                "{binding}: {err:?}"
+            );
+            assert!(err.to_string().contains("local check"), "{err}");
+            assert_eq!(err.to_a2a_error().code(), -32008);
+        };
+        // The explicit check, and the first call (nothing is sent).
+        local(&c.check_extensions().unwrap_err());
+        local(
+            &c.send_message("hello", SendOptions::default())
+                .await
+                .unwrap_err(),
         );
-        assert_eq!(err.code(), -32008);
+        local(&c.get_task("t-1", None).await.unwrap_err());
 
-        // With the check off the client builds, and the server refuses with the same error.
+        // With the check off the call goes out, and the server refuses with the same error.
         let off = A2aClient::discover(
             &srv.url,
             ClientOptions {
@@ -218,28 +244,35 @@ async fn a_required_extension_the_client_lacks_fails_fast() {
         )
         .await
         .unwrap();
-        let err = off
-            .send_message("hello", SendOptions::default())
-            .await
-            .unwrap_err();
+        let err = agent_err(
+            off.send_message("hello", SendOptions::default())
+                .await
+                .unwrap_err(),
+        );
         assert!(
             matches!(&err, A2aError::ExtensionSupportRequired { uris } if uris == &[Signed::URI]),
             "{binding}: the server's error: {err:?}"
         );
 
-        // With the extension configured every call works.
-        let signed = A2aClient::builder()
-            .options(options(&binding))
-            .extension(Signed {})
-            .connect(srv.url.as_str())
-            .await
-            .unwrap();
-        let resp = signed
-            .send_message("hello", SendOptions::default())
-            .await
-            .unwrap();
-        assert_eq!(resp.extensions, [Signed::URI], "{binding}");
-        assert_eq!(signed.activated(&resp), [std::any::type_name::<Signed>()]);
+        // Activated by value, by type or by URI, every call works.
+        for signed in [
+            A2aClient::builder().extension(Signed {}),
+            A2aClient::builder().activate::<Signed>(),
+            A2aClient::builder().activate_uri(Signed::URI),
+        ] {
+            let signed = signed
+                .options(options(&binding))
+                .connect(srv.url.as_str())
+                .await
+                .unwrap();
+            assert_eq!(signed.extensions(), [Signed::URI]);
+            signed.check_extensions().unwrap();
+            let resp = signed
+                .send_message("hello", SendOptions::default())
+                .await
+                .unwrap();
+            assert_eq!(resp.activated_extensions(), [Signed::URI], "{binding}");
+        }
     }
 }
 
@@ -256,13 +289,20 @@ async fn an_undeclared_configured_extension_warns_or_fails() {
                 .extension(Timestamp::default())
                 .connect(srv.url.as_str())
         };
-        let err = within("fail", connect(ExtensionCheck::Fail))
+        let c = within("fail", connect(ExtensionCheck::Fail))
             .await
-            .expect_err("Fail refuses an agent that does not declare the extension");
-        assert!(
-            matches!(&err, A2aError::UnsupportedOperation(m) if m.contains(TS)),
-            "{binding}: {err:?}"
-        );
+            .expect("the card never fails the connection");
+        for err in [
+            c.check_extensions().unwrap_err(),
+            c.send_message("hello", SendOptions::default())
+                .await
+                .unwrap_err(),
+        ] {
+            assert!(
+                matches!(&err, ClientError::Local(A2aError::UnsupportedOperation(m)) if m.contains(TS)),
+                "{binding}: {err:?}"
+            );
+        }
 
         for check in [ExtensionCheck::Warn, ExtensionCheck::Off] {
             let c = within("warn", connect(check)).await.unwrap();
@@ -271,12 +311,111 @@ async fn an_undeclared_configured_extension_warns_or_fails() {
                 .await
                 .unwrap();
             assert!(
-                resp.extensions.is_empty(),
+                resp.activated_extensions().is_empty(),
                 "{binding} {check:?}: not activated"
             );
-            assert!(c.activated(&resp).is_empty());
-            assert!(matches!(resp.body, SendResult::Task(_)));
+            assert!(matches!(resp.get_ref(), SendResult::Task(_)));
         }
+    }
+}
+
+/// Where each `handle_request` ran, for both extensions below (one shared log).
+type Sides = std::sync::Arc<std::sync::Mutex<Vec<(&'static str, Side)>>>;
+
+/// Asks to run in clients too.
+#[a2a_extension(uri = "https://example.com/ext/both-sides/v1")]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct BothSides {
+    #[serde(skip)]
+    log: Sides,
+}
+
+impl a2a_runtime::extension::ExtensionHooks for BothSides {
+    type Activation = ();
+    const RUNS_IN_CLIENT: bool = true;
+    fn handle_request(
+        &self,
+        _: &mut a2a_runtime::core::A2aRequest,
+        _: &mut (),
+        ctx: &RequestContext,
+    ) -> Result<(), A2aError> {
+        self.log.lock().unwrap().push(("both", ctx.side));
+        Ok(())
+    }
+}
+
+/// Validates on the server only (the default): refuses every request it sees.
+#[a2a_extension(uri = "https://example.com/ext/server-check/v1")]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct ServerCheck {
+    #[serde(skip)]
+    log: Sides,
+}
+
+impl a2a_runtime::extension::ExtensionHooks for ServerCheck {
+    type Activation = ();
+    fn handle_request(
+        &self,
+        _: &mut a2a_runtime::core::A2aRequest,
+        _: &mut (),
+        ctx: &RequestContext,
+    ) -> Result<(), A2aError> {
+        self.log.lock().unwrap().push(("check", ctx.side));
+        Err(A2aError::invalid_field(
+            "message.metadata",
+            "refused by the server's check",
+        ))
+    }
+}
+
+#[tokio::test]
+async fn hooks_know_their_side_and_server_checks_do_not_run_in_the_client() {
+    let log = Sides::default();
+    let both = BothSides { log: log.clone() };
+    let check = ServerCheck { log: log.clone() };
+    let srv = serve(
+        builder("sides")
+            .extension(both.clone())
+            .extension(check.clone()),
+    )
+    .await;
+    for binding in BOTH {
+        let c = A2aClient::builder()
+            .options(options(&binding))
+            .extension(both.clone())
+            .connect(srv.url.as_str())
+            .await
+            .unwrap();
+        c.send_message("hello", SendOptions::default())
+            .await
+            .unwrap();
+        assert_eq!(
+            std::mem::take(&mut *log.lock().unwrap()),
+            [("both", Side::Client), ("both", Side::Server)],
+            "{binding}"
+        );
+
+        // The server's check refuses; the client with the same extension sends the request
+        // and gets the server's answer.
+        let c = A2aClient::builder()
+            .options(options(&binding))
+            .extension(check.clone())
+            .connect(srv.url.as_str())
+            .await
+            .unwrap();
+        let err = c
+            .send_message("hello", SendOptions::default())
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err.agent_error().map(|a| a.code()), Some(-32602)),
+            "{binding}: the agent's answer, not a local refusal: {err:?}"
+        );
+        assert_eq!(
+            std::mem::take(&mut *log.lock().unwrap()),
+            [("check", Side::Server)],
+            "{binding}"
+        );
     }
 }
 
@@ -307,15 +446,19 @@ async fn the_tenant_of_the_interface_scopes_every_request() {
         .send_message("hello", SendOptions::default())
         .await
         .unwrap()
-        .body
+        .into_inner()
     else {
         panic!("expected a task")
     };
     let id = t.id.to_string();
-    assert_eq!(rest.get_task(&id, None).await.unwrap().id, t.id);
-    let listed = rest.list_tasks(ListTasksRequest::default()).await.unwrap();
+    assert_eq!(rest.get_task(&id, None).await.unwrap().get_ref().id, t.id);
+    let listed = rest
+        .list_tasks(ListTasksRequest::default())
+        .await
+        .unwrap()
+        .into_inner();
     assert_eq!(listed.tasks.len(), 1);
-    let err = none.get_task(&id, None).await.unwrap_err();
+    let err = agent_err(none.get_task(&id, None).await.unwrap_err());
     assert!(
         matches!(err, A2aError::TaskNotFound { .. }),
         "another tenant's task is invisible: {err:?}"
@@ -324,6 +467,7 @@ async fn the_tenant_of_the_interface_scopes_every_request() {
         none.list_tasks(ListTasksRequest::default())
             .await
             .unwrap()
+            .get_ref()
             .total_size,
         0
     );
@@ -332,11 +476,18 @@ async fn the_tenant_of_the_interface_scopes_every_request() {
         .send_message("hi", SendOptions::default())
         .await
         .unwrap()
-        .body
+        .into_inner()
     else {
         panic!("expected a task")
     };
-    assert_eq!(rpc.get_task(t2.id.as_str(), None).await.unwrap().id, t2.id);
+    assert_eq!(
+        rpc.get_task(t2.id.as_str(), None)
+            .await
+            .unwrap()
+            .get_ref()
+            .id,
+        t2.id
+    );
 }
 
 #[tokio::test]
@@ -383,7 +534,7 @@ async fn the_tenant_goes_in_the_rest_path_and_the_json_rpc_params() {
         let resp = within("send", c.send_message("hello", SendOptions::default()))
             .await
             .unwrap();
-        assert!(matches!(resp.body, SendResult::Message(_)));
+        assert!(matches!(resp.get_ref(), SendResult::Message(_)));
         let requests = srv.requests();
         let req = requests[0].to_ascii_lowercase();
         assert!(req.contains("\r\na2a-version: 1.0\r\n"), "{req}");
@@ -486,6 +637,7 @@ struct Watcher {
 
 impl a2a_runtime::extension::ExtensionHooks for Watcher {
     type Activation = ();
+    const RUNS_IN_CLIENT: bool = true;
 
     fn observe_response(
         &self,
@@ -528,7 +680,7 @@ async fn a_client_observer_sees_every_result_and_streamed_event_it_returns() {
             .send_message("hello", SendOptions::default())
             .await
             .unwrap();
-        let SendResult::Task(task) = &sent.body else {
+        let SendResult::Task(task) = sent.get_ref() else {
             panic!("expected a task")
         };
         assert_eq!(
@@ -547,7 +699,7 @@ async fn a_client_observer_sees_every_result_and_streamed_event_it_returns() {
             .stream_message("stream a b", SendOptions::default())
             .await
             .unwrap();
-        let events: Vec<_> = collect(streamed.body).await;
+        let events: Vec<_> = collect(streamed.into_inner()).await;
         let expected: Vec<String> = events
             .iter()
             .map(|e| match e.as_ref().unwrap() {

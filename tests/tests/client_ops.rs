@@ -9,7 +9,7 @@ mod client_support;
 use std::collections::HashSet;
 
 use a2a_runtime::A2aError;
-use a2a_runtime::client::{self, SendOptions, SendResult};
+use a2a_runtime::client::{SendOptions, SendResult};
 use a2a_runtime::types::{
     ListTasksRequest, SendMessageConfiguration, StreamResponse, TaskPushNotificationConfig,
     TaskState,
@@ -35,10 +35,9 @@ async fn send_returns_the_completed_task_or_the_direct_reply() {
         let resp = within("send", c.send_message("hello", SendOptions::default()))
             .await
             .unwrap();
-        assert_eq!(client::version(&resp), Some("1.0"), "{binding}");
-        assert_eq!(c.version(&resp).as_deref(), Some("1.0"));
-        let SendResult::Task(task) = &resp.body else {
-            panic!("{binding}: expected a task, got {:?}", resp.body)
+        assert_eq!(resp.protocol_version(), Some("1.0"), "{binding}");
+        let SendResult::Task(task) = resp.get_ref() else {
+            panic!("{binding}: expected a task, got {:?}", resp.get_ref())
         };
         assert_eq!(task.status.state, TaskState::Completed, "{binding}");
         assert_eq!(artifact_text(&task.artifacts), ["echo: hello"], "{binding}");
@@ -104,7 +103,7 @@ async fn stream_yields_the_task_first_then_every_event_in_order() {
         )
         .await
         .unwrap();
-        assert_eq!(resp.version.as_deref(), Some("1.0"));
+        assert_eq!(resp.protocol_version(), Some("1.0"));
         let events: Vec<StreamResponse> = collect(resp.into_inner())
             .await
             .into_iter()
@@ -205,21 +204,26 @@ async fn get_task_returns_the_task_trimmed_to_history_length() {
             .send_message("hello", Default::default())
             .await
             .unwrap()
-            .body
+            .into_inner()
         else {
             panic!("expected a task")
         };
         let got = within("get", c.get_task(sent.id.as_str(), None))
             .await
-            .unwrap();
+            .unwrap()
+            .into_inner();
         assert_eq!(got.id, sent.id, "{binding}");
         assert_eq!(got.status.state, TaskState::Completed);
         assert_eq!(artifact_text(&got.artifacts), ["echo: hello"]);
         assert!(!got.history.is_empty());
-        let trimmed = c.get_task(sent.id.as_str(), Some(0)).await.unwrap();
+        let trimmed = c
+            .get_task(sent.id.as_str(), Some(0))
+            .await
+            .unwrap()
+            .into_inner();
         assert!(trimmed.history.is_empty(), "{binding}: historyLength 0");
 
-        let err = c.get_task("no-such-task", None).await.unwrap_err();
+        let err = agent_err(c.get_task("no-such-task", None).await.unwrap_err());
         assert!(
             matches!(&err, A2aError::TaskNotFound { .. }),
             "{binding}: {err:?}"
@@ -240,7 +244,11 @@ async fn list_pages_and_list_all_tasks_walks_every_page() {
                 context_id: Some(context.clone()),
                 ..SendOptions::default()
             };
-            let SendResult::Task(t) = c.send_message(format!("m{i}"), opts).await.unwrap().body
+            let SendResult::Task(t) = c
+                .send_message(format!("m{i}"), opts)
+                .await
+                .unwrap()
+                .into_inner()
             else {
                 panic!("expected a task")
             };
@@ -257,7 +265,10 @@ async fn list_pages_and_list_all_tasks_walks_every_page() {
             page_size: Some(2),
             ..ListTasksRequest::default()
         };
-        let first = within("list", c.list_tasks(req.clone())).await.unwrap();
+        let first = within("list", c.list_tasks(req.clone()))
+            .await
+            .unwrap()
+            .into_inner();
         assert_eq!(first.tasks.len(), 2, "{binding}");
         assert_eq!(first.total_size, 5, "{binding}");
         assert!(!first.next_page_token.is_empty(), "{binding}: more pages");
@@ -288,7 +299,7 @@ async fn cancel_returns_the_canceled_task_and_refuses_a_finished_one() {
         let SendResult::Task(t) = within("wait", c.send_message("wait", immediately()))
             .await
             .unwrap()
-            .body
+            .into_inner()
         else {
             panic!("expected a task")
         };
@@ -299,24 +310,34 @@ async fn cancel_returns_the_canceled_task_and_refuses_a_finished_one() {
         );
         let canceled = within("cancel", c.cancel_task(t.id.as_str()))
             .await
-            .unwrap();
+            .unwrap()
+            .into_inner();
         assert_eq!(canceled.id, t.id);
         assert_eq!(canceled.status.state, TaskState::Canceled, "{binding}");
         assert_eq!(
-            c.get_task(t.id.as_str(), None).await.unwrap().status.state,
+            c.get_task(t.id.as_str(), None)
+                .await
+                .unwrap()
+                .get_ref()
+                .status
+                .state,
             TaskState::Canceled
         );
 
-        let SendResult::Task(done) = c.send_message("hi", Default::default()).await.unwrap().body
+        let SendResult::Task(done) = c
+            .send_message("hi", Default::default())
+            .await
+            .unwrap()
+            .into_inner()
         else {
             panic!("expected a task")
         };
-        let err = c.cancel_task(done.id.as_str()).await.unwrap_err();
+        let err = agent_err(c.cancel_task(done.id.as_str()).await.unwrap_err());
         assert!(
             matches!(err, A2aError::TaskNotCancelable { .. }),
             "{binding}: {err:?}"
         );
-        let err = c.cancel_task("no-such-task").await.unwrap_err();
+        let err = agent_err(c.cancel_task("no-such-task").await.unwrap_err());
         assert!(
             matches!(err, A2aError::TaskNotFound { .. }),
             "{binding}: {err:?}"
@@ -329,7 +350,12 @@ async fn resubscribe_yields_the_task_then_live_events_until_final() {
     let srv = serve(builder("resubscribe")).await;
     for binding in BOTH {
         let c = client(&srv.url, &binding).await;
-        let SendResult::Task(t) = c.send_message("wait", immediately()).await.unwrap().body else {
+        let SendResult::Task(t) = c
+            .send_message("wait", immediately())
+            .await
+            .unwrap()
+            .into_inner()
+        else {
             panic!("expected a task")
         };
         let mut stream = within("resubscribe", c.resubscribe(t.id.as_str()))
@@ -366,19 +392,25 @@ async fn resubscribe_to_a_missing_or_finished_task_is_an_error_not_an_empty_stre
         let err = within("missing", c.resubscribe("no-such-task"))
             .await
             .err()
+            .map(agent_err)
             .unwrap_or_else(|| panic!("{binding}: a stream for a missing task"));
         assert!(
             matches!(err, A2aError::TaskNotFound { .. }),
             "{binding}: {err:?}"
         );
 
-        let SendResult::Task(done) = c.send_message("hi", Default::default()).await.unwrap().body
+        let SendResult::Task(done) = c
+            .send_message("hi", Default::default())
+            .await
+            .unwrap()
+            .into_inner()
         else {
             panic!("expected a task")
         };
         let err = within("finished", c.resubscribe(done.id.as_str()))
             .await
             .err()
+            .map(agent_err)
             .unwrap_or_else(|| panic!("{binding}: a stream for a finished task"));
         assert!(
             matches!(err, A2aError::UnsupportedOperation(_)),
@@ -394,7 +426,12 @@ async fn push_configs_set_get_list_delete() {
     for binding in BOTH {
         let c = client(&srv.url, &binding).await;
         assert_eq!(c.card().capabilities.push_notifications, Some(true));
-        let SendResult::Task(t) = c.send_message("wait", immediately()).await.unwrap().body else {
+        let SendResult::Task(t) = c
+            .send_message("wait", immediately())
+            .await
+            .unwrap()
+            .into_inner()
+        else {
             panic!("expected a task")
         };
         let task_id = t.id.to_string();
@@ -408,7 +445,8 @@ async fn push_configs_set_get_list_delete() {
             }),
         )
         .await
-        .unwrap();
+        .unwrap()
+        .into_inner();
         assert!(!set.id.is_empty(), "{binding}: the server assigns the id");
         assert_eq!(set.url, "https://webhook.invalid/a2a");
         let named = c
@@ -419,16 +457,21 @@ async fn push_configs_set_get_list_delete() {
                 ..TaskPushNotificationConfig::default()
             })
             .await
-            .unwrap();
+            .unwrap()
+            .into_inner();
         assert_eq!(named.id.as_str(), "mine", "{binding}: a given id is kept");
 
-        let got = c.get_push_config(&task_id, set.id.as_str()).await.unwrap();
+        let got = c
+            .get_push_config(&task_id, set.id.as_str())
+            .await
+            .unwrap()
+            .into_inner();
         assert_eq!(got.id, set.id);
         assert_eq!(got.url, "https://webhook.invalid/a2a");
         assert_eq!(got.token, "tok-1");
         assert_eq!(got.task_id, t.id);
 
-        let listed = c.list_push_configs(&task_id).await.unwrap();
+        let listed = c.list_push_configs(&task_id).await.unwrap().into_inner();
         let ids: HashSet<&str> = listed.configs.iter().map(|x| x.id.as_str()).collect();
         assert_eq!(ids, HashSet::from([set.id.as_str(), "mine"]), "{binding}");
 
@@ -436,21 +479,22 @@ async fn push_configs_set_get_list_delete() {
             .delete_push_config(&task_id, set.id.as_str())
             .await
             .unwrap();
-        assert_eq!(deleted.version.as_deref(), Some("1.0"));
+        assert_eq!(deleted.protocol_version(), Some("1.0"));
         c.delete_push_config(&task_id, set.id.as_str())
             .await
             .expect("delete is idempotent");
-        let err = c
-            .get_push_config(&task_id, set.id.as_str())
-            .await
-            .unwrap_err();
+        let err = agent_err(
+            c.get_push_config(&task_id, set.id.as_str())
+                .await
+                .unwrap_err(),
+        );
         assert!(
             matches!(err, A2aError::TaskNotFound { .. }),
             "{binding}: {err:?}"
         );
-        let left = c.list_push_configs(&task_id).await.unwrap();
+        let left = c.list_push_configs(&task_id).await.unwrap().into_inner();
         assert_eq!(left.configs.len(), 1, "{binding}");
-        let err = c.delete_push_config("no-such-task", "x").await.unwrap_err();
+        let err = agent_err(c.delete_push_config("no-such-task", "x").await.unwrap_err());
         assert!(
             matches!(err, A2aError::TaskNotFound { .. }),
             "{binding}: {err:?}"
@@ -463,21 +507,33 @@ async fn push_configs_set_get_list_delete() {
 async fn push_configs_on_an_agent_without_the_capability_are_refused() {
     let mut card = card("no-push");
     card.capabilities.push_notifications = None;
-    let srv = serve(builder("no-push").card(card)).await;
+    let srv = serve(
+        a2a_runtime::server::A2aServer::builder()
+            .card(card)
+            .executor(TestAgent)
+            .linked_extensions(false)
+            .workers(1),
+    )
+    .await;
     for binding in BOTH {
         let c = client(&srv.url, &binding).await;
-        let SendResult::Task(t) = c.send_message("hi", Default::default()).await.unwrap().body
+        let SendResult::Task(t) = c
+            .send_message("hi", Default::default())
+            .await
+            .unwrap()
+            .into_inner()
         else {
             panic!("expected a task")
         };
-        let err = c
-            .set_push_config(TaskPushNotificationConfig {
+        let err = agent_err(
+            c.set_push_config(TaskPushNotificationConfig {
                 task_id: t.id.clone(),
                 url: "https://webhook.invalid/a2a".into(),
                 ..TaskPushNotificationConfig::default()
             })
             .await
-            .unwrap_err();
+            .unwrap_err(),
+        );
         assert!(
             matches!(err, A2aError::PushNotificationNotSupported),
             "{binding}: {err:?}"
@@ -492,24 +548,30 @@ async fn extended_card_is_fetched() {
         let c = client(&srv.url, &binding).await;
         assert_eq!(c.card().capabilities.extended_agent_card, Some(true));
         let card = within("extended card", c.extended_card()).await.unwrap();
-        assert_eq!(card.name, "client test agent (extended)", "{binding}");
         assert_eq!(
-            card.body.version, "1.0.0",
-            "the agent version (Response::version is the protocol version)"
+            card.get_ref().name,
+            "client test agent (extended)",
+            "{binding}"
         );
-        assert_eq!(card.version.as_deref(), Some("1.0"));
+        assert_eq!(
+            card.get_ref().version,
+            "1.0.0",
+            "the agent version (Response::protocol_version is the protocol version)"
+        );
+        assert_eq!(card.protocol_version(), Some("1.0"));
     }
     let plain = serve(
         a2a_runtime::server::A2aServer::builder()
             .card(client_support::card("plain"))
             .executor(TestAgent)
+            .push(a2a_runtime::push::PushConfig::new().allow_private_networks(true))
             .linked_extensions(false)
             .workers(1),
     )
     .await;
     for binding in BOTH {
         let c = client(&plain.url, &binding).await;
-        let err = c.extended_card().await.unwrap_err();
+        let err = agent_err(c.extended_card().await.unwrap_err());
         assert!(
             matches!(err, A2aError::UnsupportedOperation(_)),
             "{binding}: {err:?}"

@@ -19,8 +19,9 @@ fn a_entries(log: &Log) -> Vec<String> {
 fn server_builder(log: &Log) -> a2a_runtime::server::A2aServerBuilder {
     let mut c = card("hooks");
     c.capabilities.push_notifications = Some(true);
-    builder()
+    authenticated(builder())
         .card(c)
+        .push(a2a_runtime::push::PushConfig::new().allow_private_networks(true))
         .extended_card(card("hooks (extended)"))
         .extension(RecA::new(log, Mode::Activate))
 }

@@ -66,6 +66,8 @@ fn expands_and_works_beside_shadowing_items() {
             ..Default::default()
         })
         .executor(Agent)
+        .linked_extensions(true)
+        .extension(user::Hooked {})
         .build()
         .unwrap();
     let exts = server.card().capabilities.extensions;

@@ -141,7 +141,7 @@ async fn method_extension_is_served_on_both_bindings_when_activated_and_called_t
             )
             .await
             .unwrap()
-            .body
+            .into_inner()
         else {
             panic!("expected a task")
         };
@@ -154,10 +154,14 @@ async fn method_extension_is_served_on_both_bindings_when_activated_and_called_t
             })
             .await
             .unwrap();
-        assert_eq!(found.task_ids, vec![hit.id.to_string()], "{binding}");
+        assert_eq!(
+            found.get_ref().task_ids,
+            vec![hit.id.to_string()],
+            "{binding}"
+        );
         assert!(
             found
-                .extensions
+                .activated_extensions()
                 .iter()
                 .any(|u| u == TaskHistory::URI_FOR_TESTS),
             "{binding}: echoed"
@@ -444,7 +448,7 @@ async fn state_machine_refuses_an_illegal_transition_without_corrupting_the_task
         .send_message("illegal", SendOptions::default())
         .await
         .unwrap()
-        .body
+        .into_inner()
     else {
         panic!("expected a task")
     };
@@ -460,7 +464,7 @@ async fn state_machine_refuses_an_illegal_transition_without_corrupting_the_task
         .send_message("illegal", SendOptions::default())
         .await
         .unwrap()
-        .body
+        .into_inner()
     else {
         panic!("expected a task")
     };
@@ -475,7 +479,7 @@ async fn state_machine_sub_state_survives_get_task() {
         .send_message("pause", SendOptions::default())
         .await
         .unwrap()
-        .body
+        .into_inner()
     else {
         panic!("expected a task")
     };
@@ -658,13 +662,13 @@ async fn the_client_activates_required_dependencies_with_the_extension() {
         .await
         .unwrap();
     assert!(
-        sent.extensions
+        sent.activated_extensions()
             .iter()
             .any(|u| u == "https://example.com/ext/signing/v1"),
         "{:?}",
-        sent.extensions
+        sent.activated_extensions()
     );
-    let SendResult::Task(task) = sent.body else {
+    let SendResult::Task(task) = sent.into_inner() else {
         panic!("expected a task")
     };
     assert_eq!(text_of(&task), "notary=Some(false)");

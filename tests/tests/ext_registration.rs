@@ -1,7 +1,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 //! Registration: `#[a2a_extension]` types linked into the binary — from this crate and from the
-//! `a2a-ext-fixture` crate — are collected by `ExtensionRegistry::linked()` and served; the
-//! built-in Timestamp is declared only when enabled; `.only` / `.exclude` narrow the set.
+//! `a2a-ext-fixture` crate — are collected by `ExtensionRegistry::linked()` and served when
+//! `.linked_extensions(true)` asks (never a required one); the built-in Timestamp is declared
+//! only when enabled; `.only` / `.exclude` narrow the set.
 
 use a2a_ext_fixture::{RATING_URI, Rating};
 use a2a_runtime::A2aError;
@@ -20,6 +21,12 @@ struct LocalLinked {
     level: u8,
 }
 
+/// Linked with a `Default` but required: never enabled implicitly (every client without it
+/// would be refused).
+#[a2a_extension(uri = "https://local.example/ext/required/v1", required = true)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct RequiredLinked {}
+
 /// Linked, but without `Default` it is only used when given explicitly.
 #[a2a_extension(uri = "https://local.example/ext/explicit-only/v1")]
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -37,7 +44,7 @@ impl AgentExecutor for Agent {
     }
 }
 
-fn builder() -> A2aServerBuilder {
+fn plain_builder() -> A2aServerBuilder {
     // Keep the fixture crate's code (and its registration) in this binary.
     assert_eq!(a2a_ext_fixture::link(), RATING_URI);
     A2aServer::builder()
@@ -48,6 +55,11 @@ fn builder() -> A2aServerBuilder {
             ..AgentCard::default()
         })
         .executor(Agent)
+}
+
+/// A builder that opts in to the linked extensions.
+fn builder() -> A2aServerBuilder {
+    plain_builder().linked_extensions(true)
 }
 
 fn declared(b: A2aServerBuilder) -> Vec<String> {
@@ -70,7 +82,7 @@ fn linked_collects_this_crate_and_the_fixture_crate_but_not_the_builtins() {
         .iter()
         .map(|r| (r.uri, r.type_name))
         .collect();
-    // ...but never collected: sorted by URI, the three user types only.
+    // ...but never collected: sorted by URI, the four user types only.
     assert_eq!(
         linked,
         [
@@ -82,6 +94,10 @@ fn linked_collects_this_crate_and_the_fixture_crate_but_not_the_builtins() {
             (
                 "https://local.example/ext/linked/v1",
                 "ext_registration::LocalLinked"
+            ),
+            (
+                "https://local.example/ext/required/v1",
+                "ext_registration::RequiredLinked"
             ),
         ]
     );
@@ -201,4 +217,67 @@ fn only_and_exclude_narrow_the_set() {
     );
     assert!(declared(builder().only(Vec::<String>::new())).is_empty());
     assert!(declared(builder().linked_extensions(false)).is_empty());
+}
+
+#[test]
+fn linked_extensions_are_opt_in() {
+    // Nothing linked is enabled unless asked for.
+    assert!(declared(plain_builder()).is_empty());
+    assert_eq!(
+        declared(plain_builder().extension(Rating::default())),
+        [RATING_URI]
+    );
+    assert_eq!(
+        declared(plain_builder().linked_extensions(true)),
+        [RATING_URI, "https://local.example/ext/linked/v1"]
+    );
+}
+
+#[tokio::test]
+async fn a_required_linked_extension_is_enabled_only_explicitly() {
+    const REQUIRED: &str = "https://local.example/ext/required/v1";
+    // Linked with a `Default`, but required: opting in to linked ones leaves it out, so a
+    // client without it is served.
+    assert!(!declared(builder()).contains(&REQUIRED.to_owned()));
+    let running = builder()
+        .workers(1)
+        .build()
+        .unwrap()
+        .start("127.0.0.1:0")
+        .await
+        .unwrap();
+    let body: Value = reqwest::Client::new()
+        .post(format!("{}/", running.url()))
+        .header("A2A-Version", "1.0")
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": {}}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(body.get("result").is_some(), "{body}");
+    running.stop().await;
+    // Added explicitly it is declared as required, and clients without it are refused.
+    let server = plain_builder()
+        .extension(RequiredLinked {})
+        .build()
+        .unwrap();
+    let exts = server.card().capabilities.extensions;
+    assert_eq!(exts.len(), 1);
+    assert_eq!(exts[0].uri, REQUIRED);
+    assert!(exts[0].required);
+    let running = server.start("127.0.0.1:0").await.unwrap();
+    let body: Value = reqwest::Client::new()
+        .post(format!("{}/", running.url()))
+        .header("A2A-Version", "1.0")
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": {}}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(body["error"]["code"], -32008, "{body}");
+    running.stop().await;
 }

@@ -87,13 +87,14 @@ fn explicit_duplicates_fail_naming_both() {
 #[test]
 fn linked_duplicates_fail_naming_both() {
     assert_names_both(
-        builder().build(),
+        builder().linked_extensions(true).build(),
         "ext_registration_duplicate::First",
         "ext_registration_duplicate::Second",
     );
     // Excluding the URI, or choosing one type explicitly, resolves it.
     assert!(
         builder()
+            .linked_extensions(true)
             .exclude([URI])
             .build()
             .unwrap()
@@ -102,6 +103,11 @@ fn linked_duplicates_fail_naming_both() {
             .extensions
             .is_empty()
     );
-    let card = builder().extension(Second {}).build().unwrap().card();
+    let card = builder()
+        .linked_extensions(true)
+        .extension(Second {})
+        .build()
+        .unwrap()
+        .card();
     assert_eq!(card.capabilities.extensions.len(), 1);
 }

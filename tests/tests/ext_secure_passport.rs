@@ -485,9 +485,9 @@ async fn the_client_attaches_its_passport_and_the_agent_reads_it() {
         .send_message("Convert 100 USD", SendOptions::default())
         .await
         .unwrap();
-    assert_eq!(sent.extensions, [URI]);
-    let SendResult::Message(reply) = &sent.body else {
-        panic!("expected a direct reply: {:?}", sent.body)
+    assert_eq!(sent.activated_extensions(), [URI]);
+    let SendResult::Message(reply) = sent.get_ref() else {
+        panic!("expected a direct reply: {:?}", sent.get_ref())
     };
     let PartContent::Data(data) = &reply.parts[0].content else {
         panic!("expected a data part")
@@ -503,7 +503,7 @@ async fn the_client_attaches_its_passport_and_the_agent_reads_it() {
         .send_message(message, SendOptions::default())
         .await
         .unwrap();
-    let SendResult::Message(reply) = &sent.body else {
+    let SendResult::Message(reply) = sent.get_ref() else {
         panic!("expected a direct reply")
     };
     let PartContent::Data(data) = &reply.parts[0].content else {

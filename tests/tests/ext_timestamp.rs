@@ -1,7 +1,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 //! The built-in Timestamp extension over HTTP: when activated, agent messages and artifacts get
 //! an RFC 3339 UTC timestamp under the sample's key and the URI in `extensions`, existing
-//! timestamps are kept, nothing is added when it is not activated, and the stamps are stored.
+//! timestamps are kept, nothing is added when it is not activated, and the stamps are stored;
+//! the task's metadata records `received_at` and `completed_at` under the extension's URI.
 
 mod ext_support;
 
@@ -25,6 +26,9 @@ impl AgentExecutor for Agent {
     async fn execute(&self, ctx: AgentContext, events: EventSink) -> Result<(), A2aError> {
         if ctx.text() == "reply" {
             return events.reply(Message::agent_text("direct")).await;
+        }
+        if ctx.text() == "ask" {
+            return events.input_required("which one?").await;
         }
         events.progress("working").await?;
         let mut artifact = Artifact::new([Part::text("result")]);
@@ -188,4 +192,85 @@ async fn nothing_is_added_when_not_activated() {
     )
     .await;
     assert_unstamped(&r.result()["message"], "direct reply");
+}
+
+/// The task's `received_at` / `completed_at` under the URI: RFC 3339 UTC, in order.
+#[track_caller]
+fn task_times(task: &Value, completed: bool) -> (String, Option<String>) {
+    let times = &task["metadata"][URI];
+    let parse = |v: &Value| {
+        let s = v.as_str().unwrap_or_else(|| panic!("not a string: {task}"));
+        assert!(s.ends_with('Z'), "{s} is not UTC with Z");
+        chrono::DateTime::parse_from_rfc3339(s).expect("RFC 3339");
+        s.to_owned()
+    };
+    let received = parse(&times["received_at"]);
+    let done = if completed {
+        let done = parse(&times["completed_at"]);
+        assert!(
+            chrono::DateTime::parse_from_rfc3339(&done).unwrap()
+                >= chrono::DateTime::parse_from_rfc3339(&received).unwrap(),
+            "{task}"
+        );
+        Some(done)
+    } else {
+        assert!(times.get("completed_at").is_none(), "{task}");
+        None
+    };
+    (received, done)
+}
+
+#[tokio::test]
+async fn the_task_records_received_at_and_completed_at() {
+    let srv = server().await;
+    for rest_binding in [false, true] {
+        let before = chrono::Utc::now() - chrono::Duration::milliseconds(1);
+        let r = send_message(&srv, rest_binding, send_params("hello"), &ON).await;
+        let task = if rest_binding {
+            r.body["task"].clone()
+        } else {
+            r.result()["task"].clone()
+        };
+        let (received, completed) = task_times(&task, true);
+        let received_at = chrono::DateTime::parse_from_rfc3339(&received).unwrap();
+        assert!(received_at >= before, "{received} is before the request");
+        // Stored: GetTask without the extension returns the same times.
+        let got = rpc(&srv, "GetTask", json!({"id": task["id"]}), &[]).await;
+        assert_eq!(
+            task_times(got.result(), true),
+            (received.clone(), completed.clone())
+        );
+
+        // An interrupted task is complete for now: input-required records completed_at too.
+        let r = send_message(&srv, rest_binding, send_params("ask"), &ON).await;
+        let task = if rest_binding {
+            r.body["task"].clone()
+        } else {
+            r.result()["task"].clone()
+        };
+        assert_eq!(task["status"]["state"], "TASK_STATE_INPUT_REQUIRED");
+        task_times(&task, true);
+    }
+    // Streamed: the status updates carry the object; the final one has completed_at.
+    let sse = stream_message(&srv, false, send_params("hello"), &ON).await;
+    let events = sse.collect().await;
+    let updates: Vec<&Value> = events
+        .iter()
+        .filter(|e| kind(e) == "statusUpdate")
+        .map(|e| &e["statusUpdate"])
+        .collect();
+    assert!(updates.len() >= 2, "{events:?}");
+    let (first_received, _) = task_times(updates[0], false);
+    let (last_received, _) = task_times(updates[updates.len() - 1], true);
+    assert_eq!(first_received, last_received);
+}
+
+#[tokio::test]
+async fn the_task_records_no_times_when_not_activated() {
+    let srv = server().await;
+    let r = rpc(&srv, "SendMessage", send_params("hello"), &[]).await;
+    let task = &r.result()["task"];
+    assert!(task["metadata"].get(URI).is_none(), "{task}");
+    let got = rpc(&srv, "GetTask", json!({"id": task["id"]}), &[]).await;
+    assert!(got.result()["metadata"].get(URI).is_none(), "{got:?}");
 }

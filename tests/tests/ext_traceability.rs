@@ -491,8 +491,8 @@ async fn a_caller_propagates_its_trace_context_and_nests_the_callees_trace() {
         .send_message(message, SendOptions::default())
         .await
         .unwrap();
-    assert_eq!(sent.extensions, [URI]);
-    let callee_trace = Traceability::trace_of(&sent.body)
+    assert_eq!(sent.activated_extensions(), [URI]);
+    let callee_trace = Traceability::trace_of(sent.get_ref())
         .unwrap()
         .expect("a trace");
     // The callee continued the caller's trace, under the calling step.

@@ -31,15 +31,27 @@ const REQUIRED: &[&str] = &[
 ];
 
 async fn js_client_against_our_server(binding: &str) {
+    js_client_against(binding, None).await;
+}
+
+/// With `token`: the server requires it as a bearer token, and the client sends it.
+async fn js_client_against(binding: &str, token: Option<&str>) {
     let Some(dir) = interop_support::setup(interop_support::js_dir).await else {
         return;
     };
-    let srv = serve(interop_builder()).await;
+    let mut builder = interop_builder();
+    if let Some(t) = token {
+        builder = builder.authenticator(a2a_runtime::auth::StaticTokens::bearer().token("js", t));
+    }
+    let srv = serve(builder).await;
     let mut cmd = tokio::process::Command::new("node");
     cmd.current_dir(&dir)
         .arg(dir.join("client_check.mjs"))
         .arg(&srv.url)
         .args(["--binding", binding, "--timeout", "20", "-v"]);
+    if let Some(t) = token {
+        cmd.args(["--token", t]);
+    }
     let run = interop_support::run_script(cmd, "client_check.mjs").await;
     println!("{}", run.stdout);
     run.assert_all_passed(
@@ -56,4 +68,14 @@ async fn the_js_sdk_client_over_json_rpc() {
 #[tokio::test]
 async fn the_js_sdk_client_over_rest() {
     js_client_against_our_server("rest").await;
+}
+
+#[tokio::test]
+async fn the_js_sdk_client_with_a_bearer_token_over_json_rpc() {
+    js_client_against("jsonrpc", Some("js-token-0123456789")).await;
+}
+
+#[tokio::test]
+async fn the_js_sdk_client_with_a_bearer_token_over_rest() {
+    js_client_against("rest", Some("js-token-0123456789")).await;
 }

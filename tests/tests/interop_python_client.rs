@@ -1,6 +1,6 @@
 //! The official Python SDK client (`a2a-sdk`, tests/interop/python/client_check.py) against our
 //! server (the demo agent with the peer scripts' conventions, Timestamp enabled, push
-//! notifications on), on both bindings: card, send, stream, get, list, cancel, resubscribe,
+//! notifications on, gRPC on a second port), on all three bindings: card, send, stream, get, list, cancel, resubscribe,
 //! subscribe to a finished task, push-config CRUD, and the Timestamp extension activated and
 //! echoed. The script prints one line per check and `N passed, M failed`.
 //!
@@ -36,10 +36,20 @@ const REQUIRED: &[&str] = &[
 ];
 
 async fn python_client_against_our_server(binding: &str) {
+    python_client_against(binding, None).await;
+}
+
+/// With `token`: the server requires it as a bearer token, and the client sends it.
+async fn python_client_against(binding: &str, token: Option<&str>) {
     let Some(python) = interop_support::setup(interop_support::python).await else {
         return;
     };
-    let srv = serve(interop_builder()).await;
+    let mut builder = interop_builder().grpc_addr("127.0.0.1:0");
+    if let Some(t) = token {
+        builder =
+            builder.authenticator(a2a_runtime::auth::StaticTokens::bearer().token("python", t));
+    }
+    let srv = serve(builder).await;
     let mut cmd = tokio::process::Command::new(python);
     cmd.arg(
         interop_support::interop_dir()
@@ -49,6 +59,9 @@ async fn python_client_against_our_server(binding: &str) {
     .arg(&srv.url)
     .args(["--binding", binding, "--timeout", "20", "-v"])
     .env("PYTHONUNBUFFERED", "1");
+    if let Some(t) = token {
+        cmd.args(["--token", t]);
+    }
     let run = interop_support::run_script(cmd, "client_check.py").await;
     println!("{}", run.stdout);
     run.assert_all_passed(
@@ -65,4 +78,19 @@ async fn the_python_sdk_client_over_json_rpc() {
 #[tokio::test]
 async fn the_python_sdk_client_over_rest() {
     python_client_against_our_server("rest").await;
+}
+
+#[tokio::test]
+async fn the_python_sdk_client_over_grpc() {
+    python_client_against_our_server("grpc").await;
+}
+
+#[tokio::test]
+async fn the_python_sdk_client_with_a_bearer_token_over_json_rpc() {
+    python_client_against("jsonrpc", Some("py-token-0123456789")).await;
+}
+
+#[tokio::test]
+async fn the_python_sdk_client_with_a_bearer_token_over_rest() {
+    python_client_against("rest", Some("py-token-0123456789")).await;
 }

@@ -1,5 +1,5 @@
 //! Our client against the official Python SDK server (`a2a-sdk`, tests/interop/python/
-//! echo_server.py under uvicorn on 127.0.0.1), on both bindings: send, stream, get, list (and
+//! echo_server.py under uvicorn on 127.0.0.1, gRPC beside it), on all three bindings: send, stream, get, list (and
 //! paging), cancel, resubscribe, push-config CRUD, and the Timestamp extension activated and
 //! echoed. Every operation is a named check; the test fails listing each failed check.
 //!
@@ -14,7 +14,7 @@ use std::collections::HashSet;
 use std::future::Future;
 
 use a2a_runtime::A2aError;
-use a2a_runtime::client::{A2aClient, SendOptions, SendResult};
+use a2a_runtime::client::{A2aClient, ClientError, SendOptions, SendResult};
 use a2a_runtime::extension::{Extension as _, MetadataExt as _, Timestamp};
 use a2a_runtime::types::{
     ListTasksRequest, ProtocolBinding, SendMessageConfiguration, StreamResponse,
@@ -58,8 +58,13 @@ macro_rules! ensure {
     };
 }
 
-fn fail(e: A2aError) -> String {
+fn fail(e: ClientError) -> String {
     format!("{e} ({e:?})")
+}
+
+/// The agent's error, when the agent answered with one.
+fn agent_only(e: ClientError) -> Option<A2aError> {
+    e.agent_error().map(|a| a.error().clone())
 }
 
 fn immediately() -> SendOptions {
@@ -118,8 +123,8 @@ async fn against_python_server(binding: ProtocolBinding) {
                 .send_message("hello", SendOptions::default())
                 .await
                 .map_err(fail)?;
-            let SendResult::Task(t) = &resp.body else {
-                return Err(format!("expected a task: {:?}", resp.body));
+            let SendResult::Task(t) = resp.get_ref() else {
+                return Err(format!("expected a task: {:?}", resp.get_ref()));
             };
             ensure!(
                 t.status.state == TaskState::Completed,
@@ -144,9 +149,9 @@ async fn against_python_server(binding: ProtocolBinding) {
                 .await
                 .map_err(fail)?;
             ensure!(
-                resp.version.as_deref().is_none_or(|v| v == "1.0"),
+                resp.protocol_version().is_none_or(|v| v == "1.0"),
                 "A2A-Version {:?}",
-                resp.version
+                resp.protocol_version()
             );
             Ok(())
         })
@@ -200,20 +205,28 @@ async fn against_python_server(binding: ProtocolBinding) {
     checks
         .run("get", async {
             let t = send_task(&c, "hello", SendOptions::default()).await?;
-            let got = c.get_task(t.id.as_str(), None).await.map_err(fail)?;
+            let got = c
+                .get_task(t.id.as_str(), None)
+                .await
+                .map_err(fail)?
+                .into_inner();
             ensure!(
                 got.id == t.id && got.status.state == TaskState::Completed,
                 "{got:?}"
             );
             ensure!(artifact_text(&got.artifacts) == ["echo: hello"], "{got:?}");
-            let trimmed = c.get_task(t.id.as_str(), Some(0)).await.map_err(fail)?;
+            let trimmed = c
+                .get_task(t.id.as_str(), Some(0))
+                .await
+                .map_err(fail)?
+                .into_inner();
             ensure!(
                 trimmed.history.is_empty(),
                 "historyLength 0: {:?}",
                 trimmed.history
             );
-            match c.get_task("no-such-task", None).await {
-                Err(A2aError::TaskNotFound { .. }) => Ok(()),
+            match c.get_task("no-such-task", None).await.map_err(agent_only) {
+                Err(Some(A2aError::TaskNotFound { .. })) => Ok(()),
                 other => Err(format!("unknown task: {other:?}")),
             }
         })
@@ -235,7 +248,7 @@ async fn against_python_server(binding: ProtocolBinding) {
                 page_size: Some(2),
                 ..ListTasksRequest::default()
             };
-            let page = c.list_tasks(req.clone()).await.map_err(fail)?;
+            let page = c.list_tasks(req.clone()).await.map_err(fail)?.into_inner();
             ensure!(page.tasks.len() == 2, "page of {} tasks", page.tasks.len());
             ensure!(page.total_size == 3, "totalSize {}", page.total_size);
             ensure!(
@@ -260,15 +273,19 @@ async fn against_python_server(binding: ProtocolBinding) {
                 "wait task is {}",
                 t.status.state
             );
-            let canceled = c.cancel_task(t.id.as_str()).await.map_err(fail)?;
+            let canceled = c
+                .cancel_task(t.id.as_str())
+                .await
+                .map_err(fail)?
+                .into_inner();
             ensure!(
                 canceled.status.state == TaskState::Canceled,
                 "{}",
                 canceled.status.state
             );
             let done = send_task(&c, "hello", SendOptions::default()).await?;
-            match c.cancel_task(done.id.as_str()).await {
-                Err(A2aError::TaskNotCancelable { .. }) => Ok(()),
+            match c.cancel_task(done.id.as_str()).await.map_err(agent_only) {
+                Err(Some(A2aError::TaskNotCancelable { .. })) => Ok(()),
                 other => Err(format!("cancel of a completed task: {other:?}")),
             }
         })
@@ -301,14 +318,14 @@ async fn against_python_server(binding: ProtocolBinding) {
 
     checks
         .run("resubscribe_errors", async {
-            match c.resubscribe("no-such-task").await {
-                Err(A2aError::TaskNotFound { .. }) => {}
+            match c.resubscribe("no-such-task").await.map_err(agent_only) {
+                Err(Some(A2aError::TaskNotFound { .. })) => {}
                 Err(e) => return Err(format!("missing task: {e:?}")),
                 Ok(_) => return Err("missing task: a stream".into()),
             }
             let done = send_task(&c, "hello", SendOptions::default()).await?;
-            match c.resubscribe(done.id.as_str()).await {
-                Err(A2aError::UnsupportedOperation(_)) => Ok(()),
+            match c.resubscribe(done.id.as_str()).await.map_err(agent_only) {
+                Err(Some(A2aError::UnsupportedOperation(_))) => Ok(()),
                 Err(e) => Err(format!("finished task: {e:?}")),
                 Ok(_) => Err("finished task: a stream".into()),
             }
@@ -328,13 +345,10 @@ async fn against_python_server(binding: ProtocolBinding) {
                         ..TaskPushNotificationConfig::default()
                     })
                     .await
-                    .map_err(fail)?;
-                ensure!(
-                    !set.id.is_empty(),
-                    "the server assigned no id: {:?}",
-                    set.body
-                );
-                ensure!(set.url == "https://webhook.invalid/a2a", "{:?}", set.body);
+                    .map_err(fail)?
+                    .into_inner();
+                ensure!(!set.id.is_empty(), "the server assigned no id: {:?}", set);
+                ensure!(set.url == "https://webhook.invalid/a2a", "{:?}", set);
                 let named = c
                     .set_push_config(TaskPushNotificationConfig {
                         task_id: t.id.clone(),
@@ -343,18 +357,16 @@ async fn against_python_server(binding: ProtocolBinding) {
                         ..TaskPushNotificationConfig::default()
                     })
                     .await
-                    .map_err(fail)?;
-                ensure!(named.id.as_str() == "named", "{:?}", named.body);
+                    .map_err(fail)?
+                    .into_inner();
+                ensure!(named.id.as_str() == "named", "{:?}", named);
                 let got = c
                     .get_push_config(&id, set.id.as_str())
                     .await
-                    .map_err(fail)?;
-                ensure!(
-                    got.id == set.id && got.token == "tok",
-                    "get: {:?}",
-                    got.body
-                );
-                let listed = c.list_push_configs(&id).await.map_err(fail)?;
+                    .map_err(fail)?
+                    .into_inner();
+                ensure!(got.id == set.id && got.token == "tok", "get: {:?}", got);
+                let listed = c.list_push_configs(&id).await.map_err(fail)?.into_inner();
                 let ids: HashSet<&str> = listed.configs.iter().map(|x| x.id.as_str()).collect();
                 ensure!(
                     ids == HashSet::from([set.id.as_str(), "named"]),
@@ -366,11 +378,15 @@ async fn against_python_server(binding: ProtocolBinding) {
                 c.delete_push_config(&id, set.id.as_str())
                     .await
                     .map_err(|e| format!("the second delete (idempotent): {}", fail(e)))?;
-                match c.get_push_config(&id, set.id.as_str()).await {
-                    Err(A2aError::TaskNotFound { .. }) => {}
+                match c
+                    .get_push_config(&id, set.id.as_str())
+                    .await
+                    .map_err(agent_only)
+                {
+                    Err(Some(A2aError::TaskNotFound { .. })) => {}
                     other => return Err(format!("get after delete: {other:?}")),
                 }
-                let left = c.list_push_configs(&id).await.map_err(fail)?;
+                let left = c.list_push_configs(&id).await.map_err(fail)?.into_inner();
                 ensure!(left.configs.len() == 1, "after delete: {:?}", left.configs);
                 Ok(())
             }
@@ -387,16 +403,11 @@ async fn against_python_server(binding: ProtocolBinding) {
                 .await
                 .map_err(fail)?;
             ensure!(
-                resp.extensions == [Timestamp::URI],
+                resp.activated_extensions() == [Timestamp::URI],
                 "echoed A2A-Extensions {:?}",
-                resp.extensions
+                resp.activated_extensions()
             );
-            ensure!(
-                ts.activated(&resp) == [std::any::type_name::<Timestamp>()],
-                "activated {:?}",
-                ts.activated(&resp)
-            );
-            let SendResult::Task(t) = &resp.body else {
+            let SendResult::Task(t) = resp.get_ref() else {
                 return Err("expected a task".into());
             };
             let stamp = t.artifacts[0]
@@ -411,9 +422,9 @@ async fn against_python_server(binding: ProtocolBinding) {
                 .await
                 .map_err(fail)?;
             ensure!(
-                streamed.extensions == [Timestamp::URI],
+                streamed.activated_extensions() == [Timestamp::URI],
                 "stream: echoed {:?}",
-                streamed.extensions
+                streamed.activated_extensions()
             );
             let events: Vec<StreamResponse> =
                 streamed.into_inner().try_collect().await.map_err(fail)?;
@@ -427,7 +438,11 @@ async fn against_python_server(binding: ProtocolBinding) {
                 .send_message("hello", SendOptions::default())
                 .await
                 .map_err(fail)?;
-            ensure!(plain.extensions.is_empty(), "echoed {:?}", plain.extensions);
+            ensure!(
+                plain.activated_extensions().is_empty(),
+                "echoed {:?}",
+                plain.activated_extensions()
+            );
             Ok(())
         })
         .await;
@@ -443,8 +458,8 @@ async fn against_python_server(binding: ProtocolBinding) {
 
     checks
         .run("extended_card_not_declared", async {
-            match c.extended_card().await {
-                Err(A2aError::UnsupportedOperation(_)) => Ok(()),
+            match c.extended_card().await.map_err(agent_only) {
+                Err(Some(A2aError::UnsupportedOperation(_))) => Ok(()),
                 other => Err(format!(
                     "GetExtendedAgentCard without the capability: {other:?}"
                 )),
@@ -464,4 +479,9 @@ async fn our_json_rpc_client_against_the_python_sdk_server() {
 #[tokio::test]
 async fn our_rest_client_against_the_python_sdk_server() {
     against_python_server(ProtocolBinding::HttpJson).await;
+}
+
+#[tokio::test]
+async fn our_grpc_client_against_the_python_sdk_server() {
+    against_python_server(ProtocolBinding::Grpc).await;
 }

@@ -211,19 +211,51 @@ async fn extended_card_configured_is_returned() {
         A2aServer::builder()
             .card(card("scripted"))
             .extended_card(extended)
+            .authenticator(a2a_runtime::auth::StaticTokens::bearer().token("known", "tok-known"))
             .executor(agent),
     )
     .await;
     let public: Value = server.get(CARD).await.json();
     assert_eq!(public["capabilities"]["extendedAgentCard"], true);
     assert!(public.get("skills").is_none() || public["skills"] == json!([]));
+    // For authenticated callers only (the other operations are covered by the auth tests).
     for binding in BOTH {
-        let ext = server.ok(binding, "GetExtendedAgentCard", json!({})).await;
-        assert_eq!(ext["name"], "scripted (extended)");
-        assert_eq!(ext["skills"][0]["id"], "secret");
+        let err = server.err(binding, "GetExtendedAgentCard", json!({})).await;
+        assert_eq!(err.http, 401, "{:?}", err.body);
+        assert_eq!(err.reason(), Some("UNAUTHENTICATED"));
     }
+    let rest = server
+        .send(
+            server
+                .client
+                .get(format!("{}/extendedAgentCard", server.url))
+                .header("A2A-Version", "1.0")
+                .header("Authorization", "Bearer tok-known"),
+        )
+        .await;
+    assert_eq!(rest.status, 200, "{rest:?}");
+    assert_eq!(rest.json()["name"], "scripted (extended)");
+    assert_eq!(rest.json()["skills"][0]["id"], "secret");
+    let with_token = |envelope: Value| {
+        server
+            .client
+            .post(format!("{}/", server.url))
+            .header("content-type", "application/json")
+            .header("A2A-Version", "1.0")
+            .header("Authorization", "Bearer tok-known")
+            .body(envelope.to_string())
+    };
+    let rpc = server
+        .send(with_token(
+            json!({"jsonrpc": "2.0", "id": 2, "method": "GetExtendedAgentCard", "params": {}}),
+        ))
+        .await
+        .json();
+    assert_eq!(rpc["result"]["name"], "scripted (extended)", "{rpc}");
     let no_params = server
-        .rpc_envelope(&json!({"jsonrpc": "2.0", "id": 3, "method": "GetExtendedAgentCard"}))
+        .send(with_token(
+            json!({"jsonrpc": "2.0", "id": 3, "method": "GetExtendedAgentCard"}),
+        ))
         .await
         .json();
     assert_eq!(

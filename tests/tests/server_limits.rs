@@ -13,7 +13,14 @@ async fn limited(limits: Limits) -> (TestServer, Control) {
     let (agent, control) = script_agent();
     let mut c = card("limited");
     c.capabilities.push_notifications = Some(true);
-    let server = serve(A2aServer::builder().card(c).executor(agent).limits(limits)).await;
+    let server = serve(
+        A2aServer::builder()
+            .card(c)
+            .executor(agent)
+            .limits(limits)
+            .push(a2a_runtime::push::PushConfig::new().allow_private_networks(true)),
+    )
+    .await;
     (server, control)
 }
 

@@ -15,7 +15,13 @@ async fn push_server() -> (TestServer, Control) {
     let mut c = card("push");
     c.capabilities.push_notifications = Some(true);
     (
-        serve(A2aServer::builder().card(c).executor(agent)).await,
+        serve(
+            A2aServer::builder()
+                .card(c)
+                .executor(agent)
+                .push(a2a_runtime::push::PushConfig::new().allow_private_networks(true)),
+        )
+        .await,
         control,
     )
 }
@@ -256,5 +262,51 @@ async fn webhook_in_send_message_configuration_is_registered() {
         assert_eq!(cs[0]["taskId"], task_id.as_str());
         assert_eq!(cs[0]["url"], HOOK);
         assert!(!cs[0]["id"].as_str().unwrap().is_empty());
+    }
+}
+
+/// ListTaskPushNotificationConfigs pages: `pageSize` configs per page, oldest first, with a
+/// `nextPageToken` until the last page; a token the server did not issue is InvalidParams.
+#[tokio::test]
+async fn push_configs_are_listed_in_pages() {
+    let (server, _control) = push_server().await;
+    for binding in BOTH {
+        let task_id = id(&server.send_task(binding, msg("ask")).await);
+        for i in 0..3 {
+            server
+                .ok(
+                    binding,
+                    "CreateTaskPushNotificationConfig",
+                    json!({"taskId": task_id, "id": format!("p{i}"), "url": HOOK}),
+                )
+                .await;
+        }
+        let first = server
+            .ok(
+                binding,
+                "ListTaskPushNotificationConfigs",
+                json!({"taskId": task_id, "pageSize": 2}),
+            )
+            .await;
+        assert_eq!(configs(&first), ["p0", "p1"], "{first}");
+        let token = first["nextPageToken"].as_str().unwrap().to_owned();
+        assert!(!token.is_empty());
+        let second = server
+            .ok(
+                binding,
+                "ListTaskPushNotificationConfigs",
+                json!({"taskId": task_id, "pageSize": 2, "pageToken": token}),
+            )
+            .await;
+        assert_eq!(configs(&second), ["p2"], "{second}");
+        assert!(second["nextPageToken"].as_str().unwrap_or("").is_empty());
+        server
+            .err(
+                binding,
+                "ListTaskPushNotificationConfigs",
+                json!({"taskId": task_id, "pageToken": "forged"}),
+            )
+            .await
+            .assert_invalid("pageToken");
     }
 }

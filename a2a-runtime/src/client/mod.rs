@@ -5,36 +5,47 @@
 //! use a2a_runtime::client::{A2aClient, ClientOptions, SendResult};
 //! use futures::StreamExt as _;
 //!
-//! # async fn run() -> Result<(), a2a_runtime::A2aError> {
+//! # async fn run() -> Result<(), a2a_runtime::client::ClientError> {
 //! let client = A2aClient::discover("http://127.0.0.1:8080", ClientOptions::default()).await?;
-//! match client.send_message("hello", Default::default()).await?.body {
+//! match client.send_message("hello", Default::default()).await?.into_inner() {
 //!     SendResult::Task(task) => println!("task {} is {}", task.id, task.status.state),
 //!     SendResult::Message(message) => println!("reply: {}", message.text()),
 //! }
-//! let mut events = client.stream_message("stream one two", Default::default()).await?.body;
+//! let mut events = client
+//!     .stream_message("stream one two", Default::default())
+//!     .await?
+//!     .into_inner();
 //! while let Some(event) = events.next().await {
 //!     println!("{:?}", event?);
 //! }
 //! # Ok(()) }
 //! ```
 
+mod error;
+#[cfg(feature = "grpc")]
+mod grpc;
 mod options;
+mod response;
 mod sse;
 mod transport;
 
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 
 use futures::{Stream, StreamExt as _};
 
+pub use error::{AgentError, ClientError};
 pub use options::{
-    Auth, CallOptions, ClientOptions, ExtensionCheck, OutgoingRequest, RequestInterceptor,
-    SendOptions,
+    Auth, CallOptions, ClientOptions, ClientTls, ExtensionCheck, OutgoingRequest,
+    RequestInterceptor, SendOptions,
 };
+pub use response::Response;
 pub use sse::{SseDecoder, SseEvent};
 
 use crate::core::{A2aRequest, RequestContext};
 use crate::error::A2aError;
+use crate::extension::ExtensionRegistry;
 use crate::extension::registry::ExtensionConfig;
 use crate::extension::{Extension, ExtensionSet, Negotiated, Reply};
 use crate::types::{
@@ -51,50 +62,7 @@ use transport::{Meta, Transport};
 pub type SendResult = SendMessageResponse;
 
 /// A stream of events from SendStreamingMessage or SubscribeToTask.
-pub type ClientStream = Pin<Box<dyn Stream<Item = Result<StreamResponse, A2aError>> + Send>>;
-
-/// A result with what the server said about the call in its headers.
-#[derive(Debug)]
-pub struct Response<T> {
-    /// The result.
-    pub body: T,
-    /// The server's `A2A-Version`.
-    pub version: Option<String>,
-    /// The extensions the server activated (`A2A-Extensions`, single or repeated headers).
-    pub extensions: Vec<String>,
-}
-
-impl<T> std::ops::Deref for Response<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        &self.body
-    }
-}
-
-impl<T> Response<T> {
-    fn new(body: T, meta: Meta) -> Self {
-        Self {
-            body,
-            version: meta.version,
-            extensions: meta.extensions,
-        }
-    }
-
-    /// The result, without the headers.
-    pub fn into_inner(self) -> T {
-        self.body
-    }
-}
-
-/// The server's protocol version, from a response.
-pub fn version<T>(response: &Response<T>) -> Option<&str> {
-    response.version.as_deref()
-}
-
-/// The extension URIs the server activated for a call, from a response.
-pub fn parse_extensions_header<T>(response: &Response<T>) -> &[String] {
-    &response.extensions
-}
+pub type ClientStream = Pin<Box<dyn Stream<Item = Result<StreamResponse, ClientError>> + Send>>;
 
 /// What to call: an agent's base URL (the card is discovered) or a card already at hand.
 #[derive(Clone, Debug)]
@@ -164,29 +132,50 @@ struct CardCache {
 pub struct A2aClient {
     transport: Arc<Transport>,
     card: Arc<RwLock<CardCache>>,
+    /// The extensions whose hooks run in the client.
     extensions: ExtensionSet,
+    /// Every URI sent in `A2A-Extensions` (with required dependencies), in order.
+    activated: Arc<[String]>,
+    /// True once the extensions were checked against the card (reset when the card changes).
+    checked: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for A2aClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("A2aClient")
             .field("transport", &self.transport)
-            .field("extensions", &self.extensions)
-            .finish()
+            .field("activated", &self.activated)
+            .finish_non_exhaustive()
     }
 }
 
 /// Builds an [`A2aClient`] with extensions.
+///
+/// ```no_run
+/// use a2a_runtime::client::{A2aClient, ClientOptions};
+/// use a2a_runtime::extension::Timestamp;
+///
+/// # async fn run() -> Result<(), a2a_runtime::client::ClientError> {
+/// let client = A2aClient::builder()
+///     .options(ClientOptions::default())
+///     .activate::<Timestamp>()
+///     .activate_uri("https://example.com/ext/locale/v1")
+///     .connect("http://127.0.0.1:8080")
+///     .await?;
+/// # Ok(()) }
+/// ```
 #[derive(Default)]
 pub struct A2aClientBuilder {
     options: ClientOptions,
     extensions: ExtensionConfig,
+    uris: Vec<String>,
 }
 
 impl std::fmt::Debug for A2aClientBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("A2aClientBuilder")
             .field("options", &self.options)
+            .field("uris", &self.uris)
             .finish_non_exhaustive()
     }
 }
@@ -198,39 +187,86 @@ impl A2aClientBuilder {
         self
     }
 
-    /// Activates an extension on every call (its URI goes in `A2A-Extensions`, its hooks run).
+    /// Activates extension `E` on every call: its URI goes in `A2A-Extensions`. No params are
+    /// needed (they are the agent's); required dependencies `E` declares are activated too when
+    /// `E` is linked into the binary and implements `Default`.
+    pub fn activate<E: Extension>(mut self) -> Self {
+        let linked = ExtensionRegistry::linked()
+            .iter()
+            .find(|r| r.uri == E::URI)
+            .and_then(|r| (r.linked)());
+        match linked {
+            Some(ext) => self.uris.extend(
+                std::iter::once(ext.uri())
+                    .chain(ext.dependencies().required.iter().copied())
+                    .map(str::to_owned),
+            ),
+            None => self.uris.push(E::URI.to_owned()),
+        }
+        self
+    }
+
+    /// Activates the extension with this URI on every call.
+    pub fn activate_uri(mut self, uri: impl Into<String>) -> Self {
+        self.uris.push(uri.into());
+        self
+    }
+
+    /// Activates an extension on every call, with this value: its URI and its required
+    /// dependencies go in `A2A-Extensions`, and its hooks run in the client when it asks for
+    /// that ([`ExtensionHooks::RUNS_IN_CLIENT`](crate::extension::ExtensionHooks::RUNS_IN_CLIENT),
+    /// e.g. Secure Passport attaching the caller's passport).
     pub fn extension<E: Extension>(mut self, value: E) -> Self {
         self.extensions.add(value);
         self
     }
 
-    /// Builds a client for `target` (a base URL, whose card is fetched, or a card).
-    pub async fn connect(self, target: impl Into<Target>) -> Result<A2aClient, A2aError> {
+    /// Builds a client for `target` (a base URL, whose card is fetched, or a card). The card's
+    /// contents never make this fail: [`A2aClient::check_extensions`] compares the extensions
+    /// with it, and runs before the first call.
+    pub async fn connect(self, target: impl Into<Target>) -> Result<A2aClient, ClientError> {
         let mut config = self.extensions;
         config.linked = false;
+        // Hooks of the extensions that did not opt in are the server's: the client only names
+        // those extensions.
+        let mut uris: Vec<String> = Vec::new();
+        let (hooked, named): (Vec<_>, Vec<_>) = std::mem::take(&mut config.explicit)
+            .into_iter()
+            .partition(|e| e.runs_in_client());
+        config.explicit = hooked;
         let extensions = config
             .resolve()
-            .map_err(|e| A2aError::Internal(e.to_string()))?;
-        A2aClient::make(target.into(), self.options, extensions).await
+            .map_err(|e| ClientError::Local(A2aError::Internal(e.to_string())))?;
+        let mut from_values = extensions.uris_with_dependencies();
+        for e in &named {
+            from_values.push(e.uri());
+            from_values.extend(e.dependencies().required);
+        }
+        for uri in from_values.into_iter().map(str::to_owned).chain(self.uris) {
+            if !uri.is_empty() && !uris.contains(&uri) {
+                uris.push(uri);
+            }
+        }
+        A2aClient::make(target.into(), self.options, extensions, uris).await
     }
 }
 
 impl A2aClient {
     /// A builder (for extensions).
     pub fn builder() -> A2aClientBuilder {
-        A2aClientBuilder {
-            options: ClientOptions::default(),
-            extensions: ExtensionConfig::default(),
-        }
+        A2aClientBuilder::default()
     }
 
     /// A client for `target`: a base URL (the card is fetched from it) or a card.
-    pub async fn new(target: impl Into<Target>, options: ClientOptions) -> Result<Self, A2aError> {
-        Self::make(target.into(), options, ExtensionSet::default()).await
+    pub async fn new(
+        target: impl Into<Target>,
+        options: ClientOptions,
+    ) -> Result<Self, ClientError> {
+        Self::make(target.into(), options, ExtensionSet::default(), Vec::new()).await
     }
 
     /// Fetches the card from `base_url` + the card path and builds a client from it.
-    pub async fn discover(base_url: &str, options: ClientOptions) -> Result<Self, A2aError> {
+    pub async fn discover(base_url: &str, options: ClientOptions) -> Result<Self, ClientError> {
         Self::new(base_url, options).await
     }
 
@@ -238,7 +274,8 @@ impl A2aClient {
         target: Target,
         options: ClientOptions,
         extensions: ExtensionSet,
-    ) -> Result<Self, A2aError> {
+        activated: Vec<String>,
+    ) -> Result<Self, ClientError> {
         let http = transport::http_client(&options)?;
         let mut cache = CardCache::default();
         match target {
@@ -254,7 +291,7 @@ impl A2aClient {
                 )
                 .await?;
                 let Some((card, etag, last_modified)) = fetched else {
-                    return Err(A2aError::InvalidAgentResponse(
+                    return Err(ClientError::InvalidResponse(
                         "the agent card request answered 304 without a cached card".into(),
                     ));
                 };
@@ -266,18 +303,15 @@ impl A2aClient {
                 };
             }
         }
-        check_extensions(&cache.card, &extensions, options.extension_check)?;
-        let interface = choose_interface(&cache.card, options.preferred_binding.as_ref())?;
-        let transport = Transport::new(
-            http,
-            options,
-            interface,
-            extensions.uris_with_dependencies(),
-        );
+        let interface = choose_interface(&cache.card, options.preferred_binding.as_ref())
+            .map_err(ClientError::Local)?;
+        let transport = Transport::new(http, options, interface, &activated)?;
         Ok(Self {
             transport: Arc::new(transport),
             card: Arc::new(RwLock::new(cache)),
             extensions,
+            activated: activated.into(),
+            checked: Arc::new(AtomicBool::new(false)),
         })
     }
 
@@ -294,14 +328,44 @@ impl A2aClient {
         &self.transport.interface
     }
 
+    /// The URIs the client sends in `A2A-Extensions` on every call.
+    pub fn extensions(&self) -> &[String] {
+        &self.activated
+    }
+
+    /// Compares the activated extensions with the card, as
+    /// [`ClientOptions::extension_check`] says: an extension the card marks `required` that
+    /// the client does not activate is `ExtensionSupportRequired` (unless the check is `Off`),
+    /// an activated one the card does not declare is logged (`Warn`) or refused (`Fail`).
+    /// Runs before the first call too; its error is [`ClientError::Local`].
+    pub fn check_extensions(&self) -> Result<(), ClientError> {
+        let result = {
+            let c = self.card.read().unwrap_or_else(|p| p.into_inner());
+            check_extensions(
+                &c.card,
+                &self.activated,
+                self.transport.options.extension_check,
+            )
+        };
+        result.map_err(ClientError::Local)?;
+        self.checked.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    /// Checks the extensions against the card once (again after the card changed).
+    fn ensure_checked(&self) -> Result<(), ClientError> {
+        if self.checked.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        self.check_extensions()
+    }
+
     /// Revalidates the card with `If-None-Match` / `If-Modified-Since`; returns true when it
     /// changed. (The transport stays on the interface chosen at build time.)
-    pub async fn refresh_card(&self) -> Result<bool, A2aError> {
+    pub async fn refresh_card(&self) -> Result<bool, ClientError> {
+        let poisoned = || ClientError::Local(A2aError::Internal("card cache poisoned".into()));
         let (url, etag, lm) = {
-            let c = self
-                .card
-                .read()
-                .map_err(|_| A2aError::Internal("card cache poisoned".into()))?;
+            let c = self.card.read().map_err(|_| poisoned())?;
             let Some(base) = &c.base_url else {
                 return Ok(false);
             };
@@ -322,34 +386,22 @@ impl A2aClient {
         match fetched {
             None => Ok(false),
             Some((card, etag, last_modified)) => {
-                let mut c = self
-                    .card
-                    .write()
-                    .map_err(|_| A2aError::Internal("card cache poisoned".into()))?;
+                let mut c = self.card.write().map_err(|_| poisoned())?;
                 let changed = c.card != card;
                 c.card = card;
                 c.etag = etag;
                 c.last_modified = last_modified;
+                if changed {
+                    self.checked.store(false, Ordering::Release);
+                }
                 Ok(changed)
             }
         }
     }
 
-    /// The server's protocol version, from a response.
-    pub fn version<T>(&self, response: &Response<T>) -> Option<String> {
-        response.version.clone()
-    }
-
-    /// The configured extension types the server activated for a call (type names).
-    pub fn activated<T>(&self, response: &Response<T>) -> Vec<&'static str> {
-        self.extensions
-            .entries()
-            .filter(|(uri, _)| response.extensions.iter().any(|u| u == uri))
-            .map(|(_, type_name)| type_name)
-            .collect()
-    }
-
-    fn negotiated(&self) -> Result<Arc<Negotiated>, A2aError> {
+    /// The activated extensions whose hooks run in the client, negotiated for one call.
+    fn negotiated(&self, ctx: &RequestContext) -> Result<Arc<Negotiated>, ClientError> {
+        self.ensure_checked()?;
         if self.extensions.is_empty() {
             return Ok(Arc::new(Negotiated::default()));
         }
@@ -359,23 +411,30 @@ impl A2aClient {
             .into_iter()
             .map(str::to_owned)
             .collect();
-        Ok(Arc::new(
-            self.extensions.activate(requested, &RequestContext::v1())?,
-        ))
+        let negotiated = self
+            .extensions
+            .activate(requested, ctx)
+            .map_err(ClientError::Local)?;
+        Ok(Arc::new(negotiated))
     }
 
-    async fn unary<T: serde::de::DeserializeOwned>(
+    async fn unary<T: serde::de::DeserializeOwned + 'static>(
         &self,
         mut req: A2aRequest,
         headers: &[(String, String)],
         timeout: Option<std::time::Duration>,
         reply: impl FnOnce(&mut T) -> Option<Reply<'_>>,
-    ) -> Result<Response<T>, A2aError> {
-        let negotiated = self.negotiated()?;
-        negotiated.handle_request(&mut req, &RequestContext::v1())?;
+    ) -> Result<Response<T>, ClientError> {
+        let ctx = RequestContext::client();
+        let negotiated = self.negotiated(&ctx)?;
+        negotiated
+            .handle_request(&mut req, &ctx)
+            .map_err(ClientError::Local)?;
         let (mut body, meta): (T, Meta) = self.transport.unary(&req, headers, timeout).await?;
         if let Some(mut r) = reply(&mut body) {
-            negotiated.handle_response(&mut r)?;
+            negotiated
+                .handle_response(&mut r)
+                .map_err(ClientError::Local)?;
         }
         Ok(Response::new(body, meta))
     }
@@ -385,16 +444,21 @@ impl A2aClient {
         mut req: A2aRequest,
         headers: &[(String, String)],
         timeout: Option<std::time::Duration>,
-    ) -> Result<Response<ClientStream>, A2aError> {
-        let negotiated = self.negotiated()?;
-        negotiated.handle_request(&mut req, &RequestContext::v1())?;
+    ) -> Result<Response<ClientStream>, ClientError> {
+        let ctx = RequestContext::client();
+        let negotiated = self.negotiated(&ctx)?;
+        negotiated
+            .handle_request(&mut req, &ctx)
+            .map_err(ClientError::Local)?;
         let (stream, meta) = self.transport.stream(&req, headers, timeout).await?;
         let mut stream: ClientStream = if negotiated.activated.is_empty() {
             stream
         } else {
             Box::pin(stream.map(move |item| {
                 let mut ev = item?;
-                negotiated.handle_response(&mut Reply::Event(&mut ev))?;
+                negotiated
+                    .handle_response(&mut Reply::Event(&mut ev))
+                    .map_err(ClientError::Local)?;
                 Ok(ev)
             }))
         };
@@ -406,7 +470,7 @@ impl A2aClient {
                     Box::pin(futures::stream::once(async move { Ok(first) }).chain(stream));
                 Ok(Response::new(rest, meta))
             }
-            None => Err(A2aError::InvalidAgentResponse(
+            None => Err(ClientError::InvalidResponse(
                 "the server closed the stream without any event".into(),
             )),
         }
@@ -440,7 +504,7 @@ impl A2aClient {
         &self,
         input: impl Into<MessageInput>,
         opts: SendOptions,
-    ) -> Result<Response<SendResult>, A2aError> {
+    ) -> Result<Response<SendResult>, ClientError> {
         let req = self.send_request(input.into(), &opts);
         self.unary(req, &opts.headers, opts.timeout, |r: &mut SendResult| {
             Some(Reply::SendMessage(r))
@@ -453,7 +517,7 @@ impl A2aClient {
         &self,
         input: impl Into<MessageInput>,
         opts: SendOptions,
-    ) -> Result<Response<ClientStream>, A2aError> {
+    ) -> Result<Response<ClientStream>, ClientError> {
         let req = match self.send_request(input.into(), &opts) {
             A2aRequest::SendMessage(r) => A2aRequest::SendStreamingMessage(r),
             other => other,
@@ -466,7 +530,7 @@ impl A2aClient {
         &self,
         id: &str,
         history_length: Option<i32>,
-    ) -> Result<Response<Task>, A2aError> {
+    ) -> Result<Response<Task>, ClientError> {
         let req = A2aRequest::GetTask(GetTaskRequest {
             tenant: self.transport.interface.tenant.clone(),
             id: id.into(),
@@ -480,7 +544,7 @@ impl A2aClient {
     pub async fn list_tasks(
         &self,
         mut req: ListTasksRequest,
-    ) -> Result<Response<ListTasksResponse>, A2aError> {
+    ) -> Result<Response<ListTasksResponse>, ClientError> {
         req.tenant.clone_from(&self.transport.interface.tenant);
         self.unary(
             A2aRequest::ListTasks(req),
@@ -495,7 +559,7 @@ impl A2aClient {
     pub fn list_all_tasks(
         &self,
         req: ListTasksRequest,
-    ) -> impl Stream<Item = Result<Task, A2aError>> + Send + '_ {
+    ) -> impl Stream<Item = Result<Task, ClientError>> + Send + '_ {
         struct Walk {
             next: Option<ListTasksRequest>,
             buffered: std::collections::VecDeque<Task>,
@@ -516,7 +580,7 @@ impl A2aClient {
                         let page = page.into_inner();
                         if !page.next_page_token.is_empty() {
                             if page.tasks.is_empty() {
-                                let e = A2aError::InvalidAgentResponse(
+                                let e = ClientError::InvalidResponse(
                                     "an empty page with a next page token".into(),
                                 );
                                 return Some((Err(e), walk));
@@ -534,7 +598,7 @@ impl A2aClient {
     }
 
     /// CancelTask.
-    pub async fn cancel_task(&self, id: &str) -> Result<Response<Task>, A2aError> {
+    pub async fn cancel_task(&self, id: &str) -> Result<Response<Task>, ClientError> {
         let req = A2aRequest::CancelTask(CancelTaskRequest {
             tenant: self.transport.interface.tenant.clone(),
             id: id.into(),
@@ -546,19 +610,29 @@ impl A2aClient {
 
     /// SubscribeToTask: the task as it stands, then its live events until it is terminal. A
     /// missing task is TaskNotFound and a finished one UnsupportedOperation.
-    pub async fn resubscribe(&self, id: &str) -> Result<Response<ClientStream>, A2aError> {
+    pub async fn resubscribe(&self, id: &str) -> Result<Response<ClientStream>, ClientError> {
+        self.resubscribe_with(id, CallOptions::default()).await
+    }
+
+    /// SubscribeToTask with per-call options (e.g. a `Last-Event-ID` header to resume after an
+    /// event).
+    pub async fn resubscribe_with(
+        &self,
+        id: &str,
+        opts: CallOptions,
+    ) -> Result<Response<ClientStream>, ClientError> {
         let req = A2aRequest::SubscribeToTask(SubscribeToTaskRequest {
             tenant: self.transport.interface.tenant.clone(),
             id: id.into(),
         });
-        self.streaming(req, &[], None).await
+        self.streaming(req, &opts.headers, opts.timeout).await
     }
 
     /// CreateTaskPushNotificationConfig (the server assigns the id when `config.id` is empty).
     pub async fn set_push_config(
         &self,
         mut config: TaskPushNotificationConfig,
-    ) -> Result<Response<TaskPushNotificationConfig>, A2aError> {
+    ) -> Result<Response<TaskPushNotificationConfig>, ClientError> {
         config.tenant.clone_from(&self.transport.interface.tenant);
         let req = A2aRequest::CreateTaskPushNotificationConfig(config);
         self.unary(req, &[], None, |c: &mut TaskPushNotificationConfig| {
@@ -572,7 +646,7 @@ impl A2aClient {
         &self,
         task_id: &str,
         id: &str,
-    ) -> Result<Response<TaskPushNotificationConfig>, A2aError> {
+    ) -> Result<Response<TaskPushNotificationConfig>, ClientError> {
         let req = A2aRequest::GetTaskPushNotificationConfig(GetTaskPushNotificationConfigRequest {
             tenant: self.transport.interface.tenant.clone(),
             task_id: task_id.into(),
@@ -588,7 +662,7 @@ impl A2aClient {
     pub async fn list_push_configs(
         &self,
         task_id: &str,
-    ) -> Result<Response<ListTaskPushNotificationConfigsResponse>, A2aError> {
+    ) -> Result<Response<ListTaskPushNotificationConfigsResponse>, ClientError> {
         let req =
             A2aRequest::ListTaskPushNotificationConfigs(ListTaskPushNotificationConfigsRequest {
                 tenant: self.transport.interface.tenant.clone(),
@@ -609,7 +683,7 @@ impl A2aClient {
         &self,
         task_id: &str,
         id: &str,
-    ) -> Result<Response<()>, A2aError> {
+    ) -> Result<Response<()>, ClientError> {
         let req =
             A2aRequest::DeleteTaskPushNotificationConfig(DeleteTaskPushNotificationConfigRequest {
                 tenant: self.transport.interface.tenant.clone(),
@@ -621,15 +695,11 @@ impl A2aClient {
                 Some(Reply::Empty(e))
             })
             .await?;
-        Ok(Response {
-            body: (),
-            version: r.version,
-            extensions: r.extensions,
-        })
+        Ok(r.map(|_| ()))
     }
 
     /// GetExtendedAgentCard.
-    pub async fn extended_card(&self) -> Result<Response<AgentCard>, A2aError> {
+    pub async fn extended_card(&self) -> Result<Response<AgentCard>, ClientError> {
         let req = A2aRequest::GetExtendedAgentCard(GetExtendedAgentCardRequest {
             tenant: self.transport.interface.tenant.clone(),
         });
@@ -643,32 +713,62 @@ impl A2aClient {
     pub async fn call<M: crate::extension::ExtensionMethod>(
         &self,
         params: M::Params,
-    ) -> Result<Response<M::Result>, A2aError> {
+    ) -> Result<Response<M::Result>, ClientError> {
         let value = serde_json::to_value(&params).map_err(|e| {
-            A2aError::Internal(format!("could not encode the params of {}: {e}", M::METHOD))
+            ClientError::Local(A2aError::Internal(format!(
+                "could not encode the params of {}: {e}",
+                M::METHOD
+            )))
         })?;
+        self.ensure_checked()?;
         let uri = <M::Extension as Extension>::URI;
         let (result, meta) = self
             .transport
-            .call_method(M::METHOD, M::REST_PATH, uri, value)
+            .call_method(M::METHOD, M::REST_PATH, uri, value, &[], None)
             .await?;
         let typed = crate::json::from_value(result).map_err(|e| {
-            A2aError::InvalidAgentResponse(format!("the result of {} does not fit: {e}", M::METHOD))
+            ClientError::InvalidResponse(format!("the result of {} does not fit: {e}", M::METHOD))
         })?;
         Ok(Response::new(typed, meta))
     }
 
+    /// Calls a method added by an extension by name, untyped: `method` on JSON-RPC, a POST on
+    /// `rest_path` (below the interface URL) on HTTP+JSON; `extension` is activated for the
+    /// call.
+    pub async fn call_raw(
+        &self,
+        method: &'static str,
+        rest_path: &'static str,
+        extension: &'static str,
+        params: serde_json::Value,
+        opts: CallOptions,
+    ) -> Result<Response<serde_json::Value>, ClientError> {
+        self.ensure_checked()?;
+        let (result, meta) = self
+            .transport
+            .call_method(
+                method,
+                rest_path,
+                extension,
+                params,
+                &opts.headers,
+                opts.timeout,
+            )
+            .await?;
+        Ok(Response::new(result, meta))
+    }
+
     /// Calls any operation with per-call options (headers, timeout).
-    pub async fn call_with<T: serde::de::DeserializeOwned>(
+    pub async fn call_with<T: serde::de::DeserializeOwned + 'static>(
         &self,
         req: A2aRequest,
         opts: CallOptions,
-    ) -> Result<Response<T>, A2aError> {
+    ) -> Result<Response<T>, ClientError> {
         if req.operation().is_streaming() {
-            return Err(A2aError::InvalidRequest(format!(
+            return Err(ClientError::Local(A2aError::InvalidRequest(format!(
                 "{} is a streaming operation",
                 req.operation()
-            )));
+            ))));
         }
         self.unary(req, &opts.headers, opts.timeout, |_: &mut T| None)
             .await
@@ -678,13 +778,13 @@ impl A2aClient {
 /// Checks the configured extensions against the card.
 fn check_extensions(
     card: &AgentCard,
-    extensions: &ExtensionSet,
+    activated: &[String],
     check: ExtensionCheck,
 ) -> Result<(), A2aError> {
     let declared = &card.capabilities.extensions;
     let missing_required: Vec<String> = declared
         .iter()
-        .filter(|d| d.required && !extensions.uris().any(|u| u == d.uri))
+        .filter(|d| d.required && !activated.contains(&d.uri))
         .map(|d| d.uri.clone())
         .collect();
     if !missing_required.is_empty() && check != ExtensionCheck::Off {
@@ -692,8 +792,8 @@ fn check_extensions(
             uris: missing_required,
         });
     }
-    for uri in extensions.uris() {
-        if !declared.iter().any(|d| d.uri == uri) {
+    for uri in activated {
+        if !declared.iter().any(|d| &d.uri == uri) {
             match check {
                 ExtensionCheck::Off => {}
                 ExtensionCheck::Warn => {
@@ -718,13 +818,24 @@ fn choose_interface(
     preferred: Option<&ProtocolBinding>,
 ) -> Result<AgentInterface, A2aError> {
     let usable = |i: &&AgentInterface| {
+        (matches!(
+            i.protocol_binding,
+            ProtocolBinding::JsonRpc | ProtocolBinding::HttpJson
+        ) || cfg!(feature = "grpc") && i.protocol_binding == ProtocolBinding::Grpc)
+            && (i.protocol_version.is_empty() || i.protocol_version.split('.').next() == Some("1"))
+    };
+    // A v0.3-only agent: its JSON-RPC or HTTP+JSON interface, spoken in v0.3.
+    let v0_3 = |i: &&AgentInterface| {
         matches!(
             i.protocol_binding,
             ProtocolBinding::JsonRpc | ProtocolBinding::HttpJson
-        ) && (i.protocol_version.is_empty() || i.protocol_version.split('.').next() == Some("1"))
+        ) && transport::is_v0_3(i)
     };
-    let candidates: Vec<&AgentInterface> =
+    let mut candidates: Vec<&AgentInterface> =
         card.supported_interfaces.iter().filter(usable).collect();
+    if candidates.is_empty() {
+        candidates = card.supported_interfaces.iter().filter(v0_3).collect();
+    }
     let chosen = preferred
         .and_then(|p| candidates.iter().find(|i| &i.protocol_binding == p))
         .or_else(|| candidates.first())
@@ -732,14 +843,9 @@ fn choose_interface(
         .cloned();
     chosen.ok_or_else(|| {
         A2aError::UnsupportedOperation(format!(
-            "agent {} offers no JSONRPC or HTTP+JSON interface for protocol 1.x",
-            card.name
+            "agent {} offers no interface this client speaks (JSONRPC, HTTP+JSON{}) for protocol 1.x (nor JSONRPC or HTTP+JSON for 0.3)",
+            card.name,
+            if cfg!(feature = "grpc") { ", GRPC" } else { "" }
         ))
     })
-}
-
-impl ExtensionSet {
-    fn entries(&self) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
-        self.iter_dyn().map(|e| (e.uri(), e.type_name()))
-    }
 }

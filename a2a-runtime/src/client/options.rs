@@ -79,6 +79,58 @@ pub struct ClientOptions {
     pub card_path: String,
     /// Compare the configured extensions with the card.
     pub extension_check: ExtensionCheck,
+    /// TLS settings: a custom trust root, a client certificate (mutual TLS). With settings, a
+    /// GRPC interface given as `host:port` is dialed over TLS; without, over h2c (HTTPS URLs
+    /// are verified against the system's roots).
+    pub tls: Option<ClientTls>,
+}
+
+/// The client's TLS settings (see [`ClientOptions::tls`]).
+///
+/// ```no_run
+/// use a2a_runtime::client::{ClientOptions, ClientTls};
+/// let options = ClientOptions {
+///     tls: Some(
+///         ClientTls::new()
+///             .root_ca(std::fs::read("ca.pem")?)
+///             .identity(std::fs::read("client.pem")?, std::fs::read("client.key")?),
+///     ),
+///     ..ClientOptions::default()
+/// };
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[derive(Clone, Default)]
+pub struct ClientTls {
+    pub(crate) root_ca_pem: Option<Vec<u8>>,
+    pub(crate) identity: Option<(Vec<u8>, Vec<u8>)>,
+}
+
+impl fmt::Debug for ClientTls {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClientTls")
+            .field("root_ca", &self.root_ca_pem.is_some())
+            .field("identity", &self.identity.as_ref().map(|_| "<redacted>"))
+            .finish()
+    }
+}
+
+impl ClientTls {
+    /// TLS trusting the system's roots, without a client certificate.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Trusts only the CA certificates of this PEM bundle (instead of the system's roots).
+    pub fn root_ca(mut self, ca_pem: impl Into<Vec<u8>>) -> Self {
+        self.root_ca_pem = Some(ca_pem.into());
+        self
+    }
+
+    /// Presents this certificate chain and private key (PEM) to servers that ask for one.
+    pub fn identity(mut self, cert_pem: impl Into<Vec<u8>>, key_pem: impl Into<Vec<u8>>) -> Self {
+        self.identity = Some((cert_pem.into(), key_pem.into()));
+        self
+    }
 }
 
 impl Default for ClientOptions {
@@ -91,6 +143,7 @@ impl Default for ClientOptions {
             preferred_binding: None,
             card_path: "/.well-known/agent-card.json".into(),
             extension_check: ExtensionCheck::Warn,
+            tls: None,
         }
     }
 }

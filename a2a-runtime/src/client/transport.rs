@@ -1,10 +1,11 @@
 //! The two HTTP bindings on the client side, behind one interface: a unary call and a stream.
 //!
 //! Every request carries `A2A-Version: 1.0`, the configured extensions in `A2A-Extensions`,
-//! the options' headers and authentication. Errors come back as [`A2aError`] from either
-//! binding's error shape (the `ErrorInfo.reason` decides the kind); anything that is not the
-//! shape the operation promises (HTML error pages, wrong content types, malformed JSON, a
-//! truncated stream) is [`A2aError::InvalidAgentResponse`] with what was wrong.
+//! the options' headers and authentication. An agent's error comes back as
+//! [`ClientError::Agent`] from either binding's error shape (the `ErrorInfo.reason` decides the
+//! kind); an HTTP error without one is [`ClientError::Http`]; anything else that is not the
+//! shape the operation promises (HTML pages, wrong content types, malformed JSON, a truncated
+//! stream) is [`ClientError::InvalidResponse`] with what was wrong.
 
 use std::time::Duration;
 
@@ -16,8 +17,10 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::ClientStream;
+use super::error::{AgentError, ClientError, snippet as cut};
 use super::options::{Auth, ClientOptions, OutgoingRequest};
 use super::sse::SseDecoder;
+use crate::compat::v0_3;
 use crate::core::{A2aRequest, Operation};
 use crate::error::A2aError;
 use crate::types::{AgentCard, AgentInterface, ProtocolBinding, StreamResponse, TaskState};
@@ -38,29 +41,68 @@ pub(crate) enum Binding {
     Rest,
 }
 
+/// Whether an interface serves protocol v0.3.
+pub(crate) fn is_v0_3(interface: &AgentInterface) -> bool {
+    interface.protocol_version == "0.3" || interface.protocol_version.starts_with("0.3.")
+}
+
 #[derive(Debug)]
 pub(crate) struct Transport {
     pub(crate) http: reqwest::Client,
     pub(crate) options: ClientOptions,
     pub(crate) interface: AgentInterface,
     binding: Binding,
+    /// The interface speaks v0.3: requests and results are translated.
+    v0_3: bool,
     extensions_header: Option<String>,
     next_id: std::sync::atomic::AtomicU64,
+    /// The gRPC transport, when the interface is a GRPC one.
+    #[cfg(feature = "grpc")]
+    grpc: Option<super::grpc::GrpcTransport>,
 }
 
-pub(crate) fn http_client(options: &ClientOptions) -> Result<reqwest::Client, A2aError> {
-    reqwest::Client::builder()
+pub(crate) fn http_client(options: &ClientOptions) -> Result<reqwest::Client, ClientError> {
+    let mut builder = reqwest::Client::builder()
         .connect_timeout(options.timeout)
-        .tcp_nodelay(true)
-        .build()
-        .map_err(|e| A2aError::Internal(format!("could not build the HTTP client: {e}")))
+        .tcp_nodelay(true);
+    if let Some(tls) = &options.tls {
+        let bad = |what: &str, e: reqwest::Error| {
+            ClientError::Local(A2aError::Internal(format!("client TLS: {what}: {e}")))
+        };
+        if let Some(pem) = &tls.root_ca_pem {
+            let roots = reqwest::Certificate::from_pem_bundle(pem)
+                .map_err(|e| bad("the root CA bundle is not valid PEM", e))?;
+            if roots.is_empty() {
+                return Err(ClientError::Local(A2aError::Internal(
+                    "client TLS: the root CA bundle holds no certificate".into(),
+                )));
+            }
+            builder = builder.tls_certs_only(roots);
+        }
+        if let Some((cert, key)) = &tls.identity {
+            let mut pem = cert.clone();
+            pem.push(b'\n');
+            pem.extend_from_slice(key);
+            let identity = reqwest::Identity::from_pem(&pem)
+                .map_err(|e| bad("the client certificate and key are not usable", e))?;
+            builder = builder.identity(identity);
+        }
+    }
+    builder.build().map_err(|e| {
+        ClientError::Local(A2aError::Internal(format!(
+            "could not build the HTTP client: {e}"
+        )))
+    })
 }
 
-fn transport_error(url: &str, e: &reqwest::Error) -> A2aError {
+fn transport_error(url: &str, e: reqwest::Error, timeout: Duration) -> ClientError {
     if e.is_timeout() {
-        A2aError::InvalidAgentResponse(format!("no answer from {url} within the timeout"))
+        ClientError::Timeout {
+            url: url.to_owned(),
+            timeout,
+        }
     } else {
-        A2aError::InvalidAgentResponse(format!("request to {url} failed: {e}"))
+        ClientError::transport(url, e)
     }
 }
 
@@ -71,7 +113,7 @@ pub(crate) async fn fetch_card(
     url: &str,
     etag: Option<&str>,
     last_modified: Option<&str>,
-) -> Result<Option<(AgentCard, Option<String>, Option<String>)>, A2aError> {
+) -> Result<Option<(AgentCard, Option<String>, Option<String>)>, ClientError> {
     let mut req = http
         .get(url)
         .timeout(options.timeout)
@@ -85,7 +127,10 @@ pub(crate) async fn fetch_card(
     for (k, v) in &options.headers {
         req = req.header(k.as_str(), v.as_str());
     }
-    let resp = req.send().await.map_err(|e| transport_error(url, &e))?;
+    let resp = req
+        .send()
+        .await
+        .map_err(|e| transport_error(url, e, options.timeout))?;
     if resp.status() == reqwest::StatusCode::NOT_MODIFIED {
         return Ok(None);
     }
@@ -97,22 +142,33 @@ pub(crate) async fn fetch_card(
     };
     let (etag, last_modified) = (header(ETAG), header(LAST_MODIFIED));
     let status = resp.status();
-    let body = resp.bytes().await.map_err(|e| transport_error(url, &e))?;
+    let body = resp
+        .bytes()
+        .await
+        .map_err(|e| transport_error(url, e, options.timeout))?;
     if !status.is_success() {
-        return Err(A2aError::InvalidAgentResponse(format!(
-            "GET {url} answered HTTP {status}: {}",
-            snippet(&body)
-        )));
+        return Err(ClientError::http(url, status.as_u16(), &body));
     }
-    let card: AgentCard = crate::json::decode(&body, MAX_DEPTH).map_err(|e| {
-        A2aError::InvalidAgentResponse(format!("the agent card at {url} is not valid: {e}"))
-    })?;
+    let invalid = |e: A2aError| {
+        ClientError::InvalidResponse(format!("the agent card at {url} is not valid: {e}"))
+    };
+    // A v0.3 card (no `supportedInterfaces`) is read as v1.0's, its interfaces at version 0.3.
+    let value: Value = crate::json::decode(&body, MAX_DEPTH).map_err(invalid)?;
+    let card: AgentCard =
+        crate::json::from_value(v0_3::convert::card_in(value)).map_err(invalid)?;
     Ok(Some((card, etag, last_modified)))
 }
 
+/// A conversion of the agent's answer that failed: the answer is not what it should be.
+fn invalid_response(e: A2aError) -> ClientError {
+    match e {
+        A2aError::InvalidAgentResponse(m) => ClientError::InvalidResponse(m),
+        other => ClientError::InvalidResponse(other.to_string()),
+    }
+}
+
 fn snippet(body: &[u8]) -> String {
-    let text = String::from_utf8_lossy(&body[..body.len().min(200)]);
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    cut(body, 200)
 }
 
 fn media_type(resp: &reqwest::Response) -> String {
@@ -144,7 +200,11 @@ fn meta(resp: &reqwest::Response) -> Meta {
             .get_all("a2a-extensions")
             .iter()
             .filter_map(|v| v.to_str().ok()),
-    );
+    )
+    .unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "ignoring the server's A2A-Extensions header");
+        Vec::new()
+    });
     Meta {
         version,
         extensions,
@@ -256,22 +316,33 @@ impl Transport {
         http: reqwest::Client,
         options: ClientOptions,
         interface: AgentInterface,
-        uris: Vec<&'static str>,
-    ) -> Self {
+        uris: &[String],
+    ) -> Result<Self, ClientError> {
+        #[cfg(feature = "grpc")]
+        let grpc = if interface.protocol_binding == ProtocolBinding::Grpc {
+            Some(super::grpc::GrpcTransport::new(&interface.url, &options)?)
+        } else {
+            None
+        };
         let binding = if interface.protocol_binding == ProtocolBinding::HttpJson {
             Binding::Rest
         } else {
             Binding::JsonRpc
         };
-        let extensions_header = (!uris.is_empty()).then(|| uris.join(","));
-        Self {
+        let extensions_header =
+            (!uris.is_empty()).then(|| crate::extension::format_extensions_header(uris));
+        let v0_3 = is_v0_3(&interface);
+        Ok(Self {
             http,
             options,
             interface,
             binding,
+            v0_3,
             extensions_header,
             next_id: std::sync::atomic::AtomicU64::new(1),
-        }
+            #[cfg(feature = "grpc")]
+            grpc,
+        })
     }
 
     /// Builds the HTTP request for `req`.
@@ -281,15 +352,30 @@ impl Transport {
         headers: &[(String, String)],
         timeout: Option<Duration>,
         streaming: bool,
-    ) -> Result<(reqwest::RequestBuilder, String, u64), A2aError> {
-        let params = req
-            .to_params()
-            .map_err(|e| A2aError::Internal(format!("could not encode the request: {e}")))?;
-        let (m, path, body) = rest_route(req, &params);
+    ) -> Result<(reqwest::RequestBuilder, String, u64), ClientError> {
+        let params = req.to_params().map_err(|e| {
+            ClientError::Local(A2aError::Internal(format!(
+                "could not encode the request: {e}"
+            )))
+        })?;
+        let op = req.operation();
+        let v0_3_rest = self.v0_3 && self.binding == Binding::Rest;
+        let rest =
+            v0_3_rest_route(v0_3_rest, op, &params).unwrap_or_else(|| rest_route(req, &params));
+        let (method, params) = if self.v0_3 {
+            let Some(method) = v0_3::method(op) else {
+                return Err(ClientError::Local(A2aError::UnsupportedOperation(format!(
+                    "{op} does not exist in protocol v0.3, which this agent speaks"
+                ))));
+            };
+            (method, v0_3::convert::params_out(op, params))
+        } else {
+            (op.method(), params)
+        };
         let target = Target {
-            method: req.operation().method(),
+            method,
             params,
-            rest: (m, path, body),
+            rest,
             extra_extension: None,
         };
         self.build_target(target, headers, timeout, streaming)
@@ -301,7 +387,7 @@ impl Transport {
         headers: &[(String, String)],
         timeout: Option<Duration>,
         streaming: bool,
-    ) -> Result<(reqwest::RequestBuilder, String, u64), A2aError> {
+    ) -> Result<(reqwest::RequestBuilder, String, u64), ClientError> {
         let Target {
             method: method_name,
             params,
@@ -329,16 +415,22 @@ impl Transport {
                 } else {
                     format!("/{}", encode(&self.interface.tenant))
                 };
-                (
-                    m,
-                    format!("{base}{tenant}{path}"),
-                    body,
-                    "application/a2a+json",
-                )
+                // v0.3 servers read `application/json` bodies only.
+                let media = if self.v0_3 {
+                    "application/json"
+                } else {
+                    "application/a2a+json"
+                };
+                (m, format!("{base}{tenant}{path}"), body, media)
             }
         };
         let extensions_header = match (&self.extensions_header, extra_extension) {
-            (Some(h), Some(x)) if !h.split(',').any(|u| u == x) => Some(format!("{h},{x}")),
+            (Some(h), Some(x))
+                if !crate::extension::parse_extensions_header([h.as_str()])
+                    .is_ok_and(|uris| uris.iter().any(|u| u == x)) =>
+            {
+                Some(crate::extension::format_extensions_header([h.as_str(), x]))
+            }
             (None, Some(x)) => Some(x.to_owned()),
             (h, _) => h.clone(),
         };
@@ -358,13 +450,18 @@ impl Transport {
             Some(Auth::ApiKey { header, value }) => {
                 outgoing.headers.push((header.clone(), value.clone()))
             }
-            Some(Auth::Interceptor(i)) => i.intercept(&mut outgoing)?,
+            Some(Auth::Interceptor(i)) => i.intercept(&mut outgoing).map_err(ClientError::Local)?,
             None => {}
         }
+        let version = if self.v0_3 {
+            "0.3"
+        } else {
+            crate::PROTOCOL_VERSION
+        };
         let mut rb = self
             .http
             .request(method, &outgoing.url)
-            .header("a2a-version", crate::PROTOCOL_VERSION)
+            .header("a2a-version", version)
             .header(
                 ACCEPT,
                 if streaming {
@@ -378,12 +475,20 @@ impl Transport {
         }
         if let Some(ext) = &extensions_header {
             rb = rb.header("a2a-extensions", ext.as_str());
+            if self.v0_3 {
+                rb = rb.header("x-a2a-extensions", ext.as_str());
+            }
         }
         for (k, v) in &outgoing.headers {
             rb = rb.header(k.as_str(), v.as_str());
         }
+        // The trace of the request being served, when this call is made while serving one.
+        for (k, v) in crate::core::trace_headers() {
+            rb = rb.header(k, v);
+        }
         if let Some(body) = body {
-            let bytes = serde_json::to_vec(&body).map_err(|e| A2aError::Internal(e.to_string()))?;
+            let bytes = serde_json::to_vec(&body)
+                .map_err(|e| ClientError::Local(A2aError::Internal(e.to_string())))?;
             rb = rb.header(CONTENT_TYPE, content_type).body(bytes);
         }
         Ok((rb, outgoing.url, id))
@@ -394,26 +499,45 @@ impl Transport {
         rb: reqwest::RequestBuilder,
         url: &str,
         timeout: Option<Duration>,
-    ) -> Result<reqwest::Response, A2aError> {
+    ) -> Result<reqwest::Response, ClientError> {
         let limit = timeout.unwrap_or(self.options.timeout);
         match tokio::time::timeout(limit, rb.send()).await {
-            Err(_) => Err(A2aError::InvalidAgentResponse(format!(
-                "no answer from {url} within {limit:?}"
-            ))),
-            Ok(r) => r.map_err(|e| transport_error(url, &e)),
+            Err(_) => Err(ClientError::Timeout {
+                url: url.to_owned(),
+                timeout: limit,
+            }),
+            Ok(r) => r.map_err(|e| transport_error(url, e, limit)),
         }
     }
 
     /// A unary call: the decoded result and the response headers.
-    pub(crate) async fn unary<T: DeserializeOwned>(
+    pub(crate) async fn unary<T: DeserializeOwned + 'static>(
         &self,
         req: &A2aRequest,
         headers: &[(String, String)],
         timeout: Option<Duration>,
-    ) -> Result<(T, Meta), A2aError> {
+    ) -> Result<(T, Meta), ClientError> {
+        #[cfg(feature = "grpc")]
+        if let Some(grpc) = &self.grpc {
+            let ext = self.extensions_header.as_deref();
+            let (response, meta) = grpc
+                .unary(req, &self.options, ext, headers, timeout)
+                .await?;
+            return Ok((super::grpc::typed(response, req.operation())?, meta));
+        }
         let (rb, url, _) = self.build(req, headers, timeout, false)?;
         let resp = self.send(rb, &url, timeout).await?;
-        let (value, meta) = self.read_result(resp, &url).await?;
+        let limit = timeout.unwrap_or(self.options.timeout);
+        let (value, meta) = self.read_result(resp, &url, limit).await?;
+        let value = match (self.v0_3, self.binding) {
+            (false, _) => value,
+            (true, Binding::JsonRpc) => {
+                v0_3::convert::result_in(req.operation(), value).map_err(invalid_response)?
+            }
+            (true, Binding::Rest) => {
+                v0_3::rest::result_in(req.operation(), value).map_err(invalid_response)?
+            }
+        };
         // Delete returns Empty: `{}` or (from some SDKs) `null`.
         let value = if value.is_null() {
             Value::Object(Default::default())
@@ -421,7 +545,7 @@ impl Transport {
             value
         };
         let typed = crate::json::from_value(value).map_err(|e| {
-            A2aError::InvalidAgentResponse(format!(
+            ClientError::InvalidResponse(format!(
                 "the result of {} does not fit: {e}",
                 req.operation()
             ))
@@ -436,7 +560,15 @@ impl Transport {
         rest_path: &'static str,
         extension: &'static str,
         params: Value,
-    ) -> Result<(Value, Meta), A2aError> {
+        headers: &[(String, String)],
+        timeout: Option<Duration>,
+    ) -> Result<(Value, Meta), ClientError> {
+        #[cfg(feature = "grpc")]
+        if self.grpc.is_some() {
+            return Err(ClientError::Local(A2aError::UnsupportedOperation(format!(
+                "extension method {method} has no gRPC form; connect over JSONRPC or HTTP+JSON"
+            ))));
+        }
         let rest = (
             reqwest::Method::POST,
             rest_path.to_owned(),
@@ -448,9 +580,10 @@ impl Transport {
             rest,
             extra_extension: Some(extension),
         };
-        let (rb, url, _) = self.build_target(target, &[], None, false)?;
-        let resp = self.send(rb, &url, None).await?;
-        self.read_result(resp, &url).await
+        let (rb, url, _) = self.build_target(target, headers, timeout, false)?;
+        let resp = self.send(rb, &url, timeout).await?;
+        let limit = timeout.unwrap_or(self.options.timeout);
+        self.read_result(resp, &url, limit).await
     }
 
     /// The JSON result of a unary answer (the JSON-RPC `result`, or the REST body), or the
@@ -459,13 +592,20 @@ impl Transport {
         &self,
         resp: reqwest::Response,
         url: &str,
-    ) -> Result<(Value, Meta), A2aError> {
+        timeout: Duration,
+    ) -> Result<(Value, Meta), ClientError> {
         let meta = meta(&resp);
         let status = resp.status();
         let media = media_type(&resp);
-        let body = resp.bytes().await.map_err(|e| transport_error(url, &e))?;
+        let body = resp
+            .bytes()
+            .await
+            .map_err(|e| transport_error(url, e, timeout))?;
+        if !status.is_success() && !is_json(&media) {
+            return Err(ClientError::http(url, status.as_u16(), &body));
+        }
         if !(is_json(&media) || body.is_empty() && status.is_success()) {
-            return Err(A2aError::InvalidAgentResponse(format!(
+            return Err(ClientError::InvalidResponse(format!(
                 "{url} answered HTTP {status} with content type {media:?}, not JSON: {}",
                 snippet(&body)
             )));
@@ -478,12 +618,18 @@ impl Transport {
                 }
                 match envelope.get("result") {
                     Some(result) => result.clone(),
+                    // The SDK's v0.3 servers leave out a `null` result (delete).
+                    None if self.v0_3 => Value::Null,
                     None => {
-                        return Err(A2aError::InvalidAgentResponse(format!(
+                        return Err(ClientError::InvalidResponse(format!(
                             "{url}: JSON-RPC response without result or error"
                         )));
                     }
                 }
+            }
+            Binding::Rest if !status.is_success() && self.v0_3 => {
+                let value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                return Err(v0_3_rest_error(status.as_u16(), &value));
             }
             Binding::Rest if !status.is_success() => {
                 return Err(rest_error(&body, status.as_u16(), url));
@@ -500,7 +646,12 @@ impl Transport {
         req: &A2aRequest,
         headers: &[(String, String)],
         timeout: Option<Duration>,
-    ) -> Result<(ClientStream, Meta), A2aError> {
+    ) -> Result<(ClientStream, Meta), ClientError> {
+        #[cfg(feature = "grpc")]
+        if let Some(grpc) = &self.grpc {
+            let ext = self.extensions_header.as_deref();
+            return grpc.stream(req, &self.options, ext, headers, timeout).await;
+        }
         let (rb, url, _) = self.build(req, headers, timeout, true)?;
         let mut resp = self.send(rb, &url, timeout).await?;
         if self.binding == Binding::Rest
@@ -529,12 +680,20 @@ impl Transport {
             let limit = timeout.unwrap_or(self.options.timeout);
             let body = match tokio::time::timeout(limit, resp.bytes()).await {
                 Err(_) => {
-                    return Err(A2aError::InvalidAgentResponse(format!(
-                        "the {status} answer from {url} did not complete within {limit:?}"
-                    )));
+                    return Err(ClientError::Timeout {
+                        url,
+                        timeout: limit,
+                    });
                 }
-                Ok(body) => body.map_err(|e| transport_error(&url, &e))?,
+                Ok(body) => body.map_err(|e| transport_error(&url, e, limit))?,
             };
+            if is_json(&media)
+                && self.v0_3
+                && self.binding == Binding::Rest
+                && let Ok(v) = serde_json::from_slice::<Value>(&body)
+            {
+                return Err(v0_3_rest_error(status.as_u16(), &v));
+            }
             if is_json(&media)
                 && let Ok(v) = serde_json::from_slice::<Value>(&body)
                 && let Some(err) = v.get("error")
@@ -544,12 +703,16 @@ impl Transport {
                     Binding::Rest => rest_error(&body, status.as_u16(), &url),
                 });
             }
-            return Err(A2aError::InvalidAgentResponse(format!(
+            if !status.is_success() {
+                return Err(ClientError::http(&url, status.as_u16(), &body));
+            }
+            return Err(ClientError::InvalidResponse(format!(
                 "{url} answered HTTP {status} with content type {media:?} instead of an event stream: {}",
                 snippet(&body)
             )));
         }
         let binding = self.binding;
+        let v03 = self.v0_3;
         let idle = self.options.stream_idle_timeout;
         let bytes = resp.bytes_stream();
         let state = StreamState {
@@ -567,7 +730,7 @@ impl Transport {
                     return None;
                 }
                 if let Some(ev) = s.pending.pop_front() {
-                    let item = decode_event(binding, &ev);
+                    let item = decode_event(binding, v03, &ev);
                     match &item {
                         Ok(e) => s.finished = is_final(e),
                         Err(_) => s.done = true,
@@ -577,8 +740,11 @@ impl Transport {
                 match tokio::time::timeout(s.idle, s.bytes.next()).await {
                     Err(_) => {
                         s.done = true;
-                        let msg = format!("the stream from {} was silent for {:?}", s.url, s.idle);
-                        return Some((Err(A2aError::InvalidAgentResponse(msg)), s));
+                        let err = ClientError::Timeout {
+                            url: s.url.clone(),
+                            timeout: s.idle,
+                        };
+                        return Some((Err(err), s));
                     }
                     Ok(Some(Ok(chunk))) => {
                         let events = s.decoder.feed(&chunk);
@@ -586,7 +752,8 @@ impl Transport {
                     }
                     Ok(Some(Err(e))) => {
                         s.done = true;
-                        return Some((Err(transport_error(&s.url, &e)), s));
+                        let err = transport_error(&s.url, e, s.idle);
+                        return Some((Err(err), s));
                     }
                     Ok(None) => {
                         s.done = true;
@@ -595,14 +762,14 @@ impl Transport {
                                 "the stream from {} ended in the middle of an event",
                                 s.url
                             );
-                            return Some((Err(A2aError::InvalidAgentResponse(msg)), s));
+                            return Some((Err(ClientError::InvalidResponse(msg)), s));
                         }
                         if !s.finished {
                             let msg = format!(
                                 "the stream from {} ended before the task reached a final or interrupted state",
                                 s.url
                             );
-                            return Some((Err(A2aError::InvalidAgentResponse(msg)), s));
+                            return Some((Err(ClientError::InvalidResponse(msg)), s));
                         }
                         return None;
                     }
@@ -611,6 +778,24 @@ impl Transport {
         });
         Ok((Box::pin(stream), meta))
     }
+}
+
+/// The route of `op` on v0.3's REST binding, when `v0_3_rest` (a v0.3 HTTP+JSON interface).
+fn v0_3_rest_route(
+    v0_3_rest: bool,
+    op: Operation,
+    params: &Value,
+) -> Option<(reqwest::Method, String, Option<Value>)> {
+    if !v0_3_rest {
+        return None;
+    }
+    let r = v0_3::rest::request_out(op, params.clone())?;
+    let method = match r.method {
+        "GET" => reqwest::Method::GET,
+        "DELETE" => reqwest::Method::DELETE,
+        _ => reqwest::Method::POST,
+    };
+    Some((method, r.path, r.body))
 }
 
 /// What to call: a method name with its params, and its REST route.
@@ -634,7 +819,7 @@ struct StreamState {
 }
 
 /// Is this event one after which a server may close the stream?
-fn is_final(e: &StreamResponse) -> bool {
+pub(crate) fn is_final(e: &StreamResponse) -> bool {
     let final_state = |s: TaskState| s.is_terminal() || s.is_interrupted();
     match e {
         StreamResponse::Message(_) => true,
@@ -644,9 +829,13 @@ fn is_final(e: &StreamResponse) -> bool {
     }
 }
 
-fn decode_event(binding: Binding, ev: &super::sse::SseEvent) -> Result<StreamResponse, A2aError> {
+fn decode_event(
+    binding: Binding,
+    v03: bool,
+    ev: &super::sse::SseEvent,
+) -> Result<StreamResponse, ClientError> {
     let value: Value = serde_json::from_str(&ev.data).map_err(|e| {
-        A2aError::InvalidAgentResponse(format!(
+        ClientError::InvalidResponse(format!(
             "a stream event is not JSON ({e}): {}",
             snippet(ev.data.as_bytes())
         ))
@@ -657,8 +846,19 @@ fn decode_event(binding: Binding, ev: &super::sse::SseEvent) -> Result<StreamRes
                 return Err(wire_error(err));
             }
             value.get("result").cloned().ok_or_else(|| {
-                A2aError::InvalidAgentResponse("a stream event without result or error".into())
+                ClientError::InvalidResponse("a stream event without result or error".into())
             })?
+        }
+        Binding::Rest if v03 => {
+            if ev.event == "error" {
+                return Err(v0_3_rest_error(500, &value));
+            }
+            let event = v0_3::rest::event_in(value).map_err(invalid_response)?;
+            return crate::json::from_value(event).map_err(|e| {
+                ClientError::InvalidResponse(format!(
+                    "a stream event does not fit StreamResponse: {e}"
+                ))
+            });
         }
         Binding::Rest => {
             if ev.event == "error" || value.get("error").is_some() {
@@ -673,22 +873,35 @@ fn decode_event(binding: Binding, ev: &super::sse::SseEvent) -> Result<StreamRes
             value
         }
     };
+    let payload = if v03 {
+        v0_3::convert::event_in(payload).map_err(invalid_response)?
+    } else {
+        payload
+    };
     crate::json::from_value(payload).map_err(|e| {
-        A2aError::InvalidAgentResponse(format!("a stream event does not fit StreamResponse: {e}"))
+        ClientError::InvalidResponse(format!("a stream event does not fit StreamResponse: {e}"))
     })
 }
 
-fn decode(body: &[u8], url: &str) -> Result<Value, A2aError> {
+fn decode(body: &[u8], url: &str) -> Result<Value, ClientError> {
     crate::json::decode(body, MAX_DEPTH).map_err(|e| {
-        A2aError::InvalidAgentResponse(format!(
+        ClientError::InvalidResponse(format!(
             "{url} answered malformed JSON ({e}): {}",
             snippet(body)
         ))
     })
 }
 
-/// A JSON-RPC `error` object as an [`A2aError`].
-fn wire_error(err: &Value) -> A2aError {
+/// A JSON-RPC `error` object as the agent's error.
+/// An error of a v0.3 REST answer: the agent's, unless the answer is not one at all.
+fn v0_3_rest_error(status: u16, body: &Value) -> ClientError {
+    match v0_3::rest::error_in(status, body) {
+        A2aError::InvalidAgentResponse(m) => ClientError::InvalidResponse(m),
+        error => ClientError::Agent(AgentError::from_error(error, Some(status))),
+    }
+}
+
+fn wire_error(err: &Value) -> ClientError {
     let code = err
         .get("code")
         .and_then(Value::as_i64)
@@ -703,20 +916,19 @@ fn wire_error(err: &Value) -> A2aError {
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
-    A2aError::from_wire(code, message, &details)
+    ClientError::Agent(AgentError::from_wire(code, None, message, details))
 }
 
-fn rest_error(body: &[u8], status: u16, url: &str) -> A2aError {
+fn rest_error(body: &[u8], status: u16, url: &str) -> ClientError {
     match serde_json::from_slice::<Value>(body) {
-        Ok(v) if v.get("error").is_some() => rest_error_value(&v["error"], i32::from(status)),
-        _ => A2aError::InvalidAgentResponse(format!(
-            "{url} answered HTTP {status}: {}",
-            snippet(body)
-        )),
+        Ok(v) if v.get("error").is_some_and(Value::is_object) => {
+            rest_error_value(&v["error"], i32::from(status))
+        }
+        _ => ClientError::http(url, status, body),
     }
 }
 
-fn rest_error_value(err: &Value, status: i32) -> A2aError {
+fn rest_error_value(err: &Value, status: i32) -> ClientError {
     let message = err
         .get("message")
         .and_then(Value::as_str)
@@ -726,5 +938,6 @@ fn rest_error_value(err: &Value, status: i32) -> A2aError {
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
-    A2aError::from_wire(status, message, &details)
+    let http_status = u16::try_from(status).ok();
+    ClientError::Agent(AgentError::from_wire(status, http_status, message, details))
 }

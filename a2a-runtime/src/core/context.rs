@@ -8,13 +8,22 @@ use crate::extension::Negotiated;
 use crate::store::Scope;
 
 /// The authenticated caller of a request.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+///
+/// Records are owned by [`Principal::id`]; the tenants, roles and claims are what the
+/// authenticator learnt about the caller, for authorization and for the agent.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Principal {
     /// A stable identifier; records are owned by it. Borrowed for the anonymous principal, so
     /// that a request without authentication allocates no id (nor a copy for its scope).
     pub id: Cow<'static, str>,
     /// False for the anonymous principal.
     pub authenticated: bool,
+    /// The tenants the caller belongs to (as its credential says; the authorizer may add more).
+    pub tenants: Vec<String>,
+    /// The caller's roles or scopes.
+    pub roles: Vec<String>,
+    /// The claims of the caller's credential (a JWT's payload), when it has any.
+    pub claims: Option<Arc<serde_json::Map<String, serde_json::Value>>>,
 }
 
 impl Principal {
@@ -26,6 +35,9 @@ impl Principal {
         Self {
             id: Cow::Borrowed(Self::ANONYMOUS_ID),
             authenticated: false,
+            tenants: Vec::new(),
+            roles: Vec::new(),
+            claims: None,
         }
     }
 
@@ -34,7 +46,36 @@ impl Principal {
         Self {
             id: Cow::Owned(id.into()),
             authenticated: true,
+            ..Self::anonymous()
         }
+    }
+
+    /// The same principal, member of `tenants`.
+    pub fn with_tenants<I: IntoIterator<Item = S>, S: Into<String>>(mut self, tenants: I) -> Self {
+        self.tenants = tenants.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The same principal, with `roles`.
+    pub fn with_roles<I: IntoIterator<Item = S>, S: Into<String>>(mut self, roles: I) -> Self {
+        self.roles = roles.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The same principal, with the claims of its credential.
+    pub fn with_claims(mut self, claims: serde_json::Map<String, serde_json::Value>) -> Self {
+        self.claims = Some(Arc::new(claims));
+        self
+    }
+
+    /// True when the caller is a member of `tenant`.
+    pub fn belongs_to(&self, tenant: &str) -> bool {
+        self.tenants.iter().any(|t| t == tenant)
+    }
+
+    /// True when the caller has `role`.
+    pub fn has_role(&self, role: &str) -> bool {
+        self.roles.iter().any(|r| r == role)
     }
 }
 
@@ -83,6 +124,7 @@ impl RequestHeaders {
 
     /// Adds a header as an HTTP library hands it over: `name` already lowercase (as
     /// `http::HeaderName` keeps it), `value` not checked yet.
+    #[cfg(any(feature = "server", test))]
     pub(crate) fn push_received(&mut self, name: &str, value: &[u8]) {
         self.bytes.extend_from_slice(name.as_bytes());
         self.push_value(value);
@@ -182,6 +224,17 @@ impl<K: AsRef<str>, V: AsRef<str>> FromIterator<(K, V)> for RequestHeaders {
     }
 }
 
+/// Which end of a call code runs on: hooks see it in [`RequestContext::side`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Side {
+    /// In the agent's server, on a request it received.
+    #[default]
+    Server,
+    /// In a client, on a request it is about to send (only extensions that opt in with
+    /// [`ExtensionHooks::RUNS_IN_CLIENT`](crate::extension::ExtensionHooks::RUNS_IN_CLIENT)).
+    Client,
+}
+
 /// Everything the core needs to know about a request besides its payload.
 ///
 /// Bindings build one per request; the extension negotiation fills [`RequestContext::extensions`]
@@ -200,6 +253,8 @@ pub struct RequestContext {
     pub headers: RequestHeaders,
     /// The extensions requested and activated for this request.
     pub extensions: Arc<Negotiated>,
+    /// Where the request is being handled: received by a server, or sent by a client.
+    pub side: Side,
 }
 
 impl RequestContext {
@@ -208,6 +263,14 @@ impl RequestContext {
         Self {
             protocol_version: Some(Cow::Borrowed(crate::PROTOCOL_VERSION)),
             ..Self::default()
+        }
+    }
+
+    /// A context for a request a client sends (protocol version 1.0, [`Side::Client`]).
+    pub fn client() -> Self {
+        Self {
+            side: Side::Client,
+            ..Self::v1()
         }
     }
 

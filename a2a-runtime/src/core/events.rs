@@ -30,19 +30,27 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::lifecycle::{self, HistoryPolicy, LifecycleError};
+use super::push::PushDispatcher;
 use crate::FastHash;
 use crate::error::A2aError;
 use crate::extension::Negotiated;
-use crate::store::{Delta, Scope, TaskStore, Write};
+pub use crate::store::SeqEvent;
+use crate::store::{Delta, InMemoryTaskStore, Scope, TaskStore, Write};
 use crate::types::{Message, StreamResponse, Task, TaskId, TaskState, TaskStatus};
 
-/// One event of a task's stream, with its sequence number (strictly increasing per task).
-#[derive(Clone, Debug, PartialEq)]
-pub struct SeqEvent {
-    /// The per-task sequence number (used as the SSE `id:`).
-    pub seq: u64,
-    /// The event.
-    pub event: StreamResponse,
+/// The in-memory store, when `store` is one: it writes at once, without a future, and keeps a
+/// finished task's reply bytes (the runtime's synchronous path; no trait exposes it).
+fn in_memory(store: &dyn TaskStore) -> Option<&InMemoryTaskStore> {
+    (store as &dyn std::any::Any).downcast_ref()
+}
+
+/// The event as the log keeps it: a `Task` event is logged as the task it created or replaced
+/// (with the history the runtime keeps), as subscribers get it.
+fn logged(event: &StreamResponse, task: &Task) -> StreamResponse {
+    match event {
+        StreamResponse::Task(_) => StreamResponse::Task(task.clone()),
+        other => other.clone(),
+    }
 }
 
 /// A stream of task events, as returned by the streaming operations.
@@ -99,9 +107,19 @@ pub(crate) struct RuntimeState {
     /// allocation per task).
     pub(crate) running: SmallVec<[(u64, CancellationToken); 1]>,
     /// The queues of the streams listening to this task.
-    subscribers: Vec<mpsc::Sender<BusItem>>,
+    subscribers: Vec<Queue>,
     /// Blocking requests waiting for an execution.
     waiters: SmallVec<[Waiter; 1]>,
+    /// Where the task's events go for push notifications (`None` when push is off).
+    push: Option<Box<PushTap>>,
+}
+
+/// A task's tap to the push dispatcher: every delivered event also goes there.
+#[derive(Debug)]
+struct PushTap {
+    dispatcher: Arc<dyn PushDispatcher>,
+    scope: Scope,
+    id: TaskId,
 }
 
 impl RuntimeState {
@@ -114,18 +132,34 @@ impl RuntimeState {
             running: SmallVec::new(),
             subscribers: Vec::new(),
             waiters: SmallVec::new(),
+            push: None,
         }
     }
 
-    /// True when someone will receive a delivered event.
+    /// True when someone will receive a delivered event (a subscriber, or push).
     fn has_subscribers(&self) -> bool {
-        !self.subscribers.is_empty()
+        !self.subscribers.is_empty() || self.push.is_some()
+    }
+
+    /// Hands an event to push, when it is on.
+    fn tap(&self, seq: u64, event: &StreamResponse) {
+        if let Some(tap) = &self.push {
+            tap.dispatcher.dispatch(&tap.scope, &tap.id, seq, event);
+        }
     }
 
     /// Hands `item` to every subscriber; one whose queue is full gets [`BusItem::Lagged`] in its
     /// last slot and is dropped, one that went away is forgotten.
     fn deliver(&mut self, item: BusItem) {
-        self.subscribers.retain(|tx| {
+        if let BusItem::Event(ev) = &item {
+            self.tap(ev.seq, &ev.event);
+        }
+        self.send_to_subscribers(item);
+    }
+
+    /// Hands `item` to every subscriber, as [`deliver`](Self::deliver) does, without push.
+    fn send_to_subscribers(&mut self, item: BusItem) {
+        self.subscribers.retain(|Queue { tx, .. }| {
             if tx.capacity() <= 1 {
                 let _ = tx.try_send(BusItem::Lagged);
                 return false;
@@ -169,7 +203,7 @@ const REPLY_CAPACITY: usize = 1024;
 
 /// The result of the blocking SendMessage among `waiters` that `event` answers, `{"task":…}`
 /// with `task` as the event leaves it, encoded before the store's write so that the store can
-/// keep the same bytes (see [`TaskStore::write_now`]) and the reply is not encoded again;
+/// keep the same bytes (see [`InMemoryTaskStore::write_now`]) and the reply is not encoded again;
 /// `None` when the event answers no waiter, or when the running request's response hooks may
 /// change the result (it is encoded after them, and the store encodes the task itself).
 fn reply_for(
@@ -262,15 +296,50 @@ enum Receiving {
     Nothing,
 }
 
+/// A subscriber's sending end, counted in its registry while it exists.
+#[derive(Debug)]
+struct Queue {
+    tx: mpsc::Sender<BusItem>,
+    count: Arc<AtomicUsize>,
+}
+
+impl Queue {
+    /// A new queue of `buffer` events for `st` (the receiving end is returned).
+    fn open(
+        st: &mut RuntimeState,
+        buffer: usize,
+        count: &Arc<AtomicUsize>,
+    ) -> mpsc::Receiver<BusItem> {
+        // The queues of subscribers that went away without an event since (their connection
+        // closed while the task was quiet) go now: a quiet task does not collect them.
+        st.subscribers.retain(|q| !q.tx.is_closed());
+        // One slot more than the buffer: the last one carries `Lagged`.
+        let (tx, rx) = mpsc::channel(buffer + 1);
+        count.fetch_add(1, Ordering::Relaxed);
+        st.subscribers.push(Queue {
+            tx,
+            count: count.clone(),
+        });
+        rx
+    }
+}
+
+impl Drop for Queue {
+    fn drop(&mut self) {
+        self.count.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 /// Registers a listener of `kind` for `execution` in a task's state.
-fn register(st: &mut RuntimeState, kind: Listen, execution: u64, buffer: usize) -> Receiving {
+fn register(
+    st: &mut RuntimeState,
+    kind: Listen,
+    execution: u64,
+    buffer: usize,
+    queues: &Arc<AtomicUsize>,
+) -> Receiving {
     match kind {
-        Listen::Stream => {
-            // One slot more than the buffer: the last one carries `Lagged`.
-            let (tx, rx) = mpsc::channel(buffer + 1);
-            st.subscribers.push(tx);
-            Receiving::Stream(rx)
-        }
+        Listen::Stream => Receiving::Stream(Queue::open(st, buffer, queues)),
         Listen::Wait { until_created } => {
             let (tx, rx) = oneshot::channel();
             st.waiters.push(Waiter {
@@ -318,6 +387,13 @@ impl Subscription {
 
 impl Drop for Subscription {
     fn drop(&mut self) {
+        // The stream went away (its client disconnected, or it ended): its queue leaves the
+        // task now when the task is not busy (else at the next event or subscription), so
+        // that a quiet task does not keep the queues of departed subscribers.
+        self.rx.close();
+        if let Ok(mut st) = self.rt.state.try_lock() {
+            st.subscribers.retain(|q| !q.tx.is_closed());
+        }
         self.rt.listeners.fetch_sub(1, Ordering::SeqCst);
     }
 }
@@ -334,10 +410,18 @@ pub(crate) struct TaskRuntime {
     listeners: AtomicUsize,
     /// Each subscriber's queue length.
     buffer: usize,
+    /// The registry's count of subscriber queues.
+    queues: Arc<AtomicUsize>,
 }
 
 impl TaskRuntime {
-    fn new(scope: Scope, id: TaskId, state: RuntimeState, buffer: usize) -> Self {
+    fn new(
+        scope: Scope,
+        id: TaskId,
+        state: RuntimeState,
+        buffer: usize,
+        queues: Arc<AtomicUsize>,
+    ) -> Self {
         Self {
             scope,
             id,
@@ -345,6 +429,7 @@ impl TaskRuntime {
             executions: AtomicUsize::new(0),
             listeners: AtomicUsize::new(0),
             buffer: buffer.max(1),
+            queues,
         }
     }
 
@@ -367,7 +452,7 @@ impl TaskRuntime {
         kind: Listen,
         execution: u64,
     ) -> Listener {
-        self.attach(register(st, kind, execution, self.buffer))
+        self.attach(register(st, kind, execution, self.buffer, &self.queues))
     }
 
     /// The listener for what [`register`] set up.
@@ -387,8 +472,7 @@ impl TaskRuntime {
 
     /// A new subscriber's queue (call with the state locked).
     fn subscribe(self: &Arc<Self>, st: &mut RuntimeState) -> Subscription {
-        let (tx, rx) = mpsc::channel(self.buffer + 1);
-        st.subscribers.push(tx);
+        let rx = Queue::open(st, self.buffer, &self.queues);
         self.listeners.fetch_add(1, Ordering::SeqCst);
         Subscription {
             rx,
@@ -400,11 +484,22 @@ impl TaskRuntime {
     pub(crate) async fn finish_execution(&self, execution: u64, error: Option<A2aError>) {
         {
             let mut st = self.state.lock().await;
+            // An execution that returned because its task is being canceled: the canceling
+            // request publishes the final state next, and that answers the wait (a blocking
+            // SendMessage must not report the task as still working).
+            let canceling = error.is_none()
+                && st.task.as_ref().is_some_and(|t| {
+                    !t.status.state.is_terminal() && !t.status.state.is_interrupted()
+                })
+                && st
+                    .running
+                    .iter()
+                    .any(|(x, token)| *x == execution && token.is_cancelled());
             st.running.retain(|(x, _)| *x != execution);
             if !st.waiters.is_empty() {
                 let mut i = 0;
                 while i < st.waiters.len() {
-                    if st.waiters[i].execution != execution {
+                    if st.waiters[i].execution != execution || canceling {
                         i += 1;
                         continue;
                     }
@@ -426,6 +521,30 @@ impl TaskRuntime {
         self.executions.fetch_sub(1, Ordering::SeqCst);
     }
 
+    /// Answers, with the task as it stands, the waiters whose execution is no longer running
+    /// (left by [`finish_execution`](Self::finish_execution) for a cancel that has now applied
+    /// the final state, or failed to).
+    pub(crate) async fn answer_finished_waiters(&self) {
+        let mut guard = self.state.lock().await;
+        let st = &mut *guard;
+        let mut i = 0;
+        while i < st.waiters.len() {
+            let execution = st.waiters[i].execution;
+            if st.running.iter().any(|(x, _)| *x == execution) {
+                i += 1;
+                continue;
+            }
+            let w = st.waiters.swap_remove(i);
+            let outcome = match &st.task {
+                Some(task) => WaitOutcome::Task(task.clone(), None),
+                None => WaitOutcome::Failed(A2aError::Internal(
+                    "the task was canceled before it was created".into(),
+                )),
+            };
+            let _ = w.tx.send(outcome);
+        }
+    }
+
     /// Delivers an event that was applied and stored as `seq`.
     fn emit(st: &mut RuntimeState, seq: u64, event: StreamResponse, reply: Option<Vec<u8>>) {
         st.resolve_waiters(&event, reply);
@@ -434,11 +553,19 @@ impl TaskRuntime {
         }
     }
 
+    /// Delivers an event that was applied and stored (shared with the store's log).
+    fn emit_shared(st: &mut RuntimeState, event: Arc<SeqEvent>, reply: Option<Vec<u8>>) {
+        st.resolve_waiters(&event.event, reply);
+        if st.has_subscribers() {
+            st.deliver(BusItem::Event(event));
+        }
+    }
+
     /// Applies an agent's event: creates the task on its first event, checks the lifecycle,
     /// writes the store, then delivers. Resolves to the event's sequence number.
     ///
-    /// When the task's lock is free and the store writes at once
-    /// ([`TaskStore::write_now`]), all of it happens here and the future is a ready value;
+    /// When the task's lock is free and the store writes at once (the in-memory store), all of
+    /// it happens here and the future is a ready value;
     /// otherwise the rest is one boxed future.
     pub(crate) fn publish<'a>(
         &'a self,
@@ -484,29 +611,51 @@ impl TaskRuntime {
             return Err(LifecycleError::MessageAfterTask.into());
         }
         check_extensions(extensions, &task.status, &event)?;
+        let Some(memory) = in_memory(store) else {
+            // The store logs the event: it keeps its payload.
+            lifecycle::apply_event_if_read(task, &mut event, policy, true)?;
+            return Ok(Step::Write(Applied::Update { event, version }));
+        };
         // Without subscribers the event's payload is read by nobody: it moves into the task.
         lifecycle::apply_event_if_read(task, &mut event, policy, listened)?;
-        // The event still carries its payload when it was copied (for subscribers): a store may
-        // apply it to its copy of the task rather than copy the task.
+        let reply = reply_for(&st.waiters, extensions, &event, task);
+        let json = reply.as_deref().and_then(task_json);
+        if !listened {
+            let write = Write::Update {
+                expected_version: version,
+                delta: None,
+            };
+            return match memory.write_now(&self.scope, task, json, write, None) {
+                Ok(v) => {
+                    st.version = v;
+                    Self::emit(st, v, event, reply);
+                    Ok(Step::Done(v))
+                }
+                // The change was applied here but not stored: go back to what the store holds.
+                Err(e) => Ok(Step::Reload(e)),
+            };
+        }
+        // The event still carries its payload (for subscribers): the store applies it to its
+        // copy of the task rather than copy the task, and logs the event delivered.
+        let shared = Arc::new(SeqEvent {
+            seq: version + 1,
+            event: logged(&event, task),
+        });
         let replay = |task: &mut Task| {
-            let mut event = event.clone();
+            let mut event = shared.event.clone();
             lifecycle::apply_event_if_read(task, &mut event, policy, false).is_ok()
         };
         let write = Write::Update {
             expected_version: version,
-            delta: listened.then(|| Delta::new(&event, &replay)),
+            delta: Some(Delta::new(&replay)),
         };
-        let reply = reply_for(&st.waiters, extensions, &event, task);
-        let json = reply.as_deref().and_then(task_json);
-        match store.write_now(&self.scope, task, json, write) {
-            None => Ok(Step::Write(Applied::Update { event, version })),
-            Some(Ok(v)) => {
+        match memory.write_now(&self.scope, task, json, write, Some(shared.clone())) {
+            Ok(v) => {
                 st.version = v;
-                Self::emit(st, v, event, reply);
+                Self::emit_shared(st, shared, reply);
                 Ok(Step::Done(v))
             }
-            // The change was applied here but not stored: go back to what the store holds.
-            Some(Err(e)) => Ok(Step::Reload(e)),
+            Err(e) => Ok(Step::Reload(e)),
         }
     }
 
@@ -539,34 +688,44 @@ impl TaskRuntime {
         });
         // Subscribers see the created task first (as it was before this event), then the event;
         // a `Task` event is itself the created task.
+        let memory = in_memory(store);
         let listened = st.has_subscribers();
         let before = (!matches!(event, StreamResponse::Task(_)) && listened)
             .then(|| Box::new(Task::clone(&task)));
         // The template is nobody else's: no copy.
+        // A store other than the in-memory one logs every event: it keeps its payload.
         let applied = Self::apply_to_new(
             Arc::make_mut(&mut task),
             &mut event,
             policy,
             extensions,
-            listened,
+            listened || memory.is_none(),
         );
         if let Err(e) = applied {
             st.pending = Some(task);
             return Err(e);
         }
-        let reply = reply_for(&st.waiters, extensions, &event, &task);
-        let json = reply.as_deref().and_then(task_json);
-        match store.write_now(&self.scope, &task, json, Write::Create) {
-            None => Ok(Step::Write(Applied::Create {
+        let Some(memory) = memory else {
+            return Ok(Step::Write(Applied::Create {
                 event,
                 task,
                 before,
-            })),
-            Some(Ok(v)) => {
+            }));
+        };
+        let reply = reply_for(&st.waiters, extensions, &event, &task);
+        let json = reply.as_deref().and_then(task_json);
+        let log = listened.then(|| {
+            Arc::new(SeqEvent {
+                seq: 1,
+                event: logged(&event, &task),
+            })
+        });
+        match memory.write_now(&self.scope, &task, json, Write::Create, log) {
+            Ok(v) => {
                 Self::created(st, task, before, event, v, reply);
                 Ok(Step::Done(v))
             }
-            Some(Err(e)) => {
+            Err(e) => {
                 st.pending = Some(task);
                 Err(e.into())
             }
@@ -646,7 +805,10 @@ impl TaskRuntime {
                 event,
                 task,
                 before,
-            }) => match store.create(&self.scope, &task).await {
+            }) => match store
+                .create(&self.scope, &task, Some(&logged(&event, &task)))
+                .await
+            {
                 Ok(v) => {
                     Self::created(st, task, before, event, v, None);
                     Ok(v)
@@ -658,7 +820,7 @@ impl TaskRuntime {
             },
             Step::Write(Applied::Update { event, version }) => {
                 let written = match st.task.as_deref() {
-                    Some(task) => store.update(&self.scope, task, version).await,
+                    Some(task) => store.update(&self.scope, task, version, Some(&event)).await,
                     None => return Err(A2aError::Internal("the live task went away".into())),
                 };
                 match written {
@@ -676,20 +838,87 @@ impl TaskRuntime {
         }
     }
 
-    /// Replaces the live copy with the stored task after a failed write.
+    /// Replaces the live copy with the stored task after a failed write (another writer, on
+    /// this instance or another, got there first), delivering what that writer logged.
     async fn reload(&self, st: &mut RuntimeState, store: &dyn TaskStore) {
-        match store.get(&self.scope, &self.id).await {
-            Ok(Some(stored)) => {
+        if let Err(e) = self.catch_up_locked(st, store, true).await {
+            tracing::error!(task_id = %self.id, error = %e, "cannot reload the task after a failed write");
+        }
+    }
+
+    /// Brings the live copy up to the store's after another instance wrote the task (known
+    /// to be at `version` at least, when a notification said so): the logged events this
+    /// runtime has not seen go, in order, to its waiters and subscribers (not to push: the
+    /// writer's instance delivers those), and the stored task becomes the live one. A task
+    /// that another instance ended has its executions here canceled, so that a CancelTask
+    /// served elsewhere reaches the agent. Returns whether anything changed.
+    pub(crate) async fn catch_up(
+        &self,
+        store: &dyn TaskStore,
+        version: Option<u64>,
+    ) -> Result<bool, crate::store::StoreError> {
+        let mut guard = self.state.lock().await;
+        if version.is_some_and(|v| v <= guard.version) {
+            return Ok(false);
+        }
+        self.catch_up_locked(&mut guard, store, false).await
+    }
+
+    /// [`catch_up`](Self::catch_up) with the state locked. With `refused` (a write of this
+    /// runtime failed), the live copy holds the refused change: it goes back to the stored
+    /// task even when no other writer moved the version on.
+    async fn catch_up_locked(
+        &self,
+        st: &mut RuntimeState,
+        store: &dyn TaskStore,
+        refused: bool,
+    ) -> Result<bool, crate::store::StoreError> {
+        if st.task.is_none() {
+            // Not created yet: this instance creates it, nobody else can have written it.
+            return Ok(false);
+        }
+        let Some(stored) = store.get(&self.scope, &self.id).await? else {
+            tracing::error!(task_id = %self.id, "task vanished from the store");
+            return Ok(false);
+        };
+        if stored.version <= st.version {
+            if refused {
                 st.task = Some(Arc::new(stored.task));
                 st.version = stored.version;
             }
-            Ok(None) => {
-                tracing::error!(task_id = %self.id, "task vanished from the store");
-            }
-            Err(e) => {
-                tracing::error!(task_id = %self.id, error = %e, "cannot reload the task after a failed write");
+            return Ok(refused);
+        }
+        let mut missed = Vec::new();
+        if !st.subscribers.is_empty() || !st.waiters.is_empty() {
+            let mut next = st.version;
+            while next < stored.version {
+                let want = usize::try_from(stored.version - next).unwrap_or(usize::MAX);
+                let page = store
+                    .events_after(&self.scope, &self.id, next, want.min(256))
+                    .await?;
+                let Some(last) = page.last().map(|e| e.seq) else {
+                    break;
+                };
+                missed.extend(page.into_iter().filter(|e| e.seq <= stored.version));
+                next = last;
             }
         }
+        let terminal = stored.task.status.state.is_terminal();
+        st.task = Some(Arc::new(stored.task));
+        st.version = stored.version;
+        for ev in missed {
+            st.resolve_waiters(&ev.event, None);
+            if !st.subscribers.is_empty() {
+                // Not through `deliver`: push is the writer's instance's to send.
+                st.send_to_subscribers(BusItem::Event(Arc::new(ev)));
+            }
+        }
+        if terminal {
+            for (_, token) in &st.running {
+                token.cancel();
+            }
+        }
+        Ok(true)
     }
 
     /// Starts a new turn on an existing task: checks it can take a message, appends the user
@@ -729,9 +958,29 @@ impl TaskRuntime {
                 ),
             ));
         }
+        // A turn whose message id the task already holds would run but vanish from the
+        // history (which keeps one entry per id): refuse it, as the spec allows.
+        if current
+            .history
+            .iter()
+            .any(|m| m.message_id == message.message_id)
+        {
+            return Err(A2aError::invalid_field(
+                "message.messageId",
+                format!(
+                    "{} was already sent to task {}; give each message a new id",
+                    message.message_id, current.id
+                ),
+            ));
+        }
         message.context_id = current.context_id.clone();
         lifecycle::push_history(current, message.clone(), policy);
-        let version = match store.update(&self.scope, current, version).await {
+        // The turn's start is logged as the task it leaves, as a stream's opening snapshot.
+        let turn = StreamResponse::Task(current.clone());
+        let version = match store
+            .update(&self.scope, current, version, Some(&turn))
+            .await
+        {
             Ok(v) => v,
             Err(e) => {
                 self.reload(st, store).await;
@@ -751,6 +1000,31 @@ impl TaskRuntime {
         Ok((first, listener))
     }
 
+    /// Publishes `event` (retention ending an untouched task) only if the task is still
+    /// interrupted at `version` with no execution running; false when it moved on.
+    pub(crate) async fn publish_if_untouched(
+        &self,
+        store: &dyn TaskStore,
+        policy: HistoryPolicy,
+        version: u64,
+        event: StreamResponse,
+    ) -> Result<bool, A2aError> {
+        let mut guard = self.state.lock().await;
+        let untouched = guard.version == version
+            && guard.running.is_empty()
+            && guard
+                .task
+                .as_ref()
+                .is_some_and(|t| t.status.state.is_interrupted());
+        if !untouched {
+            return Ok(false);
+        }
+        let extensions = Negotiated::default();
+        let step = self.apply(&mut guard, store, policy, &extensions, event)?;
+        self.complete(guard, store, step).await?;
+        Ok(true)
+    }
+
     /// Subscribes to an existing task: the current snapshot and a queue for what follows.
     pub(crate) async fn snapshot_and_subscribe(
         self: &Arc<Self>,
@@ -765,6 +1039,16 @@ impl TaskRuntime {
         };
         let sub = self.subscribe(st);
         Some((snapshot, state, sub))
+    }
+
+    /// A new queue for a subscriber that fell behind, with the sequence number it starts
+    /// after (`None` before the task exists).
+    pub(crate) async fn resubscribe(self: &Arc<Self>) -> Option<(u64, Subscription)> {
+        let mut guard = self.state.lock().await;
+        let st = &mut *guard;
+        st.task.as_ref()?;
+        let version = st.version;
+        Some((version, self.subscribe(st)))
     }
 
     /// The task as it stands (`None` before the first event).
@@ -865,6 +1149,11 @@ pub(crate) struct Registry {
     live: Mutex<LiveMap>,
     next_execution: AtomicU64,
     buffer: usize,
+    push: Option<Arc<dyn PushDispatcher>>,
+    /// Subscriber queues held by live tasks.
+    queues: Arc<AtomicUsize>,
+    /// Other instances write the store too (see [`Registry::follow_store`]).
+    follows: std::sync::atomic::AtomicBool,
 }
 
 impl Registry {
@@ -873,7 +1162,44 @@ impl Registry {
             live: Mutex::default(),
             next_execution: AtomicU64::new(1),
             buffer,
+            push: None,
+            queues: Arc::default(),
+            follows: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// Other instances write the store too: a runtime loaded from the store re-reads it once
+    /// it is live, so that a write committed between the read and the moment notifications
+    /// reach it is not missed.
+    pub(crate) fn follow_store(&self) {
+        self.follows.store(true, Ordering::Relaxed);
+    }
+
+    /// Every task's events also go to `push`.
+    pub(crate) fn with_push(mut self, push: Arc<dyn PushDispatcher>) -> Self {
+        self.push = Some(push);
+        self
+    }
+
+    /// The push tap of task `id` of `scope`, when push is on.
+    fn tap(&self, scope: &Scope, id: &TaskId) -> Option<Box<PushTap>> {
+        self.push.as_ref().map(|dispatcher| {
+            Box::new(PushTap {
+                dispatcher: dispatcher.clone(),
+                scope: scope.clone(),
+                id: id.clone(),
+            })
+        })
+    }
+
+    /// The number of subscriber queues held (for tests and metrics).
+    pub(crate) fn queue_count(&self) -> usize {
+        self.queues.load(Ordering::Relaxed)
+    }
+
+    /// Every live runtime.
+    pub(crate) fn live_runtimes(&self) -> Vec<Arc<TaskRuntime>> {
+        self.lock().iter().map(|l| l.0.clone()).collect()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, LiveMap> {
@@ -896,9 +1222,22 @@ impl Registry {
     ) -> (Arc<TaskRuntime>, Listener) {
         let id = template.id.clone();
         let mut state = RuntimeState::new(None, 0, Some(template));
+        state.push = self.tap(&scope, &id);
         state.running.push((execution, token));
-        let receiving = register(&mut state, listen, execution, self.buffer.max(1));
-        let rt = Arc::new(TaskRuntime::new(scope, id, state, self.buffer));
+        let receiving = register(
+            &mut state,
+            listen,
+            execution,
+            self.buffer.max(1),
+            &self.queues,
+        );
+        let rt = Arc::new(TaskRuntime::new(
+            scope,
+            id,
+            state,
+            self.buffer,
+            self.queues.clone(),
+        ));
         rt.executions.store(1, Ordering::SeqCst);
         let listener = rt.attach(receiving);
         self.lock().replace(Live(rt.clone()));
@@ -919,18 +1258,26 @@ impl Registry {
         let Some(stored) = store.get(scope, id).await? else {
             return Ok(None);
         };
+        let mut state = RuntimeState::new(Some(stored.task), stored.version, None);
+        state.push = self.tap(scope, id);
         let rt = Arc::new(TaskRuntime::new(
             scope.clone(),
             id.clone(),
-            RuntimeState::new(Some(stored.task), stored.version, None),
+            state,
             self.buffer,
+            self.queues.clone(),
         ));
-        let mut live = self.lock();
-        // Someone may have loaded it meanwhile: theirs wins.
-        if let Some(existing) = live.get(&(scope, id) as &dyn KeyRef) {
-            return Ok(Some(existing.0.clone()));
+        {
+            let mut live = self.lock();
+            // Someone may have loaded it meanwhile: theirs wins.
+            if let Some(existing) = live.get(&(scope, id) as &dyn KeyRef) {
+                return Ok(Some(existing.0.clone()));
+            }
+            live.insert(Live(rt.clone()));
         }
-        live.insert(Live(rt.clone()));
+        if self.follows.load(Ordering::Relaxed) {
+            rt.catch_up(store, None).await?;
+        }
         Ok(Some(rt))
     }
 
@@ -945,6 +1292,13 @@ impl Registry {
                 live.remove(key);
             }
         }
+    }
+
+    /// The live runtime of task `id` of `scope`, if there is one.
+    pub(crate) fn live(&self, scope: &Scope, id: &TaskId) -> Option<Arc<TaskRuntime>> {
+        self.lock()
+            .get(&(scope, id) as &dyn KeyRef)
+            .map(|l| l.0.clone())
     }
 
     /// The number of live runtimes (for tests and metrics).
@@ -1193,15 +1547,17 @@ mod tests {
             &self,
             scope: &Scope,
             task: &Task,
+            event: Option<&StreamResponse>,
         ) -> Result<u64, crate::store::StoreError> {
             tokio::task::yield_now().await;
-            self.inner.create(scope, task).await
+            self.inner.create(scope, task, event).await
         }
         async fn update(
             &self,
             scope: &Scope,
             task: &Task,
             expected_version: u64,
+            event: Option<&StreamResponse>,
         ) -> Result<u64, crate::store::StoreError> {
             tokio::task::yield_now().await;
             if self.fail_next_update.swap(false, Ordering::SeqCst) {
@@ -1211,7 +1567,18 @@ mod tests {
                     found: expected_version + 1,
                 });
             }
-            self.inner.update(scope, task, expected_version).await
+            self.inner
+                .update(scope, task, expected_version, event)
+                .await
+        }
+        async fn events_after(
+            &self,
+            scope: &Scope,
+            id: &TaskId,
+            after: u64,
+            limit: usize,
+        ) -> Result<Vec<SeqEvent>, crate::store::StoreError> {
+            self.inner.events_after(scope, id, after, limit).await
         }
         async fn list(
             &self,
@@ -1297,7 +1664,7 @@ mod tests {
         // Another writer changes the stored task behind the runtime's back.
         let mut theirs = store.get(&scope, &"t1".into()).await.unwrap().unwrap().task;
         theirs.status = TaskStatus::new(TaskState::Working);
-        assert_eq!(store.update(&scope, &theirs, 1).await.unwrap(), 2);
+        assert_eq!(store.update(&scope, &theirs, 1, None).await.unwrap(), 2);
         let refused = rt.publish(&store, POLICY, &ext, chunk(1)).await;
         assert!(refused.is_err(), "{refused:?}");
         assert_eq!(rt.snapshot().await.unwrap(), theirs);

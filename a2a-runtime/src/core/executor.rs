@@ -128,12 +128,36 @@ impl<T: AgentExecutor> DynExecutor for T {
         events: EventSink,
         finish: Finish,
     ) -> BoxFuture<'static, ()> {
-        Box::pin(async move {
+        use tracing::Instrument as _;
+        // One span per execution, a child of the request's; the request's trace context
+        // goes with it into the agent's task (its client calls carry it on).
+        let span = tracing::info_span!(
+            "a2a.agent",
+            task_id = %ctx.task_id(),
+            context_id = %ctx.context_id(),
+            outcome = tracing::field::Empty,
+        );
+        let trace = super::TraceContext::current();
+        let run = async move {
             let outcome = AssertUnwindSafe(self.execute(ctx, events))
                 .catch_unwind()
                 .await;
+            let span = tracing::Span::current();
+            if !span.is_disabled() {
+                let result = match &outcome {
+                    Ok(Ok(())) => "ok",
+                    Ok(Err(_)) => "error",
+                    Err(_) => "panic",
+                };
+                span.record("outcome", result);
+            }
             finish.after(outcome).await;
-        })
+        }
+        .instrument(span);
+        match trace {
+            Some(tc) => Box::pin(tc.scope(run)),
+            None => Box::pin(run),
+        }
     }
 }
 

@@ -8,6 +8,7 @@ use futures::future::{BoxFuture, Either};
 use futures::{FutureExt as _, StreamExt as _};
 use tokio_util::sync::CancellationToken;
 
+use super::cluster::{ClusterOptions, Member};
 use super::context::RequestContext;
 use super::events::{
     BusItem, EventStream, Listen, Listener, Registry, SeqEvent, Subscription, TaskRuntime,
@@ -16,8 +17,10 @@ use super::events::{
 use super::executor::{AgentContext, AgentExecutor, AgentInput, DynExecutor, EventSink};
 use super::lifecycle::HistoryPolicy;
 use super::limits::Limits;
+use super::push::PushDispatcher;
+use super::retention::{Retention, RetentionMetrics, Sweeper, Swept};
 use crate::error::A2aError;
-use crate::store::{PushConfigStore, Scope, TaskQuery, TaskStore};
+use crate::store::{Cluster, InMemoryTaskStore, PushConfigStore, Scope, TaskQuery, TaskStore};
 use crate::types::{
     AgentCard, CancelTaskRequest, ContextId, DeleteTaskPushNotificationConfigRequest, Empty,
     GetExtendedAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest,
@@ -108,6 +111,12 @@ pub trait RequestHandler: Send + Sync + 'static {
         ctx: RequestContext,
         req: GetExtendedAgentCardRequest,
     ) -> Result<AgentCard, A2aError>;
+    /// The server is shutting down and its grace period is over: with `cancel_running`, cancel
+    /// the tasks still running (as CancelTask would); otherwise leave them to finish or to be
+    /// resumed from a durable store. The default does nothing.
+    async fn shutdown(&self, cancel_running: bool) {
+        let _ = cancel_running;
+    }
 }
 
 /// The standard [`RequestHandler`]: runs an [`AgentExecutor`] and keeps tasks in a [`TaskStore`].
@@ -119,6 +128,12 @@ pub struct DefaultRequestHandler {
     card: Arc<AgentCard>,
     extended_card: Option<Arc<AgentCard>>,
     limits: Limits,
+    /// Push notifications (`None`: off, and every push operation is refused).
+    push: Option<Arc<dyn PushDispatcher>>,
+    /// Membership in a cluster of instances sharing the store (`None`: this instance alone).
+    cluster: Option<Arc<Member>>,
+    /// Retention's passes.
+    sweeper: Arc<Sweeper>,
 }
 
 impl std::fmt::Debug for DefaultRequestHandler {
@@ -142,15 +157,97 @@ impl DefaultRequestHandler {
         card: Arc<AgentCard>,
         limits: Limits,
     ) -> Self {
+        let registry = Arc::new(Registry::new(limits.subscriber_buffer));
+        let policy = HistoryPolicy {
+            max_messages: limits.max_history_messages,
+        };
+        let retention = if (store.as_ref() as &dyn std::any::Any).is::<InMemoryTaskStore>() {
+            Retention::in_memory()
+        } else {
+            Retention::durable()
+        };
+        let sweeper = Arc::new(Sweeper::new(
+            retention,
+            store.clone(),
+            registry.clone(),
+            policy,
+        ));
         Self {
             executor: Arc::new(executor),
             store,
             push_store,
-            registry: Arc::new(Registry::new(limits.subscriber_buffer)),
+            registry,
             card,
             extended_card: None,
             limits,
+            push: None,
+            cluster: None,
+            sweeper,
         }
+    }
+
+    /// Serves the store together with other instances (see [`ClusterOptions`]): live tasks
+    /// follow the writes of other instances (a stream here sees the events of an agent running
+    /// there; a CancelTask served there reaches the agent running here), and every running
+    /// execution holds a lease through `cluster`, so that the tasks of an instance that died
+    /// are ended as FAILED by another. `cluster` is the store the tasks live in (the
+    /// PostgreSQL store for many instances). Call inside a tokio runtime: it starts the
+    /// background work, which stops when the handler is dropped.
+    pub fn with_cluster(mut self, cluster: Arc<dyn Cluster>, options: ClusterOptions) -> Self {
+        self.cluster = Some(Arc::new(Member::join(
+            cluster,
+            options,
+            &self.registry,
+            self.store.clone(),
+            self.policy(),
+        )));
+        self
+    }
+
+    /// How long tasks are kept (default: [`Retention::in_memory`] with the in-memory store,
+    /// else [`Retention::durable`]). The passes start with the first request served inside a
+    /// tokio runtime (or with [`start_retention`](Self::start_retention)).
+    pub fn with_retention(mut self, retention: Retention) -> Self {
+        self.sweeper = Arc::new(Sweeper::new(
+            retention,
+            self.store.clone(),
+            self.registry.clone(),
+            self.policy(),
+        ));
+        self
+    }
+
+    /// The retention in force.
+    pub fn retention(&self) -> &Retention {
+        &self.sweeper.retention
+    }
+
+    /// Starts retention's periodic passes now, when called inside a tokio runtime (they also
+    /// start with the first SendMessage). They stop when the handler is dropped.
+    pub fn start_retention(&self) {
+        self.sweeper.ensure_started();
+    }
+
+    /// Runs one retention pass as of `now` (the periodic passes call it with the current
+    /// time): purges finished tasks older than the retention's `finished_ttl`, ends interrupted
+    /// tasks untouched for longer than its `interrupted_ttl`; each at most `batch`.
+    pub async fn sweep(&self, now: std::time::SystemTime) -> Result<Swept, A2aError> {
+        self.sweeper.sweep(now).await
+    }
+
+    /// What retention did so far.
+    pub fn retention_metrics(&self) -> RetentionMetrics {
+        self.sweeper.metrics()
+    }
+
+    /// Enables push notifications: configs are checked by `push` and every task's events are
+    /// handed to it. Without this, every push operation answers PushNotificationNotSupported.
+    pub fn with_push(mut self, push: Arc<dyn PushDispatcher>) -> Self {
+        self.registry =
+            Arc::new(Registry::new(self.limits.subscriber_buffer).with_push(push.clone()));
+        self.push = Some(push);
+        let retention = self.sweeper.retention.clone();
+        self.with_retention(retention)
     }
 
     /// Serves `card` as the extended agent card.
@@ -164,6 +261,12 @@ impl DefaultRequestHandler {
         self.registry.live_count()
     }
 
+    /// The number of open stream subscriptions (SendStreamingMessage and SubscribeToTask
+    /// streams whose client is still connected).
+    pub fn subscribers(&self) -> usize {
+        self.registry.queue_count()
+    }
+
     fn policy(&self) -> HistoryPolicy {
         HistoryPolicy {
             max_messages: self.limits.max_history_messages,
@@ -174,11 +277,12 @@ impl DefaultRequestHandler {
         self.card.capabilities.streaming == Some(true)
     }
 
-    fn push_supported(&self) -> Result<(), A2aError> {
-        if self.card.capabilities.push_notifications == Some(true) {
-            Ok(())
-        } else {
-            Err(A2aError::PushNotificationNotSupported)
+    fn push_supported(&self) -> Result<&dyn PushDispatcher, A2aError> {
+        match &self.push {
+            Some(push) if self.card.capabilities.push_notifications == Some(true) => {
+                Ok(push.as_ref())
+            }
+            _ => Err(A2aError::PushNotificationNotSupported),
         }
     }
 
@@ -187,6 +291,7 @@ impl DefaultRequestHandler {
     /// a ready value; a continued task (read from the store) or a push config (written to its
     /// store) is begun in one boxed future.
     fn start(&self, ctx: RequestContext, req: SendMessageRequest, listen: Listen) -> Start<'_> {
+        self.sweeper.ensure_started();
         if req.message.task_id.is_empty() && push_config_of(req.configuration.as_ref()).is_none() {
             return Either::Left(std::future::ready(self.start_new(ctx, req, listen)));
         }
@@ -226,8 +331,9 @@ impl DefaultRequestHandler {
         let scope = ctx.scope();
         let mut message = req.message;
         if let Some(push) = push_config_of(req.configuration.as_ref()) {
-            self.push_supported()?;
-            check_webhook_url(&push.url, "configuration.taskPushNotificationConfig.url")?;
+            self.push_supported()?
+                .check(push, "configuration.taskPushNotificationConfig.")
+                .await?;
         }
         let execution = self.registry.next_execution_id();
         let token = CancellationToken::new();
@@ -315,10 +421,13 @@ impl DefaultRequestHandler {
             policy: self.policy(),
             extensions,
         };
-        let run = self
+        let mut run = self
             .executor
             .clone()
             .run_boxed(AgentContext::new(input), sink, finish);
+        if let Some(member) = &self.cluster {
+            run = member.hold(&rt, execution, run);
+        }
         Started {
             rt,
             first,
@@ -438,6 +547,9 @@ impl DefaultRequestHandler {
         }
     }
 }
+
+/// How often a CancelTask writes CANCELED against concurrent writers before it gives up.
+const CANCEL_ATTEMPTS: usize = 4;
 
 /// After an agent error: a task that exists (and is not terminal) moves to FAILED with the error
 /// text; an error before any event is reported to the waiting request instead.
@@ -581,6 +693,12 @@ fn ends_stream(event: &StreamResponse) -> bool {
 struct StreamState {
     sub: Subscription,
     first: Option<SeqEvent>,
+    /// Where a subscriber that fell behind catches up from (the store's log).
+    store: Arc<dyn TaskStore>,
+    /// Events from the log, delivered before the queue's.
+    replay: Option<futures::stream::BoxStream<'static, Result<SeqEvent, A2aError>>>,
+    /// The sequence number of the last event delivered.
+    last: u64,
     /// End when this execution ends (streams opened by SendStreamingMessage).
     execution: Option<u64>,
     done: bool,
@@ -600,16 +718,26 @@ impl Drop for ReleaseGuard {
     }
 }
 
+/// A stream of a task's events from its queue `sub`, opening with `first` and, with `resume`
+/// `(after, upto)`, the logged events after `after` up to `upto` (where `sub` starts).
 fn bus_stream(
     registry: Arc<Registry>,
+    store: Arc<dyn TaskStore>,
     sub: Subscription,
     first: Option<SeqEvent>,
     execution: Option<u64>,
+    resume: Option<(u64, u64)>,
 ) -> EventStream {
     let rt = sub.runtime().clone();
+    let replay = resume.map(|(after, upto)| {
+        super::resume::replay(store.clone(), rt.scope.clone(), rt.id.clone(), after, upto).boxed()
+    });
     let state = StreamState {
         sub,
         first,
+        store,
+        replay,
+        last: resume.map_or(0, |(after, _)| after),
         execution,
         done: false,
         guard: ReleaseGuard { rt, registry },
@@ -623,12 +751,32 @@ fn bus_stream(
             // turn that follows is still to come, so only a terminal snapshot ends the stream.
             s.done =
                 matches!(&first.event, StreamResponse::Task(t) if t.status.state.is_terminal());
+            s.last = first.seq;
             return Some((Ok(first), s));
         }
         loop {
+            if let Some(replay) = s.replay.as_mut() {
+                match replay.next().await {
+                    Some(Ok(ev)) => {
+                        s.done = ends_stream(&ev.event);
+                        s.last = ev.seq;
+                        return Some((Ok(ev), s));
+                    }
+                    Some(Err(e)) => {
+                        s.done = true;
+                        return Some((Err(e), s));
+                    }
+                    None => s.replay = None,
+                }
+            }
             match s.sub.recv().await {
                 Some(BusItem::Event(ev)) => {
+                    if ev.seq <= s.last && s.last > 0 {
+                        // Already delivered from the log.
+                        continue;
+                    }
                     s.done = ends_stream(&ev.event);
+                    s.last = ev.seq;
                     // The only subscriber owns the event: no copy.
                     let ev = Arc::try_unwrap(ev).unwrap_or_else(|shared| (*shared).clone());
                     return Some((Ok(ev), s));
@@ -640,6 +788,21 @@ fn bus_stream(
                     }
                 }
                 Some(BusItem::Lagged) => {
+                    // Fell behind its queue: a new queue from now on, and what it missed from
+                    // the log (an error only if the log no longer holds it).
+                    let rt = s.guard.rt.clone();
+                    if let Some((upto, sub)) = rt.resubscribe().await {
+                        s.sub = sub;
+                        let replay = super::resume::replay(
+                            s.store.clone(),
+                            rt.scope.clone(),
+                            rt.id.clone(),
+                            s.last,
+                            upto,
+                        );
+                        s.replay = Some(replay.boxed());
+                        continue;
+                    }
                     s.done = true;
                     let msg = format!(
                         "this subscriber fell more than {} events behind task {} and was disconnected; resubscribe to get the task as it stands",
@@ -654,6 +817,34 @@ fn bus_stream(
     }))
 }
 
+/// One page of a task's configs (oldest first): `page_token` is the id of the last config of
+/// the previous page; `page_size` 0 means all.
+fn page_of_configs(
+    mut configs: Vec<TaskPushNotificationConfig>,
+    page_size: i32,
+    page_token: &str,
+) -> Result<ListTaskPushNotificationConfigsResponse, A2aError> {
+    if !page_token.is_empty() {
+        let Some(at) = configs.iter().position(|c| c.id.as_str() == page_token) else {
+            return Err(A2aError::invalid_field(
+                "pageToken",
+                "is not a token this server issued (or its config was deleted)",
+            ));
+        };
+        configs.drain(..=at);
+    }
+    let size = usize::try_from(page_size).unwrap_or(0);
+    let mut next_page_token = String::new();
+    if size > 0 && configs.len() > size {
+        configs.truncate(size);
+        next_page_token = configs.last().map(|c| c.id.to_string()).unwrap_or_default();
+    }
+    Ok(ListTaskPushNotificationConfigsResponse {
+        configs,
+        next_page_token,
+    })
+}
+
 /// Keeps the last `history_length` messages of the history; true when some were dropped.
 fn trim_history(task: &mut Task, history_length: Option<i32>) -> bool {
     let before = task.history.len();
@@ -661,20 +852,6 @@ fn trim_history(task: &mut Task, history_length: Option<i32>) -> bool {
         task.trim_history(usize::try_from(n).unwrap_or(0));
     }
     task.history.len() != before
-}
-
-/// Checks a webhook URL is an absolute http(s) URL.
-fn check_webhook_url(url: &str, field: &str) -> Result<(), A2aError> {
-    let rest = url
-        .strip_prefix("https://")
-        .or_else(|| url.strip_prefix("http://"));
-    match rest {
-        Some(r) if !r.is_empty() && !r.starts_with('/') => Ok(()),
-        _ => Err(A2aError::invalid_field(
-            field,
-            format!("must be an absolute http(s) URL, got {url:?}"),
-        )),
-    }
 }
 
 #[async_trait::async_trait]
@@ -731,9 +908,11 @@ impl RequestHandler for DefaultRequestHandler {
         };
         Ok(bus_stream(
             self.registry.clone(),
+            self.store.clone(),
             sub,
             first,
             Some(execution),
+            None,
         ))
     }
 
@@ -816,12 +995,46 @@ impl RequestHandler for DefaultRequestHandler {
                 task_id: req.id.to_string(),
             });
         };
+        let resume_after = match super::resume::last_event_id(&ctx.headers) {
+            Ok(after) => after,
+            Err(e) => {
+                self.registry.release(&rt);
+                return Err(e);
+            }
+        };
         let Some((first, state, sub)) = rt.snapshot_and_subscribe().await else {
             self.registry.release(&rt);
             return Err(A2aError::TaskNotFound {
                 task_id: req.id.to_string(),
             });
         };
+        if let Some(after) = resume_after {
+            // Resuming: what followed `after` from the log, then the live events.
+            if after > first.seq {
+                drop(sub);
+                self.registry.release(&rt);
+                return Err(A2aError::invalid_field(
+                    "Last-Event-ID",
+                    format!(
+                        "task {} has no event {after} yet (its last is {})",
+                        req.id, first.seq
+                    ),
+                ));
+            }
+            if state.is_terminal() && after == first.seq {
+                drop(sub);
+                self.registry.release(&rt);
+                return Ok(Box::pin(futures::stream::empty()));
+            }
+            return Ok(bus_stream(
+                self.registry.clone(),
+                self.store.clone(),
+                sub,
+                None,
+                None,
+                Some((after, first.seq)),
+            ));
+        }
         if state.is_terminal() {
             drop(sub);
             self.registry.release(&rt);
@@ -832,7 +1045,14 @@ impl RequestHandler for DefaultRequestHandler {
         }
         // The opening snapshot of an interrupted task does not end the stream: it waits for the
         // next turn.
-        let rest = bus_stream(self.registry.clone(), sub, None, None);
+        let rest = bus_stream(
+            self.registry.clone(),
+            self.store.clone(),
+            sub,
+            None,
+            None,
+            None,
+        );
         Ok(Box::pin(
             futures::stream::once(async move { Ok(first) }).chain(rest),
         ))
@@ -843,11 +1063,11 @@ impl RequestHandler for DefaultRequestHandler {
         ctx: RequestContext,
         mut req: TaskPushNotificationConfig,
     ) -> Result<TaskPushNotificationConfig, A2aError> {
-        self.push_supported()?;
+        let push = self.push_supported()?;
         if req.task_id.is_empty() {
             return Err(A2aError::invalid_field("taskId", "is required"));
         }
-        check_webhook_url(&req.url, "url")?;
+        push.check(&req, "").await?;
         self.task_or_not_found(&ctx, &req.task_id).await?;
         let scope = ctx.scope();
         let existing = self.push_store.list(&scope, &req.task_id).await?;
@@ -892,10 +1112,7 @@ impl RequestHandler for DefaultRequestHandler {
         self.push_supported()?;
         self.task_or_not_found(&ctx, &req.task_id).await?;
         let configs = self.push_store.list(&ctx.scope(), &req.task_id).await?;
-        Ok(ListTaskPushNotificationConfigsResponse {
-            configs,
-            next_page_token: String::new(),
-        })
+        page_of_configs(configs, req.page_size, &req.page_token)
     }
 
     async fn delete_task_push_notification_config(
@@ -909,6 +1126,31 @@ impl RequestHandler for DefaultRequestHandler {
             .delete(&ctx.scope(), &req.task_id, &req.id)
             .await?;
         Ok(Empty {})
+    }
+
+    async fn shutdown(&self, cancel_running: bool) {
+        if !cancel_running {
+            return;
+        }
+        let running = self.registry.live_runtimes();
+        let cancels = running.iter().map(|rt| async move {
+            if rt.state.lock().await.running.is_empty() {
+                return;
+            }
+            let ctx = RequestContext {
+                tenant: rt.scope.tenant.clone(),
+                ..RequestContext::v1()
+            };
+            let req = CancelTaskRequest {
+                tenant: rt.scope.tenant.clone(),
+                id: rt.id.clone(),
+                ..CancelTaskRequest::default()
+            };
+            if let Err(e) = self.cancel_on(rt, ctx, req).await {
+                tracing::debug!(task_id = %rt.id, error = %e, "not canceled at shutdown");
+            }
+        });
+        futures::future::join_all(cancels).await;
     }
 
     async fn get_extended_agent_card(
@@ -1006,16 +1248,23 @@ impl DefaultRequestHandler {
         }
         // Whatever the agent did, the task ends CANCELED unless it reached another terminal
         // state first.
-        let current = rt.snapshot().await.unwrap_or(task);
-        if !current.status.state.is_terminal() {
+        // A write that loses against another (the agent here, or another instance) reloads
+        // the task, and the cancel is tried again on what it became.
+        let mut current = rt.snapshot().await.unwrap_or(task);
+        for _ in 0..CANCEL_ATTEMPTS {
+            if current.status.state.is_terminal() {
+                break;
+            }
             match sink.status(TaskState::Canceled, None).await {
                 Ok(_) => {}
                 Err(e) => {
-                    tracing::debug!(task_id = %current.id, error = %e, "cancel raced with the agent")
+                    tracing::debug!(task_id = %current.id, error = %e, "cancel raced with a writer")
                 }
             }
+            current = rt.snapshot().await.unwrap_or(current);
         }
-        let after = rt.snapshot().await.unwrap_or(current);
+        let after = current;
+        rt.answer_finished_waiters().await;
         match after.status.state {
             TaskState::Canceled => Ok(after),
             s => Err(A2aError::TaskNotCancelable {

@@ -99,7 +99,8 @@ pub fn push_history(task: &mut Task, message: Message, policy: HistoryPolicy) {
 /// Applies an agent's event to its task.
 ///
 /// Status updates move the state (after [`check_transition`]), stamp the status if the agent did
-/// not, and record the status message in the history. Artifact updates add, replace, or (with
+/// not, record the status message in the history, and merge their metadata into the task's
+/// (each top-level key replaced). Artifact updates add, replace, or (with
 /// `append`) extend the artifact with the same id. A `Task` event replaces status, artifacts and
 /// metadata wholesale (keeping the runtime's history). On error the task is unchanged.
 pub fn apply_event(
@@ -157,6 +158,11 @@ fn apply(
             if let Some(m) = &mut e.status.message {
                 fill_ids(m, task);
                 push_history(task, m.clone(), policy);
+            }
+            // The update's metadata is merged into the task's, key by key (as the Python SDK
+            // does): how an agent or an extension records facts about the task as it moves.
+            for (k, v) in e.metadata.iter() {
+                task.metadata.insert(k.clone(), v.clone());
             }
             task.status = match payload {
                 Payload::Copy => e.status.clone(),

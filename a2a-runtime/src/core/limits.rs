@@ -25,6 +25,12 @@ pub struct Limits {
     pub subscriber_buffer: usize,
     /// How long CancelTask waits for the agent's cancel hook. Default 5 s.
     pub cancel_grace: Duration,
+    /// Longest wait for the first byte of a request body, and between two reads of it, before
+    /// the request is answered 408 Request Timeout and its connection closed. Default 10 s.
+    pub body_idle_timeout: Duration,
+    /// Longest time a whole request body may take to arrive (a body trickled slowly is cut
+    /// after it, answered 408). Default 30 s.
+    pub body_timeout: Duration,
 }
 
 impl Default for Limits {
@@ -37,6 +43,8 @@ impl Default for Limits {
             max_push_configs_per_task: 10,
             subscriber_buffer: 1_024,
             cancel_grace: Duration::from_secs(5),
+            body_idle_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(30),
         }
     }
 }

@@ -3,6 +3,7 @@
 //! Nothing here knows about HTTP: bindings in [`crate::server`] (and a client, a CLI, a gRPC
 //! binding) translate their transport to [`A2aService`] calls and back.
 
+mod cluster;
 mod context;
 mod events;
 mod executor;
@@ -10,12 +11,23 @@ mod handler;
 pub mod lifecycle;
 mod limits;
 mod operation;
+mod push;
+mod resume;
+mod retention;
 mod service;
+mod trace_context;
 
-pub use context::{Principal, RequestContext, RequestHeaders};
+pub use cluster::ClusterOptions;
+pub use context::{Principal, RequestContext, RequestHeaders, Side};
 pub use events::{EventStream, SeqEvent};
 pub use executor::{AgentContext, AgentExecutor, AgentInput, EventSink};
 pub use handler::{DefaultRequestHandler, RequestHandler};
 pub use limits::Limits;
 pub use operation::{A2aRequest, A2aResponse, Operation};
+pub use push::PushDispatcher;
+pub use resume::RESUME_EXTENSION;
+pub use retention::{Retention, RetentionMetrics, Swept};
+#[cfg(feature = "metrics")]
+pub(crate) use service::noting_operation;
 pub use service::{A2aService, SUPPORTED_VERSIONS, Served, check_version, dispatch};
+pub use trace_context::{TRACEPARENT, TRACESTATE, TraceContext, trace_headers};

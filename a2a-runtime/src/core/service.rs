@@ -57,6 +57,11 @@ impl Served {
         &self.response
     }
 
+    /// The result and the activated extensions (for a binding that encodes results itself).
+    pub fn into_parts(self) -> (A2aResponse, Activated) {
+        (self.response, self.activated)
+    }
+
     /// A streamed result's events and the activated extensions; a unary result is given back
     /// (as `Arc::try_unwrap` gives back what it cannot unwrap).
     // The "error" is the unary result itself, moved once on its way to being encoded.
@@ -169,12 +174,17 @@ impl A2aService {
         mut ctx: RequestContext,
         mut req: A2aRequest,
     ) -> impl Future<Output = Result<Served, A2aError>> + Send + '_ {
+        record_request(&ctx, &req);
         let pending = self
             .prepare(&mut ctx, &mut req)
             .map(|negotiated| (dispatch(self.handler.as_ref(), ctx, req), negotiated));
         async move {
             let (pending, negotiated) = pending?;
             let (mut response, mut json) = pending.await?;
+            if let A2aResponse::SendMessage(crate::types::SendMessageResponse::Task(t)) = &response
+            {
+                record_task(t.id.as_str(), t.context_id.as_str());
+            }
             let Some(mut negotiated) = negotiated.filter(|n| !n.activated.is_empty()) else {
                 return Ok(Served {
                     response,
@@ -575,4 +585,69 @@ mod tests {
             );
         }
     }
+}
+
+/// Records what the request is on the current span (the binding's request span): operation,
+/// task and context ids, tenant, principal. Nothing when no subscriber wants the span.
+fn record_request(ctx: &RequestContext, req: &A2aRequest) {
+    #[cfg(feature = "metrics")]
+    let _ = OPERATION.try_with(|slot| slot.set(Some(req.operation())));
+    let span = tracing::Span::current();
+    if span.is_disabled() {
+        return;
+    }
+    span.record("operation", req.operation().method());
+    let tenant = if ctx.tenant.is_empty() {
+        req.tenant()
+    } else {
+        ctx.tenant.as_str()
+    };
+    if !tenant.is_empty() {
+        span.record("tenant", tenant);
+    }
+    span.record("principal", &*ctx.principal.id);
+    let (task, context) = match req {
+        A2aRequest::SendMessage(r) | A2aRequest::SendStreamingMessage(r) => {
+            (r.message.task_id.as_str(), r.message.context_id.as_str())
+        }
+        A2aRequest::GetTask(r) => (r.id.as_str(), ""),
+        A2aRequest::CancelTask(r) => (r.id.as_str(), ""),
+        A2aRequest::SubscribeToTask(r) => (r.id.as_str(), ""),
+        A2aRequest::CreateTaskPushNotificationConfig(r) => (r.task_id.as_str(), ""),
+        A2aRequest::GetTaskPushNotificationConfig(r) => (r.task_id.as_str(), ""),
+        A2aRequest::ListTaskPushNotificationConfigs(r) => (r.task_id.as_str(), ""),
+        A2aRequest::DeleteTaskPushNotificationConfig(r) => (r.task_id.as_str(), ""),
+        A2aRequest::ListTasks(_) | A2aRequest::GetExtendedAgentCard(_) => ("", ""),
+    };
+    record_task(task, context);
+}
+
+/// Records the task and context ids on the current span (empty ones are left out).
+fn record_task(task: &str, context: &str) {
+    let span = tracing::Span::current();
+    if span.is_disabled() {
+        return;
+    }
+    if !task.is_empty() {
+        span.record("task_id", task);
+    }
+    if !context.is_empty() {
+        span.record("context_id", context);
+    }
+}
+
+#[cfg(feature = "metrics")]
+tokio::task_local! {
+    /// Where the operation of the request being served is noted, for its metrics.
+    static OPERATION: std::rc::Rc<std::cell::Cell<Option<crate::core::Operation>>>;
+}
+
+/// Runs `fut`, and tells which operation it served (when it got as far as one).
+#[cfg(feature = "metrics")]
+pub(crate) async fn noting_operation<F: Future>(
+    fut: F,
+) -> (F::Output, Option<crate::core::Operation>) {
+    let slot = std::rc::Rc::new(std::cell::Cell::new(None));
+    let out = OPERATION.scope(slot.clone(), fut).await;
+    (out, slot.get())
 }

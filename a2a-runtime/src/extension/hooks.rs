@@ -120,6 +120,12 @@ pub trait ExtensionHooks: Extension {
     /// `ctx.extension::<E>()`).
     type Activation: Clone + Default + Send + Sync + 'static;
 
+    /// Run these hooks in a client too, when it is built with this extension
+    /// (`A2aClient::builder().extension(value)`); they see `ctx.side == Side::Client`. By
+    /// default hooks run only in servers (they check what a server receives) and a client just
+    /// names the extension in `A2A-Extensions`.
+    const RUNS_IN_CLIENT: bool = false;
+
     /// Called once when the server (or client) is built.
     fn init(&mut self) -> Result<(), A2aError> {
         Ok(())
@@ -410,6 +416,8 @@ pub trait DynExtension: Send + Sync + 'static {
     fn uri(&self) -> &'static str;
     fn required(&self) -> bool;
     fn type_name(&self) -> &'static str;
+    /// [`ExtensionHooks::RUNS_IN_CLIENT`] (false without hooks).
+    fn runs_in_client(&self) -> bool;
     fn declaration(&self) -> AgentExtension;
     fn init(&mut self) -> Result<(), A2aError>;
     fn activate(
@@ -543,6 +551,9 @@ impl<E: Extension> DynExtension for DataOnly<E> {
     fn type_name(&self) -> &'static str {
         std::any::type_name::<E>()
     }
+    fn runs_in_client(&self) -> bool {
+        false
+    }
     fn declaration(&self) -> AgentExtension {
         self.0.declaration()
     }
@@ -615,6 +626,9 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
     }
     fn type_name(&self) -> &'static str {
         std::any::type_name::<E>()
+    }
+    fn runs_in_client(&self) -> bool {
+        E::RUNS_IN_CLIENT
     }
     fn declaration(&self) -> AgentExtension {
         self.0.declaration()

@@ -45,6 +45,7 @@
 mod builtin;
 pub mod data_only;
 pub mod dependencies;
+mod header;
 mod hooks;
 mod metadata;
 pub mod method;
@@ -59,13 +60,15 @@ pub use builtin::{
 };
 pub use builtin::{secure_passport, traceability};
 pub use dependencies::Dependencies;
+pub use header::{
+    ExtensionsHeaderError, MAX_EXTENSION_URIS, format_extensions_header, parse_extensions_header,
+};
 pub use hooks::{Activate, Extension, ExtensionHooks, Reply};
 pub use metadata::{AgentCardExt, HasMetadata, MetadataError, MetadataExt};
 pub use method::{ExtensionMethod, MethodContext, MethodEntry};
 pub use negotiated::{Activated, Activation, Negotiated};
 pub use registry::{
     ExtensionMetrics, ExtensionRegistration, ExtensionRegistry, ExtensionSet, RegistryError,
-    parse_extensions_header,
 };
 pub use state_machine::{StateMachine, SubState, SubStateExt, Transition};
 

@@ -88,6 +88,7 @@ pub(crate) fn same_uri(a: &str, b: &str) -> bool {
 impl Negotiated {
     /// Nothing requested, nothing activated: one shared value, so that a request without
     /// extensions allocates none.
+    #[cfg(any(feature = "server", test))]
     pub(crate) fn none() -> Arc<Self> {
         static NONE: std::sync::LazyLock<Arc<Negotiated>> =
             std::sync::LazyLock::new(|| Arc::new(Negotiated::default()));

@@ -31,26 +31,6 @@ pub struct ExtensionRegistration {
 
 inventory::collect!(ExtensionRegistration);
 
-/// Parses `A2A-Extensions` values (repeated headers allowed): comma-separated, whitespace
-/// trimmed, empty items and duplicates dropped, first-seen order kept.
-///
-/// ```
-/// let uris = a2a_runtime::extension::parse_extensions_header(["https://a/v1, https://b/v1", "https://a/v1"]);
-/// assert_eq!(uris, ["https://a/v1", "https://b/v1"]);
-/// ```
-pub fn parse_extensions_header<'a>(values: impl IntoIterator<Item = &'a str>) -> Vec<String> {
-    let mut uris: Vec<String> = Vec::new();
-    for value in values {
-        for item in value.split(',') {
-            let item = item.trim();
-            if !item.is_empty() && !uris.iter().any(|u| u == item) {
-                uris.push(item.to_owned());
-            }
-        }
-    }
-    uris
-}
-
 /// Why the configured extensions cannot be used.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -156,7 +136,8 @@ fn is_builtin(module_path: &str) -> bool {
     module_path == "a2a_runtime" || module_path.starts_with("a2a_runtime::")
 }
 
-/// How a builder chooses its extensions.
+/// How a builder chooses its extensions: explicit ones always; linked ones only when `linked`
+/// is set, and never one that is `required`.
 #[derive(Default)]
 pub(crate) struct ExtensionConfig {
     pub(crate) explicit: Vec<Box<dyn DynExtension>>,
@@ -168,9 +149,9 @@ pub(crate) struct ExtensionConfig {
 }
 
 impl ExtensionConfig {
+    #[cfg(any(feature = "server", test))]
     pub(crate) fn new() -> Self {
         Self {
-            linked: true,
             require_dependencies: true,
             ..Self::default()
         }
@@ -231,6 +212,16 @@ impl ExtensionConfig {
                         .iter()
                         .any(|c| c.type_name() == ext.type_name() || c.uri() == ext.uri())
                 {
+                    // A required extension refuses every client without it: enabling one
+                    // the user never named would break all of them.
+                    if ext.required() {
+                        tracing::info!(
+                            uri = ext.uri(),
+                            r#type = ext.type_name(),
+                            "a2a extension linked but not enabled: it is required; add it with .extension(..)"
+                        );
+                        continue;
+                    }
                     push(ext, &mut chosen)?;
                 }
             }
@@ -251,8 +242,10 @@ impl ExtensionConfig {
         if set.is_empty() {
             tracing::info!("a2a extensions: none");
         } else {
+            let uris: Vec<&str> = set.inner.entries.iter().map(|e| e.ext.uri()).collect();
+            tracing::info!(extensions = %uris.join(", "), "a2a extensions enabled");
             for e in set.inner.entries.iter().map(|e| &e.ext) {
-                tracing::info!(
+                tracing::debug!(
                     uri = e.uri(),
                     r#type = e.type_name(),
                     required = e.required(),
@@ -482,12 +475,6 @@ impl ExtensionSet {
         })
     }
 
-    /// The configured extensions, in declaration order.
-    #[cfg(feature = "client")]
-    pub(crate) fn iter_dyn(&self) -> impl Iterator<Item = &dyn DynExtension> + '_ {
-        self.inner.entries.iter().map(|e| e.ext.as_ref())
-    }
-
     /// True when no extension is configured.
     pub fn is_empty(&self) -> bool {
         self.inner.entries.is_empty()
@@ -608,7 +595,7 @@ impl ExtensionSet {
         if texts.is_empty() {
             return self.begin_none();
         }
-        self.begun(parse_extensions_header(texts)).map(Some)
+        self.begun(super::parse_extensions_header(texts)?).map(Some)
     }
 
     /// [`begin`](Self::begin) when no value was sent.
@@ -643,7 +630,7 @@ impl ExtensionSet {
         let Ok(text) = std::str::from_utf8(value) else {
             return self.begin_none();
         };
-        let begun = self.begun(parse_extensions_header([text]))?;
+        let begun = self.begun(super::parse_extensions_header([text])?)?;
         let evicted = {
             let mut recent = lock();
             // Planned by another request meanwhile: that one is kept (and this one's plan

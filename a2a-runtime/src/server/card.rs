@@ -15,6 +15,9 @@ use crate::types::AgentCard;
 /// The well-known path of the public agent card.
 pub const WELL_KNOWN_PATH: &str = "/.well-known/agent-card.json";
 
+/// The members to add to a card's JSON for other protocol versions.
+pub(crate) type Decorate = fn(&AgentCard) -> serde_json::Map<String, serde_json::Value>;
+
 /// A card ready to serve: its JSON and validators.
 #[derive(Clone, Debug)]
 pub(crate) struct CardDoc {
@@ -23,11 +26,26 @@ pub(crate) struct CardDoc {
     etag: String,
     last_modified: SystemTime,
     max_age: Duration,
+    // Read again when the card is replaced (the gRPC interface is added once bound).
+    #[cfg_attr(not(feature = "grpc"), allow(dead_code))]
+    decorate: Decorate,
 }
 
 impl CardDoc {
-    pub(crate) fn new(card: AgentCard, max_age: Duration) -> Self {
-        let json = Bytes::from(serde_json::to_vec(&card).unwrap_or_default());
+    /// The card, its JSON holding also the members `decorate` gives (those of other protocol
+    /// versions; a member the card has already is kept as it is).
+    pub(crate) fn with_json(card: AgentCard, max_age: Duration, decorate: Decorate) -> Self {
+        let extra = decorate(&card);
+        let json = if extra.is_empty() {
+            serde_json::to_vec(&card).unwrap_or_default()
+        } else {
+            let mut value = serde_json::to_value(&card).unwrap_or_default();
+            if let Some(object) = value.as_object_mut() {
+                crate::compat::v0_3::convert::add_missing(object, extra);
+            }
+            serde_json::to_vec(&value).unwrap_or_default()
+        };
+        let json = Bytes::from(json);
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         json.hash(&mut hasher);
         let etag = format!("\"{:016x}-{:x}\"", hasher.finish(), json.len());
@@ -44,12 +62,14 @@ impl CardDoc {
             etag,
             last_modified,
             max_age,
+            decorate,
         }
     }
 
-    /// How long clients may cache the card.
-    pub(crate) fn max_age(&self) -> Duration {
-        self.max_age
+    /// The same document for another card (same caching and version members).
+    #[cfg(feature = "grpc")]
+    pub(crate) fn replaced(&self, card: AgentCard) -> Self {
+        Self::with_json(card, self.max_age, self.decorate)
     }
 
     /// Serves the card, or 304 when the client's copy is current.

@@ -10,7 +10,7 @@ use actix_web::http::header::{
 use actix_web::web::{self, Bytes, BytesMut};
 use futures::StreamExt as _;
 
-use crate::core::{Principal, RequestContext, RequestHeaders};
+use crate::core::{Limits, Principal, RequestContext, RequestHeaders};
 use crate::error::A2aError;
 
 /// The `A2A-Version` header name.
@@ -51,31 +51,26 @@ impl header::Header for A2aVersion {
 
 /// The `A2A-Extensions` header: a comma-separated list of extension URIs.
 ///
-/// Parsing merges repeated headers (and the legacy `X-A2A-Extensions`), trims whitespace and
-/// drops empty items and duplicates, keeping the first occurrence's order.
+/// Parsing (see [`parse_extensions_header`](crate::extension::parse_extensions_header)) merges
+/// repeated headers (and the legacy `X-A2A-Extensions`), trims whitespace and drops empty items
+/// and duplicates, keeping the first occurrence's order; more than
+/// [`MAX_EXTENSION_URIS`](crate::extension::MAX_EXTENSION_URIS) URIs is an error.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct A2aExtensions(pub Vec<String>);
 
 impl A2aExtensions {
     /// Parses every `A2A-Extensions` / `X-A2A-Extensions` value of a header set.
-    pub fn from_values<'a>(values: impl IntoIterator<Item = &'a str>) -> Self {
-        let mut uris: Vec<String> = Vec::new();
-        for value in values {
-            for item in value.split(',') {
-                let item = item.trim();
-                if !item.is_empty() && !uris.iter().any(|u| u == item) {
-                    uris.push(item.to_owned());
-                }
-            }
-        }
-        Self(uris)
+    pub fn from_values<'a>(
+        values: impl IntoIterator<Item = &'a str>,
+    ) -> Result<Self, crate::extension::ExtensionsHeaderError> {
+        crate::extension::parse_extensions_header(values).map(Self)
     }
 }
 
 impl TryIntoHeaderValue for A2aExtensions {
     type Error = InvalidHeaderValue;
     fn try_into_value(self) -> Result<HeaderValue, Self::Error> {
-        HeaderValue::from_str(&self.0.join(", "))
+        HeaderValue::from_str(&crate::extension::format_extensions_header(&self.0))
     }
 }
 
@@ -89,7 +84,7 @@ impl header::Header for A2aExtensions {
             .get_all(A2A_EXTENSIONS)
             .chain(headers.get_all(X_A2A_EXTENSIONS))
             .filter_map(|v| v.to_str().ok());
-        Ok(Self::from_values(values))
+        Self::from_values(values).map_err(|_| actix_web::error::ParseError::Header)
     }
 }
 
@@ -127,6 +122,20 @@ pub(crate) fn request_context(req: &HttpRequest, tenant: Option<&str>) -> Reques
         principal: Principal::anonymous(),
         headers,
         extensions: crate::extension::Negotiated::none(),
+        side: crate::core::Side::Server,
+    }
+}
+
+/// Adds `WWW-Authenticate` to the response of an Unauthenticated error.
+pub(crate) fn challenge(response: &mut actix_web::HttpResponseBuilder, error: &A2aError) {
+    if let A2aError::Unauthenticated { challenge } = error {
+        let value = if challenge.is_empty() {
+            HeaderValue::from_static("Bearer realm=\"a2a\"")
+        } else {
+            HeaderValue::from_str(challenge)
+                .unwrap_or_else(|_| HeaderValue::from_static("Bearer realm=\"a2a\""))
+        };
+        response.insert_header((header::WWW_AUTHENTICATE, value));
     }
 }
 
@@ -214,13 +223,16 @@ pub(crate) fn check_json_content_type(req: &HttpRequest) -> Result<(), A2aError>
     }
 }
 
-/// Reads the request body, refusing more than `limit` bytes without buffering them. A body that
-/// arrives in one chunk (the usual small request) is that chunk, not a copy.
+/// Reads the request body, refusing more than [`Limits::max_body_bytes`] without buffering
+/// them, and a body that stalls ([`Limits::body_idle_timeout`]) or trickles
+/// ([`Limits::body_timeout`]) with [`A2aError::RequestTimeout`]. A body that arrives in one chunk
+/// (the usual small request) is that chunk, not a copy.
 pub(crate) async fn read_body(
     req: &HttpRequest,
-    mut payload: web::Payload,
-    limit: usize,
+    payload: &mut web::Payload,
+    limits: &Limits,
 ) -> Result<Bytes, A2aError> {
+    let limit = limits.max_body_bytes;
     let too_large = |n: usize| A2aError::PayloadTooLarge { size: n, limit };
     let declared = req
         .headers()
@@ -235,7 +247,37 @@ pub(crate) async fn read_body(
     let mut first: Option<Bytes> = None;
     let mut joined: Option<BytesMut> = None;
     let mut size = 0usize;
-    while let Some(chunk) = payload.next().await {
+    // The usual body is in the buffer already: the first read completes at once and no timer
+    // is armed. Timers start only for a body still on its way.
+    let mut deadline: Option<tokio::time::Instant> = None;
+    loop {
+        let next = match futures::poll!(payload.next()) {
+            std::task::Poll::Ready(next) => next,
+            std::task::Poll::Pending => {
+                let now = tokio::time::Instant::now();
+                let whole = *deadline.get_or_insert(now + limits.body_timeout);
+                let idle = now + limits.body_idle_timeout;
+                let cut = tokio::time::timeout_at(whole.min(idle), payload.next());
+                match cut.await {
+                    Ok(next) => next,
+                    Err(_) => {
+                        let why = if whole <= idle {
+                            format!(
+                                "the request body did not arrive within {:?} ({size} bytes read)",
+                                limits.body_timeout
+                            )
+                        } else {
+                            format!(
+                                "no request body bytes arrived for {:?} ({size} bytes read)",
+                                limits.body_idle_timeout
+                            )
+                        };
+                        return Err(A2aError::RequestTimeout(why));
+                    }
+                }
+            }
+        };
+        let Some(chunk) = next else { break };
         let chunk = chunk.map_err(|e| {
             A2aError::InvalidRequest(format!("could not read the request body: {e}"))
         })?;
@@ -257,8 +299,57 @@ pub(crate) async fn read_body(
     Ok(joined.map_or_else(|| first.unwrap_or_default(), BytesMut::freeze))
 }
 
+/// `response` to a request whose body timed out, holding the unread `payload` until the response
+/// is written: the connection then closes after it (a dropped chunked body would be drained
+/// first, keeping the stalled connection open). Other responses are returned as they are.
+pub(crate) fn closing_on_timeout(
+    response: actix_web::HttpResponse,
+    error: &A2aError,
+    payload: web::Payload,
+) -> actix_web::HttpResponse {
+    if !matches!(error, A2aError::RequestTimeout(_)) {
+        return response;
+    }
+    response
+        .map_body(|_, body| HoldPayload {
+            body,
+            _payload: payload,
+        })
+        .map_into_boxed_body()
+}
+
+/// A response body that keeps the request's payload alive while it is written.
+struct HoldPayload {
+    body: actix_web::body::BoxBody,
+    _payload: web::Payload,
+}
+
+impl actix_web::body::MessageBody for HoldPayload {
+    type Error = Box<dyn std::error::Error>;
+
+    fn size(&self) -> actix_web::body::BodySize {
+        self.body.size()
+    }
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<Bytes, Self::Error>>> {
+        std::pin::Pin::new(&mut self.body).poll_next(cx)
+    }
+}
+
+/// The client certificate (DER) of `req`'s TLS connection, when the client presented one.
+pub(crate) fn peer_certificate(_req: &HttpRequest) -> Option<&[u8]> {
+    #[cfg(feature = "tls")]
+    return super::tls::peer_certificate(_req);
+    #[cfg(not(feature = "tls"))]
+    None
+}
+
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
@@ -268,7 +359,8 @@ mod tests {
             "https://a/v1",
             "",
             " , https://c/v1",
-        ]);
+        ])
+        .unwrap();
         assert_eq!(h.0, vec!["https://a/v1", "https://b/v1", "https://c/v1"]);
     }
 

@@ -24,6 +24,7 @@ use serde_json::value::RawValue;
 use super::http::{check_json_content_type, content_type, read_body, request_context};
 use super::sse::{self, Framing};
 use super::{Inner, ResponseExt as _};
+use crate::auth::AuthRequest;
 use crate::core::{A2aRequest, Operation, RequestContext, SeqEvent, Served};
 use crate::error::A2aError;
 use crate::extension::Activated;
@@ -88,20 +89,44 @@ impl<'a> From<WireEnvelope<'a>> for Envelope<'a> {
 
 const NULL_ID: &str = "null";
 
+/// The longest `id` accepted, as its JSON text (256 bytes): the id is echoed in the response and
+/// in every event of a stream, so a long one would multiply the response.
+pub(crate) const MAX_ID_BYTES: usize = 256;
+
 /// Serves one JSON-RPC request.
 pub(crate) async fn handle(
     inner: web::Data<Inner>,
     req: HttpRequest,
-    payload: web::Payload,
+    mut payload: web::Payload,
 ) -> HttpResponse {
     // Before the envelope is read there is no id: failures answer with a null one.
-    let body = match read_json_body(&inner, &req, payload).await {
+    let principal = match &inner.guard {
+        None => None,
+        Some(guard) => {
+            // Before the body is read: the operation and tenant are in it, not known yet.
+            let headers = request_context(&req, None).headers;
+            let auth = AuthRequest {
+                headers: &headers,
+                peer: req.peer_addr(),
+                peer_certificate: super::http::peer_certificate(&req),
+                tenant: None,
+                operation: None,
+            };
+            match guard.authenticate(&auth).await {
+                Ok(p) => Some(p),
+                Err(e) => return error_response(NULL_ID, &e),
+            }
+        }
+    };
+    let body = match read_json_body(&inner, &req, &mut payload).await {
         Ok(body) => body,
-        Err(e) => return error_response(NULL_ID, &e),
+        Err(e) => {
+            return super::http::closing_on_timeout(error_response(NULL_ID, &e), &e, payload);
+        }
     };
     let mut notification = false;
-    let (id, outcome) = match process(&inner, &req, &body, &mut notification) {
-        Ok((id, Some(run))) => (id, run.await),
+    let (id, outcome) = match process(&inner, &req, &body, &mut notification, principal) {
+        Ok((id, Some(run))) => (id, super::shutdown::until_over(&inner.over, run).await),
         Ok((id, None)) => (id, Ok(Outcome::Notification)),
         Err((id, e)) => (id, Err(e)),
     };
@@ -118,11 +143,12 @@ pub(crate) async fn handle(
             .a2a_headers(&Activated::default())
             .finish(),
         Ok(Outcome::Raw(result, activated)) => result_response(id, &result, &activated),
+        Ok(Outcome::V03(op, served)) => super::v0_3::response(&inner, id, op, *served),
         Ok(Outcome::Done(served)) => match served.into_stream() {
             Ok((events, activated)) => {
                 let builder = HttpResponse::Ok().a2a_headers_builder(&activated);
                 let framing = JsonRpcFraming { id: id.to_owned() };
-                sse::response(events, framing, inner.keep_alive, builder)
+                sse::response(events, framing, &inner, builder)
             }
             Err(unary) => {
                 // The result is encoded straight into the envelope.
@@ -169,6 +195,8 @@ enum Outcome {
     /// A result (its extensions already filtered by the echo setting).
     Done(Box<Served>),
     Raw(Vec<u8>, Activated),
+    /// The result of a v0.3 request, to translate.
+    V03(Operation, Box<Served>),
 }
 
 type Failure<'b> = (Option<&'b str>, A2aError);
@@ -178,11 +206,11 @@ type Failure<'b> = (Option<&'b str>, A2aError);
 async fn read_json_body(
     inner: &Inner,
     req: &HttpRequest,
-    payload: web::Payload,
+    payload: &mut web::Payload,
 ) -> Result<Bytes, A2aError> {
     check_json_content_type(req)?;
     let limits = inner.service.limits();
-    read_body(req, payload, limits.max_body_bytes).await
+    read_body(req, payload, limits).await
 }
 
 /// A request read from its envelope, ready to run.
@@ -194,6 +222,8 @@ enum Parsed<'b> {
     Op(RequestContext, A2aRequest),
     /// A method added by an extension, with its params.
     Method(RequestContext, Cow<'b, str>, serde_json::Value),
+    /// A v0.3 method, its params translated.
+    V03(RequestContext, A2aRequest),
 }
 
 /// Reads the request and starts it: its id, and the future of its outcome (`None` for a
@@ -204,6 +234,7 @@ fn process<'b>(
     req: &HttpRequest,
     body: &'b [u8],
     notification: &mut bool,
+    principal: Option<crate::core::Principal>,
 ) -> Result<
     (
         Option<&'b str>,
@@ -211,8 +242,33 @@ fn process<'b>(
     ),
     Failure<'b>,
 > {
-    let (id, parsed) = parse(inner, req, body, notification)?;
-    if id.is_none() && matches!(&parsed, Parsed::Op(_, r) if r.operation().is_streaming()) {
+    let (id, mut parsed) = parse(inner, req, body, notification)?;
+    if let Some(principal) = principal {
+        match &mut parsed {
+            Parsed::Op(ctx, _) | Parsed::Method(ctx, ..) | Parsed::V03(ctx, _) => {
+                ctx.principal = principal
+            }
+        }
+    }
+    match &mut parsed {
+        Parsed::Op(ctx, request) | Parsed::V03(ctx, request) => {
+            inner.authorize(ctx, request).map_err(|e| (id, e))?
+        }
+        Parsed::Method(ctx, method, params) => {
+            if let Some(guard) = &inner.guard {
+                let tenant = params
+                    .get("tenant")
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or_default();
+                guard
+                    .authorize_method(ctx, method, tenant)
+                    .map_err(|e| (id, e))?;
+            }
+        }
+    }
+    if id.is_none()
+        && matches!(&parsed, Parsed::Op(_, r) | Parsed::V03(_, r) if r.operation().is_streaming())
+    {
         return Ok((None, None));
     }
     Ok((id, Some(run(inner, parsed))))
@@ -236,6 +292,7 @@ fn run<'b>(
         Parsed::Method(ctx, method, value) => {
             Either::Right(extension_method(inner, ctx, method, value))
         }
+        Parsed::V03(ctx, request) => Either::Right(v0_3_call(inner, ctx, request)),
     }
 }
 
@@ -251,6 +308,20 @@ fn extension_method<'b>(
         let (result, activated) = inner.service.call_method(ctx, &method, value).await?;
         let bytes = serde_json::to_vec(&result).map_err(|e| A2aError::Internal(e.to_string()))?;
         Ok(Outcome::Raw(bytes, inner.echo(activated)))
+    })
+}
+
+/// Runs a v0.3 request (boxed, as [`extension_method`]).
+fn v0_3_call<'b>(
+    inner: &'b Inner,
+    ctx: RequestContext,
+    request: A2aRequest,
+) -> futures::future::BoxFuture<'b, Result<Outcome, A2aError>> {
+    Box::pin(async move {
+        let op = request.operation();
+        let mut served = inner.service.call(ctx, request).await?;
+        served.activated = inner.echo(std::mem::take(&mut served.activated));
+        Ok(Outcome::V03(op, Box::new(served)))
     })
 }
 
@@ -329,6 +400,15 @@ fn parse_envelope<'b>(
                     A2aError::InvalidRequest("id must be a string, a number or null".into()),
                 ));
             }
+            if raw.len() > MAX_ID_BYTES {
+                return Err((
+                    None,
+                    A2aError::InvalidRequest(format!(
+                        "id is {} bytes long; at most {MAX_ID_BYTES} are accepted",
+                        raw.len()
+                    )),
+                ));
+            }
             Some(raw)
         }
     };
@@ -351,13 +431,29 @@ fn parse_envelope<'b>(
         };
     *notification = id.is_none();
     let mut ctx = request_context(req, None);
-    inner.service.begin(&mut ctx).map_err(fail)?;
+    let op = Operation::from_method(&method);
     let params = envelope.params.unwrap_or("{}");
     let params_trim = params.trim_start();
+    if op.is_none()
+        && let Some(op) = super::v0_3::operation(inner, &method)
+    {
+        if !(params_trim.starts_with('{') || params_trim == "null") {
+            return Err(fail(A2aError::invalid_field("params", "must be an object")));
+        }
+        let (ctx, request) = super::v0_3::begin(inner, ctx, &method, op, params).map_err(fail)?;
+        return Ok((id, Parsed::V03(ctx, request)));
+    }
+    if op.is_some() && !inner.versions.v1_0 {
+        return Err(fail(A2aError::VersionNotSupported {
+            requested: ctx.protocol_version.as_deref().unwrap_or("0.3").to_owned(),
+            supported: vec!["0.3".to_owned()],
+        }));
+    }
+    inner.service.begin(&mut ctx).map_err(fail)?;
     if !(params_trim.starts_with('{') || params_trim == "null") {
         return Err(fail(A2aError::invalid_field("params", "must be an object")));
     }
-    let Some(op) = Operation::from_method(&method) else {
+    let Some(op) = op else {
         if !inner.service.has_method(&method) {
             return Err(fail(A2aError::MethodNotFound {
                 method: method.into_owned(),
@@ -511,17 +607,23 @@ fn object_end(body: &[u8], mut i: usize, max_depth: usize) -> Option<usize> {
 
 /// A JSON-RPC error response (HTTP 200, or 413 for an oversized body).
 pub(crate) fn error_response(id: &str, error: &A2aError) -> HttpResponse {
-    let status = if matches!(error, A2aError::PayloadTooLarge { .. }) {
-        StatusCode::PAYLOAD_TOO_LARGE
-    } else {
-        StatusCode::OK
+    let status = match error {
+        A2aError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+        // As every binding answers a missing credential (the spec's authentication duty).
+        A2aError::Unauthenticated { .. } => StatusCode::UNAUTHORIZED,
+        A2aError::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
+        _ => StatusCode::OK,
     };
     let mut body = Vec::with_capacity(256);
     write_error(id, error, &mut body);
-    HttpResponse::build(status)
+    let mut response = HttpResponse::build(status);
+    response
         .insert_header(content_type("application/json"))
-        .insert_header(super::http::version_header())
-        .body(body)
+        .insert_header(super::http::version_header());
+    super::http::challenge(&mut response, error);
+    let mut resp = response.body(body);
+    super::observe::mark_failure(&mut resp, error);
+    resp
 }
 
 fn write_error(id: &str, error: &A2aError, out: &mut Vec<u8>) {

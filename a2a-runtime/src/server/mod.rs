@@ -28,10 +28,24 @@
 //! ```
 
 mod card;
+#[cfg(feature = "grpc")]
+mod grpc;
 mod http;
 mod jsonrpc;
+#[cfg(feature = "metrics")]
+mod metrics;
+mod mount;
+mod observe;
+#[cfg(feature = "openapi")]
+mod openapi;
+mod response_error;
 mod rest;
+mod shutdown;
 mod sse;
+#[cfg(feature = "tls")]
+mod tls;
+mod v0_3;
+mod v0_3_rest;
 
 use std::cell::RefCell;
 use std::net::SocketAddr;
@@ -46,14 +60,20 @@ pub use card::WELL_KNOWN_PATH;
 pub use http::{
     A2A_EXTENSIONS, A2A_JSON, A2A_VERSION, A2aExtensions, A2aVersion, X_A2A_EXTENSIONS,
 };
+#[cfg(feature = "metrics")]
+pub use metrics::{Metrics, MetricsError};
+#[cfg(feature = "tls")]
+pub use tls::{ClientAuth, TlsConfig};
 
+use crate::auth::{Authenticator, Authorizer, DefaultAuthorizer, Guard};
+use crate::compat::ProtocolVersion;
 use crate::core::{
-    A2aService, AgentExecutor, DefaultRequestHandler, Limits, Operation, RequestHandler,
+    A2aRequest, A2aService, AgentExecutor, DefaultRequestHandler, Limits, Operation, RequestHandler,
 };
 use crate::extension::registry::ExtensionConfig;
 use crate::extension::{Activated, Activation, Extension, RegistryError};
 use crate::store::{InMemoryPushConfigStore, InMemoryTaskStore, PushConfigStore, TaskStore};
-use crate::types::{AgentCard, AgentInterface, ProtocolBinding, Validate};
+use crate::types::{AgentCard, Validate};
 use card::CardDoc;
 
 /// Why a server could not be built.
@@ -69,19 +89,69 @@ pub enum BuildError {
     /// The extensions cannot be used together.
     #[error(transparent)]
     Extensions(#[from] RegistryError),
+    /// The security configuration does not hold together (e.g. the card declares security
+    /// schemes but no authenticator enforces them).
+    #[error("security: {0}")]
+    Security(String),
+    /// The card declares `pushNotifications` but nothing would send them.
+    #[error(
+        "the card declares pushNotifications but the server has no push sender: call .push(PushConfig::new()) on the builder (feature `push`), or do not declare the capability"
+    )]
+    PushWithoutSender,
+    /// Push notifications need the default handler (`.executor(..)`), not a custom one.
+    #[error("push notifications need .executor(..): a custom .handler(..) brings its own")]
+    PushWithCustomHandler,
+    /// The push sender could not be built.
+    #[error("cannot build the push sender: {0}")]
+    Push(String),
+    /// The TLS settings are not usable (a certificate or key that does not parse, a key that
+    /// does not match the certificate, an empty client CA bundle).
+    #[error("TLS: {0}")]
+    Tls(String),
+    /// The OpenAPI document could not be built.
+    #[cfg(feature = "openapi")]
+    #[error("cannot build the OpenAPI document: {0}")]
+    OpenApi(String),
 }
 
 /// The shared state of a running server's routes.
 pub(crate) struct Inner {
     service: A2aService,
     card: RwLock<Arc<CardDoc>>,
+    /// Where the card's interfaces point.
+    urls: mount::CardUrls,
     keep_alive: Duration,
     jsonrpc_path: String,
     rest_path: String,
     echo_extensions: bool,
+    guard: Option<Arc<Guard>>,
+    /// Fired when a shutdown's grace period is over.
+    over: tokio_util::sync::CancellationToken,
+    shutdown_grace: Duration,
+    cancel_on_shutdown: bool,
+    handler: Arc<dyn RequestHandler>,
+    /// The protocol versions answered.
+    versions: v0_3::Versions,
+    /// The OpenAPI document of the HTTP+JSON binding, when served.
+    #[cfg(feature = "openapi")]
+    openapi: Option<openapi::Document>,
 }
 
 impl Inner {
+    /// Authorizes a parsed request (see [`Guard::authorize`]). Without an authenticator every
+    /// caller is anonymous and the server is open (and then it has no extended card to serve:
+    /// the builder refuses one without an authenticator).
+    fn authorize(
+        &self,
+        ctx: &mut crate::core::RequestContext,
+        req: &A2aRequest,
+    ) -> Result<(), crate::A2aError> {
+        match &self.guard {
+            Some(guard) => guard.authorize(ctx, req),
+            None => Ok(()),
+        }
+    }
+
     /// The URIs to echo in `A2A-Extensions` (none when echo is switched off).
     fn echo(&self, activated: Activated) -> Activated {
         if self.echo_extensions {
@@ -89,6 +159,12 @@ impl Inner {
         } else {
             Activated::default()
         }
+    }
+
+    /// The card as served: signed when a signer is configured.
+    #[cfg(feature = "grpc")]
+    pub(crate) fn sign(&self, card: AgentCard) -> AgentCard {
+        self.urls.sign(card)
     }
 
     fn card(&self) -> Arc<CardDoc> {
@@ -104,8 +180,14 @@ impl Inner {
 #[derive(Clone)]
 pub struct A2aServer {
     inner: web::Data<Inner>,
-    base_url_explicit: bool,
     workers: Option<usize>,
+    #[cfg(feature = "push")]
+    push: Option<Arc<crate::push::PushSender>>,
+    #[cfg(feature = "grpc")]
+    grpc: Option<grpc::GrpcConfig>,
+    /// The TLS settings and their rustls configuration, when the listeners speak TLS.
+    #[cfg(feature = "tls")]
+    tls: Option<(TlsConfig, Arc<rustls::ServerConfig>)>,
 }
 
 impl std::fmt::Debug for A2aServer {
@@ -133,6 +215,8 @@ pub struct A2aServerBuilder {
     handler: Option<Arc<dyn RequestHandler>>,
     task_store: Option<Arc<dyn TaskStore>>,
     push_store: Option<Arc<dyn PushConfigStore>>,
+    cluster: Option<Arc<dyn crate::store::Cluster>>,
+    cluster_options: crate::core::ClusterOptions,
     extended_card: Option<AgentCard>,
     limits: Limits,
     base_url: Option<String>,
@@ -144,6 +228,26 @@ pub struct A2aServerBuilder {
     extensions: ExtensionConfig,
     echo_extensions: bool,
     retain_finished: usize,
+    max_tasks: usize,
+    retention: Option<crate::core::Retention>,
+    authenticators: Vec<Arc<dyn Authenticator>>,
+    authorizer: Option<Arc<dyn Authorizer>>,
+    #[cfg(feature = "jwt")]
+    card_signer: Option<crate::auth::signing::CardSigner>,
+    versions: v0_3::Versions,
+    #[cfg(feature = "push")]
+    push: Option<crate::push::PushConfig>,
+    /// The outbox of the stores given to [`stores`](A2aServerBuilder::stores).
+    #[cfg(feature = "push")]
+    store_outbox: Option<Arc<dyn crate::store::PushOutbox>>,
+    #[cfg(feature = "grpc")]
+    grpc: Option<grpc::GrpcConfig>,
+    #[cfg(feature = "tls")]
+    tls: Option<TlsConfig>,
+    shutdown_grace: Duration,
+    cancel_on_shutdown: bool,
+    #[cfg(feature = "openapi")]
+    openapi: Option<String>,
 }
 
 impl std::fmt::Debug for A2aServerBuilder {
@@ -163,6 +267,8 @@ impl A2aServer {
             handler: None,
             task_store: None,
             push_store: None,
+            cluster: None,
+            cluster_options: crate::core::ClusterOptions::default(),
             extended_card: None,
             limits: Limits::default(),
             base_url: None,
@@ -174,12 +280,46 @@ impl A2aServer {
             extensions: ExtensionConfig::new(),
             echo_extensions: true,
             retain_finished: 10_000,
+            max_tasks: crate::store::DEFAULT_MAX_TASKS,
+            retention: None,
+            authenticators: Vec::new(),
+            authorizer: None,
+            #[cfg(feature = "jwt")]
+            card_signer: None,
+            versions: v0_3::Versions::default(),
+            #[cfg(feature = "push")]
+            push: None,
+            #[cfg(feature = "push")]
+            store_outbox: None,
+            #[cfg(feature = "grpc")]
+            grpc: None,
+            #[cfg(feature = "tls")]
+            tls: None,
+            shutdown_grace: Duration::from_secs(30),
+            cancel_on_shutdown: true,
+            #[cfg(feature = "openapi")]
+            openapi: None,
         }
+    }
+
+    /// The push notification sender, when push is enabled: its counters
+    /// ([`PushSender::metrics`](crate::push::PushSender::metrics)) and the deliveries it gave
+    /// up on ([`PushSender::dead_deliveries`](crate::push::PushSender::dead_deliveries)).
+    #[cfg(feature = "push")]
+    pub fn push(&self) -> Option<&Arc<crate::push::PushSender>> {
+        self.push.as_ref()
     }
 
     /// The card as served (with `supportedInterfaces` listing the served URLs).
     pub fn card(&self) -> AgentCard {
         self.inner.card().card.clone()
+    }
+
+    /// The authentication and authorization this server runs on every request (`None`: no
+    /// authenticator is configured, every caller is anonymous). Other transports call it as
+    /// the HTTP bindings do.
+    pub fn guard(&self) -> Option<&Arc<Guard>> {
+        self.inner.guard.as_ref()
     }
 
     /// Per-extension counters: activations, skips, refusals, hook errors.
@@ -197,12 +337,16 @@ impl A2aServer {
 
     /// Registers the routes (both bindings and the agent card) on an actix-web `App` or scope.
     ///
-    /// The card is served at `/.well-known/agent-card.json` relative to where this is mounted;
-    /// when you mount under a scope, also mount [`A2aServer::well_known`] at the root.
+    /// The card is served at `/.well-known/agent-card.json` relative to where this is mounted.
+    /// Without [`url`](A2aServerBuilder::url), its interfaces point at the request's host and
+    /// the path the card was requested under. To mount under a scope with the card also at the
+    /// root, use [`A2aServer::mount`].
     pub fn config(&self) -> impl Fn(&mut web::ServiceConfig) + Clone + 'static {
         let inner = self.inner.clone();
         move |cfg: &mut web::ServiceConfig| {
-            register_card(cfg, inner.clone());
+            register_card(cfg, inner.clone(), false);
+            #[cfg(feature = "openapi")]
+            register_openapi(cfg, &inner);
             let rpc = inner.clone();
             let rpc_handler = move |req: HttpRequest, payload: web::Payload| {
                 let inner = rpc.clone();
@@ -210,7 +354,8 @@ impl A2aServer {
                     if req.method() != actix_web::http::Method::POST {
                         return method_not_allowed("POST");
                     }
-                    jsonrpc::handle(inner, req, payload).await
+                    let r = req.clone();
+                    observe::observe("JSONRPC", &r, jsonrpc::handle(inner, req, payload)).await
                 }
             };
             // Two plain resources rather than one with two patterns: actix matches a
@@ -230,7 +375,15 @@ impl A2aServer {
                     let methods = inner.clone();
                     let handler = move |req: HttpRequest, payload: web::Payload| {
                         let inner = methods.clone();
-                        async move { rest::handle_method(inner, req, payload).await }
+                        async move {
+                            let r = req.clone();
+                            observe::observe(
+                                "HTTP+JSON",
+                                &r,
+                                rest::handle_method(inner, req, payload),
+                            )
+                            .await
+                        }
                     };
                     let base = inner.rest_path.trim_end_matches('/');
                     cfg.route(
@@ -238,6 +391,10 @@ impl A2aServer {
                         web::post().to(handler),
                     );
                 }
+            }
+            // Before the tenant routes: `/v1/...` is also a path of tenant `v1`.
+            if inner.versions.v0_3 {
+                register_v0_3_rest(cfg, &inner, inner.rest_path.trim_end_matches('/'));
             }
             for prefix in [String::new(), "/{tenant}".to_owned()] {
                 register_rest(
@@ -249,11 +406,49 @@ impl A2aServer {
         }
     }
 
-    /// Registers only the agent card at `/.well-known/agent-card.json` (for mounting at the root
-    /// when the bindings live under a scope).
-    pub fn well_known(&self) -> impl Fn(&mut web::ServiceConfig) + Clone + 'static {
+    /// Registers the bindings under the scope `path` and the agent card both at the root's
+    /// `/.well-known/agent-card.json` and under `path`; without
+    /// [`url`](A2aServerBuilder::url), the card's interfaces point at the request's host and
+    /// `path`.
+    ///
+    /// # Panics
+    /// When the server was mounted at another path already (its card can point at one place
+    /// only): a startup error.
+    pub fn mount(&self, path: &str) -> impl Fn(&mut web::ServiceConfig) + Clone + 'static {
+        assert!(
+            self.inner.urls.set_mount(path),
+            "A2aServer::mount({path:?}): this server is mounted at {:?} already",
+            self.inner.urls.mount().unwrap_or_default()
+        );
         let inner = self.inner.clone();
-        move |cfg: &mut web::ServiceConfig| register_card(cfg, inner.clone())
+        let scope = self.inner.urls.mount().unwrap_or_default().to_owned();
+        let config = self.config();
+        move |cfg: &mut web::ServiceConfig| {
+            if scope.is_empty() {
+                config(cfg);
+            } else {
+                register_card(cfg, inner.clone(), true);
+                cfg.service(web::scope(&scope).configure(config.clone()));
+            }
+        }
+    }
+
+    /// Registers only the agent card at `/.well-known/agent-card.json` (for mounting at the root
+    /// when the bindings live under a scope given to [`url`](A2aServerBuilder::url); see
+    /// [`A2aServer::mount`] to have both registered together).
+    ///
+    /// # Panics
+    /// When the builder had no [`url`](A2aServerBuilder::url) and the server was not
+    /// [`mount`](A2aServer::mount)ed: the card could not tell where the bindings are (a
+    /// startup error, rather than a card pointing at the wrong place).
+    pub fn well_known(&self) -> impl Fn(&mut web::ServiceConfig) + Clone + 'static {
+        assert!(
+            self.inner.urls.is_fixed() || self.inner.urls.mount().is_some(),
+            "A2aServer::well_known(): the card cannot tell where the bindings are mounted; \
+             give the builder .url(\"https://host/path\") or use A2aServer::mount(\"/path\")"
+        );
+        let inner = self.inner.clone();
+        move |cfg: &mut web::ServiceConfig| register_card(cfg, inner.clone(), true)
     }
 
     /// Binds `addr` and starts serving in the background; returns the bound address and a
@@ -262,65 +457,132 @@ impl A2aServer {
     pub async fn start(self, addr: impl std::net::ToSocketAddrs) -> std::io::Result<RunningServer> {
         let listener = std::net::TcpListener::bind(addr)?;
         let local = listener.local_addr()?;
-        if !self.base_url_explicit {
-            self.set_base_url(&format!("http://{local}"));
+        let scheme = self.scheme();
+        if !self.inner.urls.is_fixed() {
+            self.set_base_url(&format!("{scheme}://{local}"));
         }
         let config = self.config();
-        let mut server =
+        // The grace period is run by `RunningServer` (streams get a final event when it is
+        // over); actix's own timeout only bounds the flush of those last events. Signals are
+        // handled by `RunningServer::wait`. A client's FIN ends its connection at once: no
+        // A2A client half-closes, and a stream's subscriber is released without waiting for a
+        // write to fail.
+        let flush = self.inner.shutdown_grace.as_secs() + 5;
+        let server =
             actix_web::HttpServer::new(move || actix_web::App::new().configure(config.clone()))
-                .on_connect(set_nodelay)
-                .listen(listener)?;
+                .on_connect(on_connect)
+                .h1_allow_half_closed(false)
+                .disable_signals()
+                .shutdown_timeout(flush);
+        #[cfg(feature = "tls")]
+        let mut server = match &self.tls {
+            Some((_, rustls)) => server.listen_rustls_0_23(listener, (**rustls).clone())?,
+            None => server.listen(listener)?,
+        };
+        #[cfg(not(feature = "tls"))]
+        let mut server = server.listen(listener)?;
         if let Some(n) = self.workers {
             server = server.workers(n);
         }
+        #[cfg(feature = "grpc")]
+        let grpc = match &self.grpc {
+            Some(config) => Some(grpc::start(self.inner.clone(), config, self.grpc_tls()).await?),
+            None => None,
+        };
         let server = server.run();
         let handle = server.handle();
         let join = tokio::spawn(server);
         Ok(RunningServer {
             addr: local,
+            scheme,
             handle,
             join,
+            #[cfg(feature = "grpc")]
+            grpc,
+            inner: self.inner.clone(),
         })
     }
 
-    /// Serves on `addr` until Ctrl-C or SIGTERM, then shuts down gracefully.
+    /// Serves on `addr` until Ctrl-C or SIGTERM, then shuts down gracefully (see
+    /// [`A2aServerBuilder::shutdown_grace`]).
     pub async fn serve(self, addr: impl std::net::ToSocketAddrs) -> std::io::Result<()> {
         self.start(addr).await?.wait().await
     }
 
-    fn set_base_url(&self, base: &str) {
-        let doc = self.inner.card();
-        let card = with_interfaces(
-            doc.card.clone(),
-            base,
-            &self.inner.jsonrpc_path,
-            &self.inner.rest_path,
-        );
-        let max_age = doc.max_age();
-        if let Ok(mut slot) = self.inner.card.write() {
-            *slot = Arc::new(CardDoc::new(card, max_age));
+    /// `https` when the listeners speak TLS, else `http`.
+    fn scheme(&self) -> &'static str {
+        #[cfg(feature = "tls")]
+        if self.tls.is_some() {
+            return "https";
         }
+        "http"
+    }
+
+    /// The TLS settings of the gRPC listener.
+    #[cfg(feature = "grpc")]
+    fn grpc_tls(&self) -> Option<&grpc::TlsSettings> {
+        #[cfg(feature = "tls")]
+        return self.tls.as_ref().map(|(settings, _)| settings);
+        #[cfg(not(feature = "tls"))]
+        None
+    }
+
+    fn set_base_url(&self, base: &str) {
+        let doc = self.inner.urls.doc_at(base);
+        if let Ok(mut slot) = self.inner.card.write() {
+            *slot = Arc::new(doc);
+        }
+        self.inner.urls.fix();
     }
 }
 
 /// A server started with [`A2aServer::start`].
-#[derive(Debug)]
 pub struct RunningServer {
     /// The bound address.
     pub addr: SocketAddr,
+    scheme: &'static str,
     handle: ServerHandle,
     join: tokio::task::JoinHandle<std::io::Result<()>>,
+    #[cfg(feature = "grpc")]
+    grpc: Option<grpc::RunningGrpc>,
+    inner: web::Data<Inner>,
+}
+
+impl std::fmt::Debug for RunningServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunningServer")
+            .field("addr", &self.addr)
+            .finish_non_exhaustive()
+    }
 }
 
 impl RunningServer {
-    /// `http://<addr>`.
+    /// `http://<addr>`, or `https://<addr>` with TLS.
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        format!("{}://{}", self.scheme, self.addr)
     }
 
-    /// Waits until the server stops (Ctrl-C, SIGTERM, or [`RunningServer::stop`] elsewhere).
-    pub async fn wait(self) -> std::io::Result<()> {
-        self.join.await.map_err(std::io::Error::other)?
+    /// The bound address of the gRPC listener, when one was configured
+    /// (`A2aServerBuilder::grpc_addr`).
+    #[cfg(feature = "grpc")]
+    pub fn grpc_addr(&self) -> Option<SocketAddr> {
+        self.grpc.as_ref().map(|g| g.addr)
+    }
+
+    /// Waits until the server stops: on Ctrl-C or SIGTERM it shuts down gracefully (as
+    /// [`RunningServer::stop`]); a stop through [`RunningServer::handle`] ends it at once. The
+    /// gRPC listener stops with it.
+    pub async fn wait(mut self) -> std::io::Result<()> {
+        tokio::select! {
+            joined = &mut self.join => {
+                let http = joined.map_err(std::io::Error::other);
+                self.stop_grpc().await?;
+                return http?;
+            }
+            () = shutdown::signal() => {}
+        }
+        tracing::info!(grace = ?self.inner.shutdown_grace, "shutting down");
+        self.shut_down().await
     }
 
     /// A handle that can stop the server from elsewhere.
@@ -328,42 +590,124 @@ impl RunningServer {
         self.handle.clone()
     }
 
-    /// Stops the server gracefully and waits for it.
+    /// Stops the server gracefully and waits for it: no new connections; open requests have
+    /// the grace period ([`A2aServerBuilder::shutdown_grace`]) to finish, then open streams get
+    /// a final `event: error` (Unavailable), waiting requests an Unavailable error, and the
+    /// running tasks are canceled unless configured otherwise.
     pub async fn stop(self) {
-        self.handle.stop(true).await;
-        let _ = self.join.await;
+        let _ = self.shut_down().await;
+    }
+
+    async fn shut_down(mut self) -> std::io::Result<()> {
+        // Sends the command now; the future only waits for the workers to end.
+        let stopped = self.handle.stop(true);
+        tokio::select! {
+            joined = &mut self.join => {
+                let http = joined.map_err(std::io::Error::other);
+                self.stop_grpc().await?;
+                return http?;
+            }
+            () = tokio::time::sleep(self.inner.shutdown_grace) => {}
+        }
+        self.inner.over.cancel();
+        self.inner
+            .handler
+            .shutdown(self.inner.cancel_on_shutdown)
+            .await;
+        stopped.await;
+        let http = (&mut self.join).await.map_err(std::io::Error::other);
+        self.stop_grpc().await?;
+        http?
+    }
+
+    /// Stops the gRPC listener, when there is one.
+    async fn stop_grpc(&mut self) -> std::io::Result<()> {
+        #[cfg(feature = "grpc")]
+        if let Some(grpc) = self.grpc.take() {
+            grpc.stop().await?;
+        }
+        Ok(())
     }
 }
 
 /// Sets TCP_NODELAY on each accepted connection: SSE events (and the headers sent before the
 /// first one) are small writes that would otherwise wait for the client's delayed ACK (Nagle),
-/// up to 40 ms each.
-fn set_nodelay(conn: &dyn std::any::Any, _: &mut actix_web::dev::Extensions) {
+/// up to 40 ms each. On a TLS connection, also records the client's certificate.
+fn on_connect(conn: &dyn std::any::Any, _ext: &mut actix_web::dev::Extensions) {
     if let Some(tcp) = conn.downcast_ref::<actix_web::rt::net::TcpStream>() {
         let _ = tcp.set_nodelay(true);
     }
+    #[cfg(feature = "tls")]
+    tls::on_tls_connect(conn, _ext);
 }
 
-fn register_card(cfg: &mut web::ServiceConfig, inner: web::Data<Inner>) {
+/// The card route; `at_root`: registered at the root for bindings mounted elsewhere.
+fn register_card(cfg: &mut web::ServiceConfig, inner: web::Data<Inner>, at_root: bool) {
     cfg.route(
         WELL_KNOWN_PATH,
         web::get().to(move |req: HttpRequest| {
             let inner = inner.clone();
-            async move { inner.card().respond(&req) }
+            async move {
+                if inner.urls.is_fixed() {
+                    inner.card().respond(&req)
+                } else {
+                    let mount = if at_root { inner.urls.mount() } else { None };
+                    inner.urls.derived(&req, mount).respond(&req)
+                }
+            }
         }),
     );
 }
 
+/// The OpenAPI document's route, when it is served.
+#[cfg(feature = "openapi")]
+fn register_openapi(cfg: &mut web::ServiceConfig, inner: &web::Data<Inner>) {
+    if let Some(doc) = &inner.openapi {
+        let inner = inner.clone();
+        cfg.route(
+            &doc.path,
+            web::get().to(move |req: HttpRequest| {
+                let inner = inner.clone();
+                async move {
+                    match &inner.openapi {
+                        Some(doc) => doc.respond(&req),
+                        None => HttpResponse::NotFound().finish(),
+                    }
+                }
+            }),
+        );
+    }
+}
+
 fn register_rest(cfg: &mut web::ServiceConfig, inner: &web::Data<Inner>, base: &str) {
+    register_routes(cfg, inner, base, rest::ROUTES, rest::handle);
+}
+
+fn register_v0_3_rest(cfg: &mut web::ServiceConfig, inner: &web::Data<Inner>, base: &str) {
+    let routes = crate::compat::v0_3::rest::ROUTES;
+    register_routes(cfg, inner, base, routes, v0_3_rest::handle);
+}
+
+/// Registers `routes` below `base`, each served by `serve`.
+fn register_routes<F, Fut>(
+    cfg: &mut web::ServiceConfig,
+    inner: &web::Data<Inner>,
+    base: &str,
+    routes: &'static [(&'static str, &'static str, Operation)],
+    serve: F,
+) where
+    F: Fn(web::Data<Inner>, HttpRequest, web::Payload, Operation) -> Fut + Copy + 'static,
+    Fut: std::future::Future<Output = HttpResponse> + 'static,
+{
     // Group routes by path so one resource answers every method of a path (405 otherwise).
     let mut seen: Vec<&str> = Vec::new();
-    for (_, path, _) in rest::ROUTES {
+    for (_, path, _) in routes {
         if seen.contains(path) {
             continue;
         }
         seen.push(path);
         let mut resource = web::resource(format!("{base}{path}"));
-        for (method, p, op) in rest::ROUTES {
+        for (method, p, op) in routes {
             if p != path {
                 continue;
             }
@@ -371,7 +715,10 @@ fn register_rest(cfg: &mut web::ServiceConfig, inner: &web::Data<Inner>, base: &
             let op: Operation = *op;
             let handler = move |req: HttpRequest, payload: web::Payload| {
                 let inner = inner.clone();
-                async move { rest::handle(inner, req, payload, op).await }
+                async move {
+                    let r = req.clone();
+                    observe::observe("HTTP+JSON", &r, serve(inner, req, payload, op)).await
+                }
             };
             let route = match *method {
                 "GET" => web::get(),
@@ -384,34 +731,38 @@ fn register_rest(cfg: &mut web::ServiceConfig, inner: &web::Data<Inner>, base: &
     }
 }
 
-/// The card with `supportedInterfaces` set to the URLs this server serves.
-fn with_interfaces(
-    mut card: AgentCard,
-    base: &str,
-    jsonrpc_path: &str,
-    rest_path: &str,
-) -> AgentCard {
-    let base = base.trim_end_matches('/');
-    let join = |p: &str| {
-        let p = p.trim_end_matches('/');
-        if p.is_empty() {
-            format!("{base}/")
-        } else {
-            format!("{base}{p}")
+/// The extended card with what the server adds to the public one: the extension
+/// declarations, the security schemes and requirements, and the interfaces (when it lists none
+/// of its own).
+fn extended(mut ext: AgentCard, public: &AgentCard) -> AgentCard {
+    for decl in &public.capabilities.extensions {
+        if !ext
+            .capabilities
+            .extensions
+            .iter()
+            .any(|e| e.uri == decl.uri)
+        {
+            ext.capabilities.extensions.push(decl.clone());
         }
-    };
-    let ours = [
-        AgentInterface::new(join(jsonrpc_path), ProtocolBinding::JsonRpc),
-        AgentInterface::new(join(rest_path), ProtocolBinding::HttpJson),
-    ];
-    card.supported_interfaces.retain(|i| {
-        !matches!(
-            i.protocol_binding,
-            ProtocolBinding::JsonRpc | ProtocolBinding::HttpJson
-        )
-    });
-    card.supported_interfaces.splice(0..0, ours);
-    card
+    }
+    for (name, scheme) in &public.security_schemes {
+        ext.security_schemes
+            .entry(name.clone())
+            .or_insert_with(|| scheme.clone());
+    }
+    for req in &public.security_requirements {
+        if !ext.security_requirements.contains(req) {
+            ext.security_requirements.push(req.clone());
+        }
+    }
+    if ext.supported_interfaces.is_empty() {
+        ext.supported_interfaces = public.supported_interfaces.clone();
+    }
+    if ext.capabilities.streaming.is_none() {
+        ext.capabilities.streaming = public.capabilities.streaming;
+    }
+    ext.capabilities.extended_agent_card = Some(true);
+    ext
 }
 
 impl A2aServerBuilder {
@@ -450,9 +801,73 @@ impl A2aServerBuilder {
         self
     }
 
+    /// How many tasks the default in-memory store holds in all, over every tenant and owner
+    /// (default [`DEFAULT_MAX_TASKS`](crate::store::DEFAULT_MAX_TASKS)): beyond it the task
+    /// that finished first is evicted, and a new task is refused (Unavailable) while every
+    /// task held is live. Ignored with a custom [`task_store`](Self::task_store).
+    pub fn max_tasks(mut self, n: usize) -> Self {
+        self.max_tasks = n;
+        self
+    }
+
+    /// How long tasks are kept: finished tasks purged after an age, interrupted tasks ended
+    /// when untouched too long (default: [`Retention::in_memory`](crate::core::Retention::in_memory)
+    /// with the in-memory store, [`Retention::durable`](crate::core::Retention::durable) with
+    /// another). See [`Retention`](crate::core::Retention).
+    pub fn retention(mut self, retention: crate::core::Retention) -> Self {
+        self.retention = Some(retention);
+        self
+    }
+
     /// The push-config store (default: in memory).
     pub fn push_config_store(mut self, store: Arc<dyn PushConfigStore>) -> Self {
         self.push_store = Some(store);
+        self
+    }
+
+    /// Enables push notifications (and declares the capability): configs are checked by the
+    /// URL guard and every event of a task with configs is POSTed to them. See
+    /// [`crate::push`].
+    #[cfg(feature = "push")]
+    pub fn push(mut self, config: crate::push::PushConfig) -> Self {
+        self.push = Some(config);
+        self
+    }
+
+    /// The task and push-config stores opened by [`store::connect`](crate::store::connect)
+    /// (`memory:`, `sqlite://path`, `postgres://…`), and their push outbox: with push on,
+    /// deliveries wait in the same database as the tasks (unless
+    /// [`PushConfig::outbox`](crate::push::PushConfig::outbox) names another).
+    pub fn stores(self, stores: crate::store::Stores) -> Self {
+        #[cfg(feature = "push")]
+        let this = Self {
+            store_outbox: Some(stores.outbox),
+            ..self
+        };
+        #[cfg(not(feature = "push"))]
+        let this = self;
+        let this = this
+            .task_store(stores.tasks)
+            .push_config_store(stores.push_configs);
+        match stores.cluster {
+            Some(cluster) => this.cluster(cluster),
+            None => this,
+        }
+    }
+
+    /// Serves the task store together with other instances through `cluster` (the same
+    /// database; see [`DefaultRequestHandler::with_cluster`]): streams follow tasks running on
+    /// other instances, cancels reach them, and the tasks of an instance that died end as
+    /// FAILED. [`stores`](Self::stores) sets it for a PostgreSQL store.
+    pub fn cluster(mut self, cluster: Arc<dyn crate::store::Cluster>) -> Self {
+        self.cluster = Some(cluster);
+        self
+    }
+
+    /// Lease and polling periods of [`cluster`](Self::cluster) (default
+    /// [`ClusterOptions::default`](crate::core::ClusterOptions)).
+    pub fn cluster_options(mut self, options: crate::core::ClusterOptions) -> Self {
+        self.cluster_options = options;
         self
     }
 
@@ -469,8 +884,9 @@ impl A2aServerBuilder {
     }
 
     /// The public base URL the bindings are reachable at (used in the card's interfaces),
-    /// e.g. `https://agents.example.com/a2a`. Default: `http://127.0.0.1:8080`, or the bound
-    /// address with [`A2aServer::start`].
+    /// e.g. `https://agents.example.com/a2a`. Default: the bound address with
+    /// [`A2aServer::start`]; mounted into an App, the request's host and the mount path
+    /// ([`A2aServer::card`] then shows `http://127.0.0.1:8080`).
     pub fn url(mut self, base_url: impl Into<String>) -> Self {
         self.base_url = Some(base_url.into());
         self
@@ -501,8 +917,9 @@ impl A2aServerBuilder {
     }
 
     /// Enables an extension with this value (its fields are the params published in the card).
-    /// Extensions are negotiated in the order they are added; linked `#[a2a_extension]` types
-    /// not added explicitly come after, sorted by URI.
+    /// Extensions are negotiated in the order they are added; with
+    /// [`linked_extensions(true)`](Self::linked_extensions), linked `#[a2a_extension]` types not
+    /// added explicitly come after, sorted by URI.
     ///
     /// ```
     /// use a2a_runtime::extension::Timestamp;
@@ -535,8 +952,11 @@ impl A2aServerBuilder {
         self
     }
 
-    /// Whether `#[a2a_extension]` types linked into the binary are enabled without being added
-    /// explicitly (default: true; extensions shipped inside a2a-runtime never are).
+    /// Whether `#[a2a_extension]` types linked into the binary (with a `Default`) are enabled
+    /// without being added explicitly (default: false). A linked extension declared
+    /// `required = true` is never enabled this way, nor are the extensions shipped inside
+    /// a2a-runtime: add those with [`extension`](Self::extension). The final list is logged at
+    /// INFO when the server is built.
     pub fn linked_extensions(mut self, enabled: bool) -> Self {
         self.extensions.linked = enabled;
         self
@@ -545,6 +965,108 @@ impl A2aServerBuilder {
     /// Whether responses echo the activated extensions in `A2A-Extensions` (default: true).
     pub fn echo_extensions(mut self, enabled: bool) -> Self {
         self.echo_extensions = enabled;
+        self
+    }
+
+    /// Authenticates every request with `authenticator` (call again to accept several kinds
+    /// of credential: the first that accepts wins). Its schemes are declared on the card.
+    pub fn authenticator(mut self, authenticator: impl Authenticator) -> Self {
+        self.authenticators.push(Arc::new(authenticator));
+        self
+    }
+
+    /// Decides which principal may do what where (default: [`DefaultAuthorizer`]).
+    pub fn authorizer(mut self, authorizer: impl Authorizer) -> Self {
+        self.authorizer = Some(Arc::new(authorizer));
+        self
+    }
+
+    /// Signs the served card with `signer` (re-signed whenever the card changes).
+    #[cfg(feature = "jwt")]
+    pub fn sign_card(mut self, signer: crate::auth::signing::CardSigner) -> Self {
+        self.card_signer = Some(signer);
+        self
+    }
+
+    /// Also serves the gRPC binding on `addr` (e.g. `127.0.0.1:8081`; port 0 picks one) when
+    /// the server is started: [`A2aServer::start`] and [`A2aServer::serve`] run both listeners
+    /// and stop them together, and the card lists a `GRPC` interface at `host:port`.
+    #[cfg(feature = "grpc")]
+    pub fn grpc_addr(mut self, addr: impl Into<String>) -> Self {
+        self.grpc = Some(grpc::GrpcConfig::new(addr.into()));
+        self
+    }
+
+    /// Serves over TLS (HTTPS, and the gRPC listener with [`grpc_addr`](Self::grpc_addr)):
+    /// the card's interfaces then use `https://`. Without it the listeners speak plain HTTP
+    /// (and h2c for gRPC). Unusable certificates or keys are a [`BuildError::Tls`].
+    #[cfg(feature = "tls")]
+    pub fn tls(mut self, config: TlsConfig) -> Self {
+        self.tls = Some(config);
+        self
+    }
+
+    /// How long a shutdown (SIGTERM, Ctrl-C, [`RunningServer::stop`]) lets open requests and
+    /// streams finish before they are ended: streams with a final `event: error`
+    /// (Unavailable), blocking calls with an Unavailable error (HTTP 503). Default 30 s.
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.shutdown_grace = grace;
+        self
+    }
+
+    /// Whether the tasks still running when the shutdown grace is over are canceled (default:
+    /// true), or left as they stand (to be continued from a durable store).
+    pub fn shutdown_cancels_tasks(mut self, cancel: bool) -> Self {
+        self.cancel_on_shutdown = cancel;
+        self
+    }
+
+    /// The protocol versions served (default: both v1.0 and v0.3). A request without
+    /// `A2A-Version` (or with `0.3`) is v0.3: the v0.3 method names and shapes, served by the
+    /// same tasks and extensions as v1.0; the card carries v0.3's members beside v1.0's.
+    ///
+    /// ```
+    /// use a2a_runtime::compat::ProtocolVersion;
+    /// # use a2a_runtime::server::A2aServer;
+    /// # use a2a_runtime::types::AgentCard;
+    /// # struct Echo;
+    /// # impl a2a_runtime::core::AgentExecutor for Echo {
+    /// #     async fn execute(&self, _: a2a_runtime::core::AgentContext, e: a2a_runtime::core::EventSink) -> Result<(), a2a_runtime::A2aError> { e.complete().await }
+    /// # }
+    /// # let card = AgentCard { name: "n".into(), description: "d".into(), version: "1".into(), ..Default::default() };
+    /// let v1_only = A2aServer::builder()
+    ///     .card(card)
+    ///     .executor(Echo)
+    ///     .protocol_versions([ProtocolVersion::V1_0])
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = v1_only;
+    /// ```
+    pub fn protocol_versions(
+        mut self,
+        versions: impl IntoIterator<Item = ProtocolVersion>,
+    ) -> Self {
+        let mut chosen = v0_3::Versions {
+            v1_0: false,
+            v0_3: false,
+        };
+        for v in versions {
+            match v {
+                ProtocolVersion::V1_0 => chosen.v1_0 = true,
+                ProtocolVersion::V0_3 => chosen.v0_3 = true,
+            }
+        }
+        self.versions = chosen;
+        self
+    }
+
+    /// Serves the OpenAPI 3.1 document of the HTTP+JSON binding at `path` below where the
+    /// server is mounted, e.g. `.openapi("/openapi.json")` (feature `openapi`; default: not
+    /// served). It is generated from the binding's routes and the protocol's messages, served to
+    /// anyone (like the agent card), and its `servers` entry is where it was fetched from.
+    #[cfg(feature = "openapi")]
+    pub fn openapi(mut self, path: impl Into<String>) -> Self {
+        self.openapi = Some(path.into());
         self
     }
 
@@ -562,49 +1084,181 @@ impl A2aServerBuilder {
         if self.extended_card.is_some() {
             card.capabilities.extended_agent_card = Some(true);
         }
+        #[cfg(feature = "push")]
+        let push_on = self.push.is_some();
+        #[cfg(not(feature = "push"))]
+        let push_on = false;
+        if push_on {
+            if self.handler.is_some() {
+                return Err(BuildError::PushWithCustomHandler);
+            }
+            card.capabilities.push_notifications = Some(true);
+        } else if card.capabilities.push_notifications == Some(true) && self.handler.is_none() {
+            return Err(BuildError::PushWithoutSender);
+        }
         if card.default_input_modes.is_empty() {
             card.default_input_modes = vec!["text/plain".into()];
         }
         if card.default_output_modes.is_empty() {
             card.default_output_modes = vec!["text/plain".into()];
         }
+        let guard = if self.authenticators.is_empty() {
+            if !card.security_schemes.is_empty() || !card.security_requirements.is_empty() {
+                return Err(BuildError::Security(
+                    "the card declares security schemes but no authenticator enforces them: \
+                     configure one with .authenticator(..)"
+                        .into(),
+                ));
+            }
+            if self.extended_card.is_some() {
+                return Err(BuildError::Security(
+                    "the extended card is served to authenticated callers only: configure an \
+                     authenticator with .authenticator(..)"
+                        .into(),
+                ));
+            }
+            None
+        } else {
+            let authorizer = self
+                .authorizer
+                .unwrap_or_else(|| Arc::new(DefaultAuthorizer::new()));
+            let guard = Guard::new(self.authenticators, authorizer);
+            guard.declare(&mut card);
+            Some(Arc::new(guard))
+        };
+        #[cfg(feature = "tls")]
+        let tls = match self.tls {
+            Some(settings) => {
+                let rustls = settings.server_config().map_err(BuildError::Tls)?;
+                Some((settings, Arc::new(rustls)))
+            }
+            None => None,
+        };
+        #[cfg(feature = "tls")]
+        let default_base = if tls.is_some() {
+            "https://127.0.0.1:8443"
+        } else {
+            "http://127.0.0.1:8080"
+        };
+        #[cfg(not(feature = "tls"))]
+        let default_base = "http://127.0.0.1:8080";
         let explicit = self.base_url.is_some();
-        let base = self
-            .base_url
-            .unwrap_or_else(|| "http://127.0.0.1:8080".into());
-        let card = with_interfaces(card, &base, &self.jsonrpc_path, &self.rest_path);
+        let base = self.base_url.unwrap_or_else(|| default_base.into());
+        #[cfg(feature = "grpc")]
+        let card = match &self.grpc {
+            Some(config) => grpc::with_grpc_interface(card, &config.addr),
+            None => card,
+        };
+        let raw = card.clone();
+        let card = mount::with_interfaces(card, &base, &self.jsonrpc_path, &self.rest_path);
         card.validate()
             .map_err(|e| BuildError::InvalidCard(e.to_string()))?;
         let shared = Arc::new(card.clone());
+        #[cfg(feature = "push")]
+        let mut sender = None;
         let handler: Arc<dyn RequestHandler> = match (self.handler, self.executor) {
             (Some(h), _) => h,
             (None, Some(make)) => {
+                // The default stores are linked: a task evicted takes its push configs along.
+                let default_push = Arc::new(InMemoryPushConfigStore::new());
                 let store = self.task_store.unwrap_or_else(|| {
-                    Arc::new(InMemoryTaskStore::with_retention(self.retain_finished))
+                    let mut memory = InMemoryTaskStore::with_retention(self.retain_finished)
+                        .with_max_tasks(self.max_tasks);
+                    if self.push_store.is_none() {
+                        memory = memory.with_push_configs(default_push.clone());
+                    }
+                    Arc::new(memory)
                 });
-                let push = self
-                    .push_store
-                    .unwrap_or_else(|| Arc::new(InMemoryPushConfigStore::new()));
+                let push = self.push_store.unwrap_or(default_push);
+                #[cfg(feature = "push")]
+                let configs = push.clone();
                 let mut handler = make(store, push, shared, self.limits.clone());
-                if let Some(ext) = self.extended_card {
-                    handler = handler.with_extended_card(Arc::new(ext));
+                #[cfg(feature = "push")]
+                if let Some(mut config) = self.push {
+                    if !config.outbox_chosen
+                        && let Some(outbox) = self.store_outbox
+                    {
+                        config.outbox = outbox;
+                    }
+                    let s = crate::push::PushSender::new(config, configs)
+                        .map_err(|e| BuildError::Push(e.to_string()))?;
+                    // Resumes what a durable outbox holds, when built inside a runtime.
+                    s.start();
+                    handler = handler.with_push(s.clone());
+                    sender = Some(s);
                 }
+                if let Some(ext) = self.extended_card {
+                    handler = handler.with_extended_card(Arc::new(extended(ext, &card)));
+                }
+                if let Some(cluster) = self.cluster {
+                    handler = handler.with_cluster(cluster, self.cluster_options);
+                }
+                if let Some(retention) = self.retention {
+                    handler = handler.with_retention(retention);
+                }
+                handler.start_retention();
                 Arc::new(handler)
             }
             (None, None) => return Err(BuildError::NoAgent),
         };
+        // One card serves both versions: v0.3's members beside v1.0's.
+        let decorate: card::Decorate = if self.versions.v0_3 {
+            crate::compat::v0_3::convert::card_fields
+        } else {
+            |_| serde_json::Map::new()
+        };
+        #[cfg_attr(not(feature = "jwt"), allow(unused_mut))]
+        let mut urls = mount::CardUrls::new(
+            raw,
+            self.jsonrpc_path.clone(),
+            self.rest_path.clone(),
+            self.card_max_age,
+            explicit,
+            decorate,
+        );
+        #[cfg(feature = "jwt")]
+        if let Some(signer) = self.card_signer {
+            urls = urls.signed_by(signer);
+        }
+        let card = urls.sign(card);
+        #[cfg(feature = "openapi")]
+        let openapi = match &self.openapi {
+            Some(path) => Some(
+                openapi::Document::new(path, &card, &self.rest_path)
+                    .map_err(BuildError::OpenApi)?,
+            ),
+            None => None,
+        };
         let inner = Inner {
-            service: A2aService::new(handler, self.limits).with_extensions(extensions),
-            card: RwLock::new(Arc::new(CardDoc::new(card, self.card_max_age))),
+            service: A2aService::new(handler.clone(), self.limits).with_extensions(extensions),
+            card: RwLock::new(Arc::new(CardDoc::with_json(
+                card,
+                self.card_max_age,
+                decorate,
+            ))),
+            urls,
             keep_alive: self.keep_alive,
             jsonrpc_path: self.jsonrpc_path,
             rest_path: self.rest_path,
             echo_extensions: self.echo_extensions,
+            guard,
+            over: tokio_util::sync::CancellationToken::new(),
+            shutdown_grace: self.shutdown_grace,
+            cancel_on_shutdown: self.cancel_on_shutdown,
+            handler,
+            versions: self.versions,
+            #[cfg(feature = "openapi")]
+            openapi,
         };
         Ok(A2aServer {
             inner: web::Data::new(inner),
-            base_url_explicit: explicit,
             workers: self.workers,
+            #[cfg(feature = "push")]
+            push: sender,
+            #[cfg(feature = "grpc")]
+            grpc: self.grpc,
+            #[cfg(feature = "tls")]
+            tls,
         })
     }
 }

@@ -13,6 +13,7 @@ use super::http::{
 };
 use super::sse::{self, Framing};
 use super::{Inner, ResponseExt as _};
+use crate::auth::{AuthOperation, AuthRequest};
 use crate::core::{A2aRequest, Operation, SeqEvent, Served};
 use crate::error::A2aError;
 use crate::extension::Activated;
@@ -64,12 +65,24 @@ pub(crate) async fn handle(
     payload: web::Payload,
     op: Operation,
 ) -> HttpResponse {
-    match process(&inner, &req, payload, op).await {
-        Err(e) => error_response(&e),
+    handle_in(inner, req, payload, op, None).await
+}
+
+/// Serves one REST request for `op` in `tenant` (`None`: the tenant of the path).
+pub(crate) async fn handle_in(
+    inner: web::Data<Inner>,
+    req: HttpRequest,
+    mut payload: web::Payload,
+    op: Operation,
+    tenant: Option<&'static str>,
+) -> HttpResponse {
+    let processed = process(&inner, &req, &mut payload, op, tenant);
+    match super::shutdown::until_over(&inner.over, processed).await {
+        Err(e) => super::http::closing_on_timeout(error_response(&e), &e, payload),
         Ok(served) => match served.into_stream() {
             Ok((events, activated)) => {
                 let builder = HttpResponse::Ok().a2a_headers_builder(&activated);
-                sse::response(events, RestFraming, inner.keep_alive, builder)
+                sse::response(events, RestFraming, &inner, builder)
             }
             Err(unary) => match unary.to_json() {
                 Some(Ok(body)) => HttpResponse::Ok()
@@ -85,12 +98,23 @@ pub(crate) async fn handle(
 async fn process(
     inner: &Inner,
     req: &HttpRequest,
-    payload: web::Payload,
+    payload: &mut web::Payload,
     op: Operation,
+    tenant: Option<&'static str>,
 ) -> Result<Served, A2aError> {
     let info = req.match_info();
-    let tenant = info.get("tenant").map(str::to_owned);
+    let tenant = tenant.or_else(|| info.get("tenant")).map(str::to_owned);
     let mut ctx = request_context(req, tenant.as_deref());
+    if let Some(guard) = &inner.guard {
+        ctx.principal = guard
+            .authenticate(&auth_request(
+                req,
+                &ctx,
+                tenant.as_deref(),
+                AuthOperation::Core(op),
+            ))
+            .await?;
+    }
     inner.service.begin(&mut ctx)?;
     let input = if req.method() == actix_web::http::Method::POST {
         Input::Body
@@ -98,34 +122,7 @@ async fn process(
         Input::Query
     };
     let mut object = match input {
-        Input::Body => {
-            let limits = inner.service.limits();
-            let declared_empty = req
-                .headers()
-                .get(header::CONTENT_LENGTH)
-                .is_some_and(|v| v.as_bytes() == b"0");
-            if !declared_empty && req.headers().contains_key(header::CONTENT_TYPE) {
-                check_json_content_type(req)?;
-            }
-            let body = read_body(req, payload, limits.max_body_bytes).await?;
-            if body.iter().all(u8::is_ascii_whitespace) {
-                Map::new()
-            } else {
-                if !req.headers().contains_key(header::CONTENT_TYPE) {
-                    check_json_content_type(req)?;
-                }
-                match json::decode::<Value>(&body, limits.max_json_depth)? {
-                    Value::Object(m) => m,
-                    Value::Null => Map::new(),
-                    _ => {
-                        return Err(A2aError::invalid_field(
-                            "",
-                            "the request body must be a JSON object",
-                        ));
-                    }
-                }
-            }
-        }
+        Input::Body => read_object(inner, req, payload).await?,
         Input::Query => query_object(req.query_string()),
     };
     // Fields bound in the path take precedence over the body's or the query's.
@@ -140,19 +137,51 @@ async fn process(
         object.insert("tenant".to_owned(), Value::String(t.clone()));
     }
     let request = A2aRequest::from_params(op, Value::Object(object))?;
+    inner.authorize(&mut ctx, &request)?;
     let mut served = inner.service.call(ctx, request).await?;
     served.activated = inner.echo(std::mem::take(&mut served.activated));
     Ok(served)
+}
+
+/// A POST body: a JSON object (an empty body is an empty object), its content type checked.
+pub(crate) async fn read_object(
+    inner: &Inner,
+    req: &HttpRequest,
+    payload: &mut web::Payload,
+) -> Result<Map<String, Value>, A2aError> {
+    let limits = inner.service.limits();
+    let declared_empty = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .is_some_and(|v| v.as_bytes() == b"0");
+    if !declared_empty && req.headers().contains_key(header::CONTENT_TYPE) {
+        check_json_content_type(req)?;
+    }
+    let body = read_body(req, payload, limits).await?;
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Map::new());
+    }
+    if !req.headers().contains_key(header::CONTENT_TYPE) {
+        check_json_content_type(req)?;
+    }
+    match json::decode::<Value>(&body, limits.max_json_depth)? {
+        Value::Object(m) => Ok(m),
+        Value::Null => Ok(Map::new()),
+        _ => Err(A2aError::invalid_field(
+            "",
+            "the request body must be a JSON object",
+        )),
+    }
 }
 
 /// Serves an extension method at `/extensions/…` (POST, JSON body = params).
 pub(crate) async fn handle_method(
     inner: web::Data<Inner>,
     req: HttpRequest,
-    payload: web::Payload,
+    mut payload: web::Payload,
 ) -> HttpResponse {
-    match process_method(&inner, &req, payload).await {
-        Err(e) => error_response(&e),
+    match process_method(&inner, &req, &mut payload).await {
+        Err(e) => super::http::closing_on_timeout(error_response(&e), &e, payload),
         Ok((result, activated)) => match serde_json::to_vec(&result) {
             Ok(body) => HttpResponse::Ok()
                 .a2a_headers(&activated)
@@ -166,12 +195,18 @@ pub(crate) async fn handle_method(
 async fn process_method(
     inner: &Inner,
     req: &HttpRequest,
-    payload: web::Payload,
+    payload: &mut web::Payload,
 ) -> Result<(Value, Activated), A2aError> {
     let info = req.match_info();
     let tenant = info.get("tenant").map(str::to_owned);
     let path = format!("/extensions/{}", info.get("tail").unwrap_or_default());
     let mut ctx = request_context(req, tenant.as_deref());
+    if let Some(guard) = &inner.guard {
+        let op = AuthOperation::Method(&path);
+        ctx.principal = guard
+            .authenticate(&auth_request(req, &ctx, tenant.as_deref(), op))
+            .await?;
+    }
     inner.service.begin(&mut ctx)?;
     let Some(method) = inner.service.method_at(&path) else {
         return Err(A2aError::MethodNotFound {
@@ -183,18 +218,41 @@ async fn process_method(
     if req.headers().contains_key(header::CONTENT_TYPE) {
         check_json_content_type(req)?;
     }
-    let body = read_body(req, payload, limits.max_body_bytes).await?;
+    let body = read_body(req, payload, limits).await?;
     let params = if body.iter().all(u8::is_ascii_whitespace) {
         Value::Object(Map::new())
     } else {
         json::decode::<Value>(&body, limits.max_json_depth)?
     };
+    if let Some(guard) = &inner.guard {
+        let tenant = tenant
+            .as_deref()
+            .or_else(|| params.get("tenant").and_then(Value::as_str))
+            .unwrap_or_default();
+        guard.authorize_method(&ctx, method, tenant)?;
+    }
     let (result, activated) = inner.service.call_method(ctx, method, params).await?;
     Ok((result, inner.echo(activated)))
 }
 
+/// What the authenticator sees of a REST request.
+pub(crate) fn auth_request<'a>(
+    req: &'a HttpRequest,
+    ctx: &'a crate::core::RequestContext,
+    tenant: Option<&'a str>,
+    operation: AuthOperation<'a>,
+) -> AuthRequest<'a> {
+    AuthRequest {
+        headers: &ctx.headers,
+        peer: req.peer_addr(),
+        peer_certificate: super::http::peer_certificate(req),
+        tenant,
+        operation: Some(operation),
+    }
+}
+
 /// The query string as a JSON object of strings (enum numbers become numbers).
-fn query_object(query: &str) -> Map<String, Value> {
+pub(crate) fn query_object(query: &str) -> Map<String, Value> {
     let mut m = Map::new();
     for (k, v) in url_pairs(query) {
         if k.eq_ignore_ascii_case("a2a-version") {
@@ -217,10 +275,14 @@ pub(crate) fn error_response(error: &A2aError) -> HttpResponse {
     let status =
         StatusCode::from_u16(error.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let body = serde_json::to_vec(&error.to_rest_body()).unwrap_or_default();
-    HttpResponse::build(status)
+    let mut response = HttpResponse::build(status);
+    response
         .insert_header(content_type("application/json"))
-        .insert_header(super::http::version_header())
-        .body(body)
+        .insert_header(super::http::version_header());
+    super::http::challenge(&mut response, error);
+    let mut resp = response.body(body);
+    super::observe::mark_failure(&mut resp, error);
+    resp
 }
 
 struct RestFraming;

@@ -24,6 +24,7 @@ use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::web::Bytes;
 use futures::Stream;
 use tokio::time::{Instant, Sleep};
+use tokio_util::sync::WaitForCancellationFutureOwned;
 
 use super::http::content_type;
 use crate::core::{EventStream, SeqEvent};
@@ -59,6 +60,8 @@ struct SseBody<F> {
     written: usize,
     /// The event stream ended (or failed): write what is left, then end.
     finished: bool,
+    /// Fires when the server's shutdown grace is over: the stream ends with an error event.
+    over: Option<Pin<Box<WaitForCancellationFutureOwned>>>,
 }
 
 impl<F: Framing> SseBody<F> {
@@ -98,6 +101,14 @@ impl<F: Framing> Stream for SseBody<F> {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
+        if let Some(over) = &mut this.over
+            && over.as_mut().poll(cx).is_ready()
+        {
+            this.over = None;
+            if !this.finished {
+                this.frame(Some(Err(super::shutdown::shutting_down())));
+            }
+        }
         // Take whatever is ready now.
         let before = this.batched;
         while !this.finished && this.batched < MAX_BATCH_EVENTS && this.buf.len() < MAX_BATCH_BYTES
@@ -146,9 +157,10 @@ impl<F: Framing> Stream for SseBody<F> {
 pub(crate) fn response<F: Framing>(
     events: EventStream,
     framing: F,
-    keep_alive: Duration,
+    inner: &super::Inner,
     mut builder: actix_web::HttpResponseBuilder,
 ) -> HttpResponse {
+    let keep_alive = inner.keep_alive;
     let now = Instant::now();
     let body = SseBody {
         events,
@@ -160,6 +172,7 @@ pub(crate) fn response<F: Framing>(
         batched: 0,
         written: 0,
         finished: false,
+        over: Some(Box::pin(inner.over.clone().cancelled_owned())),
     };
     builder
         .insert_header(content_type("text/event-stream"))
@@ -201,6 +214,7 @@ mod tests {
             batched: 0,
             written: 0,
             finished: false,
+            over: None,
         }
     }
 

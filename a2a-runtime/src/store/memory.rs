@@ -8,16 +8,99 @@
 //! Reads decode it on the way out. Each task id is held once, shared by the map key and the
 //! listing index.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::frozen::Frozen;
 use super::{
-    Delta, ListCursor, PushConfigStore, Scope, StoreError, StoredTask, TaskPage, TaskQuery,
-    TaskStore, Write,
+    ListCursor, PushConfigStore, Scope, SeqEvent, StoreError, StoredTask, TaskPage, TaskQuery,
+    TaskRef, TaskStore,
 };
 use crate::FastHash;
-use crate::types::{PushConfigId, Task, TaskId, TaskPushNotificationConfig};
+use crate::types::{
+    PushConfigId, StreamResponse, Task, TaskId, TaskPushNotificationConfig, TaskState, Timestamp,
+};
+
+/// A task write done at once by [`InMemoryTaskStore::write_now`] (the runtime's synchronous
+/// path for this store; no trait exposes it).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Write<'a> {
+    /// As [`TaskStore::create`].
+    Create,
+    /// As [`TaskStore::update`] with this expected version.
+    Update {
+        /// The version the writer read.
+        expected_version: u64,
+        /// What the update changes, when the writer knows it.
+        delta: Option<Delta<'a>>,
+    },
+}
+
+/// What an update changes, when the writer knows it: one agent event, applied by the task
+/// lifecycle to the task as stored at the update's expected version.
+// The store holds a live task as a value and applies the event to its copy instead of copying
+// the whole written task: a streamed artifact grows by one chunk per event, and copying the
+// task after every chunk makes a long stream's cost grow with the square of its length.
+#[derive(Clone, Copy)]
+pub(crate) struct Delta<'a> {
+    /// Applies the event to a task as the writer did (the writer's lifecycle and history
+    /// policy); `false`, leaving the task unchanged, when it cannot be applied.
+    apply: &'a (dyn Fn(&mut Task) -> bool + Sync),
+}
+
+impl fmt::Debug for Delta<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Delta").finish_non_exhaustive()
+    }
+}
+
+impl<'a> Delta<'a> {
+    pub(crate) fn new(apply: &'a (dyn Fn(&mut Task) -> bool + Sync)) -> Self {
+        Self { apply }
+    }
+
+    /// Applies the event to `task` (the task as stored at the update's expected version).
+    fn apply_to(&self, task: &mut Task) -> bool {
+        (self.apply)(task)
+    }
+}
+
+/// The most events a task's log keeps by default in memory (the oldest go first).
+const DEFAULT_EVENTS_PER_TASK: usize = 1024;
+
+/// The tail of a task's event log, in sequence order (a write without an event leaves a hole).
+#[derive(Debug, Default)]
+struct Log(VecDeque<Arc<SeqEvent>>);
+
+impl Log {
+    /// Records the event of the write that produced `version`, if it carried one.
+    fn record(&mut self, version: u64, event: Option<Arc<SeqEvent>>, cap: usize) {
+        if let Some(e) = event
+            && cap > 0
+        {
+            debug_assert_eq!(e.seq, version);
+            if self.0.len() >= cap {
+                self.0.pop_front();
+            }
+            self.0.push_back(e);
+        }
+    }
+
+    /// The events after `after`, up to the first hole, at most `limit`; `None` when the event
+    /// right after `after` is not held.
+    fn after(&self, after: u64, limit: usize) -> Option<Vec<SeqEvent>> {
+        let start = self.0.partition_point(|e| e.seq <= after);
+        let mut out = Vec::new();
+        for (next, e) in (after + 1..).zip(self.0.iter().skip(start).take(limit)) {
+            if e.seq != next {
+                break;
+            }
+            out.push(SeqEvent::clone(e));
+        }
+        (!out.is_empty()).then_some(out)
+    }
+}
 
 /// A task as held: live tasks (and the rare finished task whose encoding would not give it back
 /// exactly) as values, finished tasks encoded.
@@ -28,7 +111,7 @@ enum Held {
 }
 
 impl Held {
-    /// `task` as held, from its `json` when the writer has it (see [`TaskStore::write_now`]).
+    /// `task` as held, from its `json` when the writer has it (see [`InMemoryTaskStore::write_now`]).
     fn of(task: &Task, json: Option<&[u8]>) -> Self {
         if task.status.state.is_terminal()
             && let Some(frozen) = json
@@ -107,7 +190,11 @@ impl Snapshot {
 struct Entry {
     /// Incremented by every write.
     version: u64,
+    /// When it was last written (ms since the epoch), for retention.
+    updated_ms: i64,
     held: Held,
+    /// The tail of the task's event log.
+    log: Log,
 }
 
 /// A listing position: status timestamp (ms), then id. Ascending; listings walk it backwards.
@@ -115,6 +202,8 @@ type Position = (i64, Arc<str>);
 
 #[derive(Debug, Default)]
 struct ScopeTasks {
+    /// The scope (shared with the map key and the finished queue).
+    key: Arc<Scope>,
     /// How many of the tasks are terminal.
     finished: usize,
     /// Keyed by task id; the key is shared with `order`.
@@ -124,22 +213,155 @@ struct ScopeTasks {
     order: BTreeMap<Position, bool>,
 }
 
+/// A finished task in the order tasks finished, as [`Held::finished`] queues it: valid while
+/// the task is still at the version it finished with (a later write queues it again).
+#[derive(Debug)]
+struct Finished {
+    scope: Arc<Scope>,
+    id: Arc<str>,
+    version: u64,
+}
+
+/// Everything the store holds, under one lock.
+#[derive(Debug, Default)]
+struct Tasks {
+    scopes: HashMap<Arc<Scope>, ScopeTasks, FastHash>,
+    /// Tasks held, over all scopes.
+    held: usize,
+    /// Finished tasks held, over all scopes.
+    finished: usize,
+    /// Finished tasks, first finished first (some entries stale: skipped when met).
+    queue: VecDeque<Finished>,
+}
+
+impl std::ops::Deref for Tasks {
+    type Target = HashMap<Arc<Scope>, ScopeTasks, FastHash>;
+    fn deref(&self) -> &Self::Target {
+        &self.scopes
+    }
+}
+
+impl std::ops::DerefMut for Tasks {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.scopes
+    }
+}
+
+impl Tasks {
+    /// Removes task `id` of scope `key` (its entry and its listing position), and the scope
+    /// when it was its last task.
+    fn remove(&mut self, key: &Scope, id: &str) -> Option<(Arc<str>, Entry)> {
+        let s = self.scopes.get_mut(key)?;
+        let (id, entry) = s.by_id.remove_entry(id)?;
+        s.order.remove(&(entry.held.millis(), id.clone()));
+        let finished = usize::from(entry.held.is_terminal());
+        s.finished -= finished;
+        self.finished -= finished;
+        self.held -= 1;
+        if s.by_id.is_empty() {
+            self.scopes.remove(key);
+        }
+        Some((id, entry))
+    }
+
+    /// Whether a queue entry still names a finished task at the version it was queued with.
+    fn current(scopes: &HashMap<Arc<Scope>, ScopeTasks, FastHash>, f: &Finished) -> bool {
+        scopes
+            .get(&*f.scope)
+            .and_then(|s| s.by_id.get(&*f.id))
+            .is_some_and(|e| e.version == f.version && e.held.is_terminal())
+    }
+
+    /// Queues a task that a write left finished (at `version`).
+    fn queue_finished(&mut self, scope: Arc<Scope>, id: Arc<str>, version: u64) {
+        self.queue.push_back(Finished { scope, id, version });
+        // Stale entries (tasks deleted, or written again) go once they outnumber the rest.
+        if self.queue.len() > 2 * self.finished + 1024 {
+            let queue = std::mem::take(&mut self.queue);
+            let scopes = &self.scopes;
+            self.queue = queue
+                .into_iter()
+                .filter(|f| Self::current(scopes, f))
+                .collect();
+        }
+    }
+
+    /// The first queued finished task that is still current, taken off the queue.
+    fn first_finished(&mut self) -> Option<Finished> {
+        while let Some(f) = self.queue.pop_front() {
+            if Self::current(&self.scopes, &f) {
+                return Some(f);
+            }
+        }
+        None
+    }
+
+    /// Evicts the task that finished first, over all scopes.
+    fn evict_first_finished(&mut self) -> Option<(Arc<Scope>, Arc<str>)> {
+        let f = self.first_finished()?;
+        self.remove(&f.scope, &f.id)?;
+        Some((f.scope, f.id))
+    }
+}
+
+/// The most tasks an [`InMemoryTaskStore`] holds by default, over all tenants and owners.
+pub const DEFAULT_MAX_TASKS: usize = 10_000;
+
 /// A [`TaskStore`] in process memory (share it behind an `Arc`).
 ///
-/// Memory is bounded by a retention setting: [`InMemoryTaskStore::with_retention`] keeps at
-/// most N finished tasks per scope (tenant and owner), dropping the ones that finished first
-/// (by status timestamp). Tasks that are not terminal are never dropped.
+/// Memory is bounded, whatever the spread of tenants and owners:
+/// - at most [`max_tasks`](Self::with_max_tasks) tasks are held in all (default
+///   [`DEFAULT_MAX_TASKS`]): a new task beyond it evicts the finished task that finished
+///   first, over all scopes; when every task held is still live, the new one is refused
+///   ([`StoreError::Full`], answered as Unavailable) — interrupted tasks are bounded in time by
+///   [`Retention`](crate::core::Retention) instead;
+/// - [`InMemoryTaskStore::with_retention`] also keeps at most N finished tasks per scope
+///   (tenant and owner), dropping the ones that finished first (by status timestamp);
+/// - each task keeps at most [`with_events_per_task`](Self::with_events_per_task) events.
+///
+/// A task evicted or deleted takes its push configs with it when the store was given the
+/// push-config store ([`with_push_configs`](Self::with_push_configs); the server's default
+/// stores and [`connect("memory:")`](super::connect) are linked so).
 ///
 /// Finished tasks are held encoded (their ProtoJSON without the ids, behind a small header), a
 /// fraction of the memory of a [`Task`] value; [`get`](TaskStore::get) and
 /// [`list`](TaskStore::list) decode them, and listing filters and orders without decoding. Live
 /// tasks, which change on every event, are held as values; a task is encoded once, by the write
 /// that finishes it.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct InMemoryTaskStore {
-    scopes: Mutex<HashMap<Scope, ScopeTasks, FastHash>>,
+    scopes: Mutex<Tasks>,
     /// Keep at most this many finished (terminal) tasks per scope; the oldest go first.
     max_finished_per_scope: Option<usize>,
+    /// Hold at most this many tasks in all.
+    max_tasks: usize,
+    /// Keep at most this many events per task.
+    events_per_task: usize,
+    /// The push configs that go with a task that goes.
+    push_configs: Option<Arc<InMemoryPushConfigStore>>,
+    /// Tasks evicted so far (global cap, per-scope retention, age).
+    evicted: std::sync::atomic::AtomicU64,
+}
+
+impl Default for InMemoryTaskStore {
+    fn default() -> Self {
+        Self {
+            scopes: Mutex::default(),
+            max_finished_per_scope: None,
+            max_tasks: DEFAULT_MAX_TASKS,
+            events_per_task: DEFAULT_EVENTS_PER_TASK,
+            push_configs: None,
+            evicted: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+}
+
+/// Tasks taken out of the store under its lock, whose push configs go once it is released.
+type Gone = Vec<(Arc<Scope>, Arc<str>)>;
+
+/// Now, in milliseconds since the epoch.
+fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
 }
 
 impl InMemoryTaskStore {
@@ -148,7 +370,7 @@ impl InMemoryTaskStore {
         Self::default()
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<Scope, ScopeTasks, FastHash>> {
+    fn lock(&self) -> MutexGuard<'_, Tasks> {
         // A poisoned lock only means another thread panicked mid-operation; every operation here
         // leaves the maps consistent before it can panic, so the data is still usable.
         self.scopes
@@ -159,39 +381,112 @@ impl InMemoryTaskStore {
     /// A store that keeps at most `max_finished` terminal tasks per scope.
     pub fn with_retention(max_finished: usize) -> Self {
         Self {
-            scopes: Mutex::default(),
             max_finished_per_scope: Some(max_finished),
+            ..Self::default()
         }
     }
 
-    /// Drops the oldest terminal tasks of a scope beyond the retention limit.
-    fn enforce_retention(&self, s: &mut ScopeTasks) {
+    /// Holds at most `max` tasks in all, over every tenant and owner (default
+    /// [`DEFAULT_MAX_TASKS`]; at least 1).
+    pub fn with_max_tasks(mut self, max: usize) -> Self {
+        self.max_tasks = max.max(1);
+        self
+    }
+
+    /// Deletes a task's push configs from `configs` when the task is evicted or deleted.
+    pub fn with_push_configs(mut self, configs: Arc<InMemoryPushConfigStore>) -> Self {
+        self.push_configs = Some(configs);
+        self
+    }
+
+    /// How many tasks retention has evicted so far (the global cap, the per-scope bound and
+    /// the age purge; not [`delete`](TaskStore::delete)).
+    pub fn evicted(&self) -> u64 {
+        self.evicted.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Removes the push configs of tasks that went (after the lock is released).
+    fn forget(&self, gone: Gone) {
+        if gone.is_empty() {
+            return;
+        }
+        let n = gone.len() as u64;
+        self.evicted
+            .fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        #[cfg(feature = "metrics")]
+        metrics::counter!("a2a_tasks_evicted_total", "store" => "memory").increment(n);
+        tracing::debug!(evicted = n, "in-memory store evicted finished tasks");
+        if let Some(configs) = &self.push_configs {
+            for (scope, id) in gone {
+                configs.remove_task(&scope, &id);
+            }
+        }
+    }
+
+    /// Keeps at most `events` events per task for replay (default 1,024); a reader asking for
+    /// older ones gets [`StoreError::EventsGone`].
+    pub fn with_events_per_task(mut self, events: usize) -> Self {
+        self.events_per_task = events;
+        self
+    }
+
+    /// Does `write` of `task` at once, as [`TaskStore::create`] or [`TaskStore::update`]
+    /// would. `json`, when given, is `task`'s ProtoJSON as the fast writer writes it (the
+    /// runtime has it when the task is about to be sent as a reply), kept instead of encoding
+    /// the task a second time; `event`, when given, is logged.
+    pub(crate) fn write_now(
+        &self,
+        scope: &Scope,
+        task: &Task,
+        json: Option<&[u8]>,
+        write: Write<'_>,
+        event: Option<Arc<SeqEvent>>,
+    ) -> Result<u64, StoreError> {
+        match write {
+            Write::Create => self.create_now(scope, task, json, event),
+            Write::Update {
+                expected_version,
+                delta,
+            } => self.update_now(scope, task, json, (expected_version, delta), event),
+        }
+    }
+
+    /// Drops the oldest terminal tasks of the scope `key` beyond the per-scope limit.
+    fn enforce_retention(&self, tasks: &mut Tasks, key: &Scope, gone: &mut Gone) {
         let Some(max) = self.max_finished_per_scope else {
             return;
         };
-        while s.finished > max {
-            // Usually the task that finished first is the oldest of all: taken off the front
-            // of the listing order without a search, and without reading its (long unused)
-            // entry to learn that it is finished.
+        loop {
+            let Some(s) = tasks.scopes.get(key) else {
+                return;
+            };
+            if s.finished <= max {
+                return;
+            }
+            // Usually the task that finished first is the oldest of all: the front of the
+            // listing order, found without reading its (long unused) entry.
             let victim = match s.order.first_key_value() {
-                Some((_, true)) => s.order.pop_first(),
-                _ => {
-                    let oldest = s.order.iter().find(|(_, finished)| **finished);
-                    let oldest = oldest.map(|(position, _)| position.clone());
-                    oldest.and_then(|position| s.order.remove_entry(&position))
-                }
+                Some(((_, id), true)) => Some(id.clone()),
+                _ => s
+                    .order
+                    .iter()
+                    .find(|(_, finished)| **finished)
+                    .map(|((_, id), _)| id.clone()),
             };
-            let Some(((_, id), _)) = victim else {
-                break;
+            let Some(id) = victim else {
+                return;
             };
-            s.by_id.remove(&id);
-            s.finished -= 1;
+            let scope = s.key.clone();
+            if tasks.remove(key, &id).is_none() {
+                return;
+            }
+            gone.push((scope, id));
         }
     }
 
     /// The number of tasks held, over all scopes.
     pub fn len(&self) -> usize {
-        self.lock().values().map(|s| s.by_id.len()).sum()
+        self.lock().held
     }
 
     /// [`TaskStore::create`], done under the lock.
@@ -200,12 +495,52 @@ impl InMemoryTaskStore {
         scope: &Scope,
         task: &Task,
         json: Option<&[u8]>,
+        event: Option<Arc<SeqEvent>>,
     ) -> Result<u64, StoreError> {
-        let mut scopes = self.lock();
+        let mut gone = Gone::new();
+        let created = self.create_locked(scope, task, json, event, &mut gone);
+        self.forget(gone);
+        created
+    }
+
+    fn create_locked(
+        &self,
+        scope: &Scope,
+        task: &Task,
+        json: Option<&[u8]>,
+        event: Option<Arc<SeqEvent>>,
+        gone: &mut Gone,
+    ) -> Result<u64, StoreError> {
+        let mut guard = self.lock();
+        let tasks = &mut *guard;
+        if tasks.held >= self.max_tasks {
+            // Full: room is made by evicting the task that finished first (over all scopes),
+            // or the new task is refused when every task held is live.
+            if tasks
+                .scopes
+                .get(scope)
+                .is_some_and(|s| s.by_id.contains_key(task.id.as_str()))
+            {
+                return Err(StoreError::Exists(task.id.clone(), "already exists"));
+            }
+            match tasks.evict_first_finished() {
+                Some(victim) => gone.push(victim),
+                None => return Err(StoreError::Full(self.max_tasks)),
+            }
+        }
         // Look up first: `entry` would copy the scope on every call.
-        let s = match scopes.get_mut(scope) {
+        let s = match tasks.scopes.get_mut(scope) {
             Some(s) => s,
-            None => scopes.entry(scope.clone()).or_default(),
+            None => {
+                let key = Arc::new(scope.clone());
+                tasks
+                    .scopes
+                    .entry(key.clone())
+                    .or_insert_with(|| ScopeTasks {
+                        key,
+                        ..ScopeTasks::default()
+                    })
+            }
         };
         // Shared with the task's own id: no copy.
         let id = task.id.shared();
@@ -214,10 +549,24 @@ impl InMemoryTaskStore {
             return Err(StoreError::Exists(task.id.clone(), "already exists"));
         };
         let held = Held::of(task, json);
-        s.finished += usize::from(held.is_terminal());
-        s.order.insert((held.millis(), id), held.is_terminal());
-        vacant.insert(Entry { version: 1, held });
-        self.enforce_retention(s);
+        let finished = held.is_terminal();
+        s.finished += usize::from(finished);
+        s.order.insert((held.millis(), id.clone()), finished);
+        let mut log = Log::default();
+        log.record(1, event, self.events_per_task);
+        vacant.insert(Entry {
+            version: 1,
+            updated_ms: now_ms(),
+            held,
+            log,
+        });
+        let key = s.key.clone();
+        tasks.held += 1;
+        if finished {
+            tasks.finished += 1;
+            tasks.queue_finished(key, id, 1);
+        }
+        self.enforce_retention(tasks, scope, gone);
         Ok(1)
     }
 
@@ -227,10 +576,28 @@ impl InMemoryTaskStore {
         scope: &Scope,
         task: &Task,
         json: Option<&[u8]>,
-        (expected_version, delta): (u64, Option<Delta<'_>>),
+        change: (u64, Option<Delta<'_>>),
+        event: Option<Arc<SeqEvent>>,
     ) -> Result<u64, StoreError> {
-        let mut scopes = self.lock();
-        let s = scopes
+        let mut gone = Gone::new();
+        let updated = self.update_locked(scope, task, json, change, event, &mut gone);
+        self.forget(gone);
+        updated
+    }
+
+    fn update_locked(
+        &self,
+        scope: &Scope,
+        task: &Task,
+        json: Option<&[u8]>,
+        (expected_version, delta): (u64, Option<Delta<'_>>),
+        event: Option<Arc<SeqEvent>>,
+        gone: &mut Gone,
+    ) -> Result<u64, StoreError> {
+        let mut guard = self.lock();
+        let tasks = &mut *guard;
+        let s = tasks
+            .scopes
             .get_mut(scope)
             .ok_or_else(|| StoreError::Exists(task.id.clone(), "does not exist"))?;
         let entry = s
@@ -262,7 +629,9 @@ impl InMemoryTaskStore {
         let new_millis = entry.held.millis();
         let is_finished = entry.held.is_terminal();
         entry.version += 1;
+        entry.updated_ms = now_ms();
         let version = entry.version;
+        entry.log.record(version, event, self.events_per_task);
         if (old_millis, was_finished) != (new_millis, is_finished) {
             let position = (old_millis, task.id.shared());
             if old_millis == new_millis {
@@ -277,7 +646,16 @@ impl InMemoryTaskStore {
             }
         }
         s.finished = s.finished + usize::from(is_finished) - usize::from(was_finished);
-        self.enforce_retention(s);
+        tasks.finished = tasks.finished + usize::from(is_finished) - usize::from(was_finished);
+        if is_finished {
+            // Queued again at this version: an older queue entry is now stale.
+            let key = s.key.clone();
+            if let Some((id, _)) = s.by_id.get_key_value(task.id.as_str()) {
+                let id = id.clone();
+                tasks.queue_finished(key, id, version);
+            }
+        }
+        self.enforce_retention(tasks, scope, gone);
         Ok(version)
     }
 
@@ -305,8 +683,19 @@ impl TaskStore for InMemoryTaskStore {
             .transpose()
     }
 
-    async fn create(&self, scope: &Scope, task: &Task) -> Result<u64, StoreError> {
-        self.create_now(scope, task, None)
+    async fn create(
+        &self,
+        scope: &Scope,
+        task: &Task,
+        event: Option<&StreamResponse>,
+    ) -> Result<u64, StoreError> {
+        let event = event.map(|e| {
+            Arc::new(SeqEvent {
+                seq: 1,
+                event: e.clone(),
+            })
+        });
+        self.create_now(scope, task, None, event)
     }
 
     async fn update(
@@ -314,24 +703,42 @@ impl TaskStore for InMemoryTaskStore {
         scope: &Scope,
         task: &Task,
         expected_version: u64,
+        event: Option<&StreamResponse>,
     ) -> Result<u64, StoreError> {
-        self.update_now(scope, task, None, (expected_version, None))
+        let event = event.map(|e| {
+            Arc::new(SeqEvent {
+                seq: expected_version + 1,
+                event: e.clone(),
+            })
+        });
+        self.update_now(scope, task, None, (expected_version, None), event)
     }
 
-    fn write_now(
+    async fn events_after(
         &self,
         scope: &Scope,
-        task: &Task,
-        json: Option<&[u8]>,
-        write: Write<'_>,
-    ) -> Option<Result<u64, StoreError>> {
-        Some(match write {
-            Write::Create => self.create_now(scope, task, json),
-            Write::Update {
-                expected_version,
-                delta,
-            } => self.update_now(scope, task, json, (expected_version, delta)),
-        })
+        id: &TaskId,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<SeqEvent>, StoreError> {
+        let scopes = self.lock();
+        let Some(entry) = scopes.get(scope).and_then(|s| s.by_id.get(id.as_str())) else {
+            return Ok(Vec::new());
+        };
+        if after >= entry.version {
+            return Ok(Vec::new());
+        }
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        entry
+            .log
+            .after(after, limit)
+            .ok_or_else(|| StoreError::EventsGone {
+                task_id: id.clone(),
+                after,
+                oldest: entry.log.0.front().map_or(0, |e| e.seq),
+            })
     }
 
     async fn list(&self, scope: &Scope, query: &TaskQuery) -> Result<TaskPage, StoreError> {
@@ -391,18 +798,77 @@ impl TaskStore for InMemoryTaskStore {
     }
 
     async fn delete(&self, scope: &Scope, id: &TaskId) -> Result<bool, StoreError> {
-        let mut scopes = self.lock();
-        let Some(s) = scopes.get_mut(scope) else {
-            return Ok(false);
-        };
-        match s.by_id.remove_entry(id.as_str()) {
-            Some((id, entry)) => {
-                s.finished -= usize::from(entry.held.is_terminal());
-                s.order.remove(&(entry.held.millis(), id));
-                Ok(true)
-            }
-            None => Ok(false),
+        let removed = self.lock().remove(scope, id.as_str()).is_some();
+        if removed && let Some(configs) = &self.push_configs {
+            configs.remove_task(scope, id.as_str());
         }
+        Ok(removed)
+    }
+
+    async fn untouched(
+        &self,
+        states: &[TaskState],
+        before: Timestamp,
+        limit: usize,
+    ) -> Result<Vec<TaskRef>, StoreError> {
+        let before = before.millis();
+        // The states asked for are live ones (held as values) in practice; a scan of what is
+        // held, which the global cap bounds.
+        let mut found: Vec<(i64, TaskRef)> = Vec::new();
+        {
+            let tasks = self.lock();
+            for s in tasks.scopes.values() {
+                for (id, e) in &s.by_id {
+                    let state = match &e.held {
+                        Held::Value(t) => t.status.state,
+                        Held::Encoded(f) => f.state(),
+                    };
+                    if e.updated_ms < before && states.contains(&state) {
+                        found.push((
+                            e.updated_ms,
+                            TaskRef {
+                                scope: Scope::clone(&s.key),
+                                id: TaskId::from(&**id),
+                                version: e.version,
+                            },
+                        ));
+                    }
+                }
+            }
+        }
+        found.sort_by(|a, b| (a.0, &a.1.id).cmp(&(b.0, &b.1.id)));
+        Ok(found.into_iter().take(limit).map(|(_, t)| t).collect())
+    }
+
+    async fn purge_finished(&self, before: Timestamp, limit: usize) -> Result<usize, StoreError> {
+        let before = before.millis();
+        let mut gone = Gone::new();
+        {
+            let mut guard = self.lock();
+            let tasks = &mut *guard;
+            // The queue is in the order tasks finished: the first one written since `before`
+            // ends the pass (a finished task written again is queued again, at the back).
+            while gone.len() < limit {
+                let Some(f) = tasks.first_finished() else {
+                    break;
+                };
+                let updated = tasks
+                    .scopes
+                    .get(&*f.scope)
+                    .and_then(|s| s.by_id.get(&*f.id))
+                    .map_or(i64::MAX, |e| e.updated_ms);
+                if updated >= before {
+                    tasks.queue.push_front(f);
+                    break;
+                }
+                if tasks.remove(&f.scope, &f.id).is_some() {
+                    gone.push((f.scope, f.id));
+                }
+            }
+        }
+        let n = gone.len();
+        self.forget(gone);
+        Ok(n)
     }
 }
 
@@ -422,6 +888,14 @@ impl InMemoryPushConfigStore {
         self.configs
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Removes every config of task `id` of `scope` (the task went).
+    pub(crate) fn remove_task(&self, scope: &Scope, id: &str) {
+        let mut map = self.lock();
+        if !map.is_empty() {
+            map.remove(&(scope.clone(), TaskId::from(id)));
+        }
     }
 }
 
@@ -645,7 +1119,7 @@ mod tests {
         let scope = Scope::new("", "me");
         let tasks = mixed_tasks();
         for t in &tasks {
-            store.create(&scope, t).await.unwrap();
+            store.create(&scope, t, None).await.unwrap();
         }
         {
             let scopes = store.lock();
@@ -697,16 +1171,16 @@ mod tests {
         let values = InMemoryTaskStore::new();
         let mut live_versions = Vec::new();
         for t in &tasks {
-            direct.create(&scope, t).await.unwrap();
+            direct.create(&scope, t, None).await.unwrap();
             let mut live = t.clone();
             live.status.state = TaskState::Submitted;
-            finished_later.create(&scope, &live).await.unwrap();
-            finished_later.update(&scope, t, 1).await.unwrap();
+            finished_later.create(&scope, &live, None).await.unwrap();
+            finished_later.update(&scope, t, 1, None).await.unwrap();
             let mut live = t.clone();
             if live.status.state.is_terminal() {
                 live.status.state = TaskState::Working;
             }
-            values.create(&scope, &live).await.unwrap();
+            values.create(&scope, &live, None).await.unwrap();
             live_versions.push(live);
         }
         for query in queries() {
@@ -752,13 +1226,13 @@ mod tests {
         let scope = Scope::new("", "me");
         let tasks = mixed_tasks();
         let mut done = tasks[1].clone();
-        store.create(&scope, &done).await.unwrap();
+        store.create(&scope, &done, None).await.unwrap();
         // A metadata edit (as a custom handler may make): decoded, replaced, encoded again.
         done.metadata
             .insert("edited".into(), serde_json::json!([1, 2.5, "x"]));
-        assert_eq!(store.update(&scope, &done, 1).await.unwrap(), 2);
+        assert_eq!(store.update(&scope, &done, 1, None).await.unwrap(), 2);
         assert!(matches!(
-            store.update(&scope, &done, 1).await,
+            store.update(&scope, &done, 1, None).await,
             Err(StoreError::Conflict {
                 expected: 1,
                 found: 2,
@@ -776,8 +1250,8 @@ mod tests {
         // A new status timestamp moves it in the listing.
         let mut later = done.clone();
         later.status.timestamp = Timestamp::from_millis(5_000);
-        store.create(&scope, &tasks[3]).await.unwrap();
-        assert_eq!(store.update(&scope, &later, 2).await.unwrap(), 3);
+        store.create(&scope, &tasks[3], None).await.unwrap();
+        assert_eq!(store.update(&scope, &later, 2, None).await.unwrap(), 3);
         let page = store
             .list(
                 &scope,
@@ -792,7 +1266,7 @@ mod tests {
         // Even back to a live state (the store does not police the lifecycle).
         let mut again = later.clone();
         again.status.state = TaskState::Working;
-        assert_eq!(store.update(&scope, &again, 3).await.unwrap(), 4);
+        assert_eq!(store.update(&scope, &again, 3, None).await.unwrap(), 4);
         assert_eq!(
             store.get(&scope, &again.id).await.unwrap().unwrap().task,
             again
@@ -803,12 +1277,12 @@ mod tests {
         assert!(!store.delete(&scope, &tasks[3].id).await.unwrap());
         assert!(store.is_empty());
         {
-            let scopes = store.lock();
-            let s = &scopes[&scope];
-            assert!(s.order.is_empty() && s.finished == 0);
+            // The scope went with its last task.
+            let tasks = store.lock();
+            assert!(tasks.scopes.is_empty() && tasks.finished == 0 && tasks.held == 0);
         }
         assert!(matches!(
-            store.update(&scope, &again, 4).await,
+            store.update(&scope, &again, 4, None).await,
             Err(StoreError::Exists(..))
         ));
     }
@@ -818,7 +1292,7 @@ mod tests {
         let store = InMemoryTaskStore::new();
         let scope = Scope::new("", "me");
         let done = task(1, TaskState::Completed);
-        store.create(&scope, &done).await.unwrap();
+        store.create(&scope, &done, None).await.unwrap();
         if let Some(s) = store.lock().get_mut(&scope) {
             for e in s.by_id.values_mut() {
                 e.held = Held::Encoded(Frozen::from_raw(&[3, 0, 0, 0, 0, 0, 0, 0, 0, 0, b'{']));
@@ -843,12 +1317,12 @@ mod tests {
         let store = InMemoryTaskStore::with_retention(3);
         let scope = Scope::new("", "me");
         store
-            .create(&scope, &task(0, TaskState::Working))
+            .create(&scope, &task(0, TaskState::Working), None)
             .await
             .unwrap();
         for i in 1..=6 {
             store
-                .create(&scope, &task(i, TaskState::Completed))
+                .create(&scope, &task(i, TaskState::Completed), None)
                 .await
                 .unwrap();
         }
@@ -867,7 +1341,7 @@ mod tests {
         // Finishing the live task (newest timestamp) evicts the oldest finished one.
         let mut done = task(7, TaskState::Completed);
         done.id = "t000".into();
-        store.update(&scope, &done, 1).await.unwrap();
+        store.update(&scope, &done, 1, None).await.unwrap();
         assert_eq!(store.len(), 3);
         assert!(store.get(&scope, &"t004".into()).await.unwrap().is_none());
         assert!(store.get(&scope, &"t000".into()).await.unwrap().is_some());
@@ -881,11 +1355,11 @@ mod tests {
         for timestamp in [Timestamp::from_millis(1_000), None] {
             let mut old = task(0, TaskState::Working);
             old.status.timestamp = timestamp;
-            store.create(&scope, &old).await.unwrap();
+            store.create(&scope, &old, None).await.unwrap();
             old.status.state = TaskState::Completed;
-            store.update(&scope, &old, 1).await.unwrap();
+            store.update(&scope, &old, 1, None).await.unwrap();
             store
-                .create(&scope, &task(1, TaskState::Completed))
+                .create(&scope, &task(1, TaskState::Completed), None)
                 .await
                 .unwrap();
             // Two finished, one kept: the one that finished first goes.
@@ -895,12 +1369,12 @@ mod tests {
         }
         // A live task older than every finished one is kept, and the finished ones still go.
         store
-            .create(&scope, &task(0, TaskState::Working))
+            .create(&scope, &task(0, TaskState::Working), None)
             .await
             .unwrap();
         for i in 1..=3 {
             store
-                .create(&scope, &task(i, TaskState::Completed))
+                .create(&scope, &task(i, TaskState::Completed), None)
                 .await
                 .unwrap();
         }
@@ -948,7 +1422,7 @@ mod tests {
             artifact_id: "a".into(),
             ..Artifact::new([Part::text("chunk 0")])
         }];
-        let mut version = store.create(&scope, &live).await.unwrap();
+        let mut version = store.create(&scope, &live, None).await.unwrap();
         let first = first_text_at(&store, &scope, "t001");
         for n in 1..=20 {
             let mut event = StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
@@ -966,12 +1440,9 @@ mod tests {
                 |task: &mut Task| lifecycle::apply_event(task, &mut event.clone(), policy).is_ok();
             let write = Write::Update {
                 expected_version: version,
-                delta: Some(Delta::new(&event, &replay)),
+                delta: Some(Delta::new(&replay)),
             };
-            version = store
-                .write_now(&scope, &live, None, write)
-                .unwrap()
-                .unwrap();
+            version = store.write_now(&scope, &live, None, write, None).unwrap();
             assert_eq!(held_value(&store, &scope, "t001"), live, "chunk {n}");
             // The chunks held before are where they were: appended to, not copied.
             assert_eq!(first_text_at(&store, &scope, "t001"), first, "chunk {n}");
@@ -999,13 +1470,186 @@ mod tests {
             |task: &mut Task| lifecycle::apply_event(task, &mut other.clone(), policy).is_ok();
         let write = Write::Update {
             expected_version: version,
-            delta: Some(Delta::new(&other, &replay)),
+            delta: Some(Delta::new(&replay)),
         };
-        store
-            .write_now(&scope, &live, None, write)
-            .unwrap()
-            .unwrap();
+        store.write_now(&scope, &live, None, write, None).unwrap();
         assert_eq!(held_value(&store, &scope, "t001"), live);
         assert!(lifecycle::apply_event(&mut live.clone(), &mut other, policy).is_err());
+    }
+
+    /// A push config for task `id`.
+    fn config(id: &str) -> TaskPushNotificationConfig {
+        TaskPushNotificationConfig {
+            task_id: id.into(),
+            id: "p".into(),
+            url: "https://example.com/hook".into(),
+            ..TaskPushNotificationConfig::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn the_global_cap_bounds_tasks_over_every_tenant_and_takes_push_configs_along() {
+        let configs = Arc::new(InMemoryPushConfigStore::new());
+        let store = InMemoryTaskStore::new()
+            .with_max_tasks(100)
+            .with_push_configs(configs.clone());
+        // 1,000 finished tasks, each in a tenant of its own: no per-scope bound would bite.
+        for i in 0..1_000 {
+            let scope = Scope::new(format!("tenant-{i}"), "me");
+            let t = task(i, TaskState::Completed);
+            store.create(&scope, &t, None).await.unwrap();
+            configs.put(&scope, &config(t.id.as_str())).await.unwrap();
+        }
+        assert_eq!(store.len(), 100);
+        assert_eq!(store.evicted(), 900);
+        {
+            let tasks = store.lock();
+            // Empty scopes do not linger.
+            assert_eq!(tasks.scopes.len(), 100);
+            assert_eq!(tasks.finished, 100);
+            assert!(tasks.queue.len() <= 2 * 100 + 1024);
+        }
+        // The 100 that finished last are held, the others are gone with their push configs.
+        for i in [0, 500, 899] {
+            let scope = Scope::new(format!("tenant-{i}"), "me");
+            let id = TaskId::from(format!("t{i:03}"));
+            assert!(store.get(&scope, &id).await.unwrap().is_none());
+            assert!(configs.list(&scope, &id).await.unwrap().is_empty(), "{i}");
+        }
+        for i in [900, 999] {
+            let scope = Scope::new(format!("tenant-{i}"), "me");
+            let id = TaskId::from(format!("t{i:03}"));
+            assert!(store.get(&scope, &id).await.unwrap().is_some());
+            assert_eq!(configs.list(&scope, &id).await.unwrap().len(), 1);
+        }
+        assert_eq!(configs.lock().len(), 100);
+    }
+
+    #[tokio::test]
+    async fn at_the_cap_live_tasks_are_kept_and_a_new_task_is_refused() {
+        let store = InMemoryTaskStore::new().with_max_tasks(3);
+        let scope = Scope::new("", "me");
+        for i in 0..3 {
+            store
+                .create(&scope, &task(i, TaskState::InputRequired), None)
+                .await
+                .unwrap();
+        }
+        let refused = store
+            .create(&scope, &task(3, TaskState::Working), None)
+            .await;
+        assert!(matches!(refused, Err(StoreError::Full(3))), "{refused:?}");
+        let err = crate::error::A2aError::from(refused.unwrap_err());
+        assert!(
+            matches!(err, crate::error::A2aError::Unavailable(_)),
+            "{err:?}"
+        );
+        // A duplicate id at the cap is still answered as a duplicate.
+        assert!(matches!(
+            store
+                .create(&scope, &task(0, TaskState::Working), None)
+                .await,
+            Err(StoreError::Exists(..))
+        ));
+        // One finishes: the next new task evicts it, not a live one.
+        let mut done = task(1, TaskState::Completed);
+        done.status.timestamp = Timestamp::from_millis(9_000);
+        store.update(&scope, &done, 1, None).await.unwrap();
+        store
+            .create(&scope, &task(4, TaskState::Working), None)
+            .await
+            .unwrap();
+        assert_eq!(store.len(), 3);
+        assert!(store.get(&scope, &done.id).await.unwrap().is_none());
+        for i in [0, 2, 4] {
+            let id = TaskId::from(format!("t{i:03}"));
+            assert!(store.get(&scope, &id).await.unwrap().is_some(), "{i}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_finished_task_written_again_is_evicted_by_its_last_write() {
+        let store = InMemoryTaskStore::new().with_max_tasks(2);
+        let scope = Scope::new("", "me");
+        let mut first = task(0, TaskState::Completed);
+        store.create(&scope, &first, None).await.unwrap();
+        store
+            .create(&scope, &task(1, TaskState::Completed), None)
+            .await
+            .unwrap();
+        // t000 is written again (a metadata edit): it now counts as finished after t001.
+        first.metadata.insert("k".into(), serde_json::json!(1));
+        store.update(&scope, &first, 1, None).await.unwrap();
+        store
+            .create(&scope, &task(2, TaskState::Completed), None)
+            .await
+            .unwrap();
+        assert!(store.get(&scope, &"t001".into()).await.unwrap().is_none());
+        assert!(store.get(&scope, &"t000".into()).await.unwrap().is_some());
+    }
+
+    #[tokio::test]
+    async fn retention_queries_find_old_tasks_by_state_and_purge_only_finished_ones() {
+        let configs = Arc::new(InMemoryPushConfigStore::new());
+        let store = InMemoryTaskStore::new().with_push_configs(configs.clone());
+        let scope = Scope::new("t", "me");
+        for (i, state) in [
+            TaskState::Completed,
+            TaskState::InputRequired,
+            TaskState::AuthRequired,
+            TaskState::Working,
+            TaskState::Failed,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let t = task(i as i64, state);
+            store.create(&scope, &t, None).await.unwrap();
+            configs.put(&scope, &config(t.id.as_str())).await.unwrap();
+        }
+        let past = Timestamp::from_millis(now_ms() - 60_000).unwrap();
+        let future = Timestamp::from_millis(now_ms() + 60_000).unwrap();
+        let interrupted = [TaskState::InputRequired, TaskState::AuthRequired];
+        assert!(
+            store
+                .untouched(&interrupted, past, 10)
+                .await
+                .unwrap()
+                .is_empty()
+        );
+        let found = store.untouched(&interrupted, future, 10).await.unwrap();
+        let mut ids: Vec<_> = found.iter().map(|t| t.id.to_string()).collect();
+        ids.sort();
+        assert_eq!(ids, ["t001", "t002"]);
+        assert!(found.iter().all(|t| t.version == 1 && t.scope == scope));
+        assert_eq!(
+            store
+                .untouched(&interrupted, future, 1)
+                .await
+                .unwrap()
+                .len(),
+            1
+        );
+
+        assert_eq!(store.purge_finished(past, 10).await.unwrap(), 0);
+        assert_eq!(store.purge_finished(future, 1).await.unwrap(), 1);
+        assert_eq!(store.purge_finished(future, 10).await.unwrap(), 1);
+        assert_eq!(store.purge_finished(future, 10).await.unwrap(), 0);
+        assert_eq!(store.len(), 3);
+        for id in ["t000", "t004"] {
+            assert!(store.get(&scope, &id.into()).await.unwrap().is_none());
+            assert!(configs.list(&scope, &id.into()).await.unwrap().is_empty());
+        }
+        assert_eq!(configs.lock().len(), 3);
+        // Deleting a task takes its configs too.
+        assert!(store.delete(&scope, &"t003".into()).await.unwrap());
+        assert!(
+            configs
+                .list(&scope, &"t003".into())
+                .await
+                .unwrap()
+                .is_empty()
+        );
+        assert_eq!(store.evicted(), 2);
     }
 }

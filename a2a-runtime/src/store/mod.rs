@@ -1,4 +1,5 @@
-//! Persistence: the [`TaskStore`] and [`PushConfigStore`] traits, and their implementations.
+//! Persistence: the [`TaskStore`], [`PushConfigStore`] and [`PushOutbox`] traits, and their
+//! implementations.
 //!
 //! Every record is scoped by [`Scope`] (tenant and owner principal): a task is only ever found,
 //! listed or changed through the scope that created it. Writes are versioned (optimistic
@@ -7,12 +8,31 @@
 //! status timestamp first, so pages stay stable while tasks are inserted; a SQL store serves it
 //! from an index on `(tenant, owner, status_ts DESC, id DESC)`.
 
+mod cluster;
 mod frozen;
 mod memory;
+mod outbox;
+#[cfg(feature = "postgres")]
+mod postgres;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod sql;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod sql_outbox;
+#[cfg(feature = "sqlite")]
+mod sqlite;
+mod url;
 
 use std::fmt;
 
-pub use memory::{InMemoryPushConfigStore, InMemoryTaskStore};
+pub use cluster::{Cluster, Lease, TaskChange};
+pub use memory::{DEFAULT_MAX_TASKS, InMemoryPushConfigStore, InMemoryTaskStore};
+pub(crate) use memory::{Delta, Write};
+pub use outbox::{Delivery, InMemoryPushOutbox, NewDelivery, PushOutbox};
+#[cfg(feature = "postgres")]
+pub use postgres::PostgresStore;
+#[cfg(feature = "sqlite")]
+pub use sqlite::SqliteStore;
+pub use url::{Stores, connect};
 
 use crate::error::A2aError;
 use crate::types::{
@@ -31,11 +51,11 @@ pub struct Scope {
 }
 
 impl PartialEq for Scope {
-    /// Field by field, as derived, except that an empty field is compared by its length alone:
-    /// comparing two empty strings calls `memcmp` on their dangling pointers, and where that
-    /// `memcmp` reads through a mask (AVX-512 builds of glibc) the CPU may take a slow assist
-    /// to suppress the fault of the masked-off read; every store and live-task lookup compares
-    /// a scope, whose tenant is usually empty.
+    // Field by field, as derived, except that an empty field is compared by its length alone:
+    // comparing two empty strings calls `memcmp` on their dangling pointers, and where that
+    // `memcmp` reads through a mask (AVX-512 builds of glibc) the CPU may take a slow assist
+    // to suppress the fault of the masked-off read; every store and live-task lookup compares
+    // a scope, whose tenant is usually empty.
     fn eq(&self, other: &Self) -> bool {
         fn same(a: &str, b: &str) -> bool {
             a.len() == b.len() && (a.is_empty() || a == b)
@@ -91,6 +111,22 @@ pub enum StoreError {
     /// A page token that this store did not issue.
     #[error("invalid page token")]
     InvalidPageToken,
+    /// Events a reader asked for are no longer held (purged by retention).
+    #[error(
+        "events of task {task_id} after {after} are no longer held (the oldest held is {oldest})"
+    )]
+    EventsGone {
+        /// The task.
+        task_id: TaskId,
+        /// The sequence number the reader asked to continue after.
+        after: u64,
+        /// The oldest sequence number still held (0 when none is).
+        oldest: u64,
+    },
+    /// The store holds as many tasks as it may, and all of them are live (none may be evicted
+    /// to make room).
+    #[error("the task store holds its maximum of {0} tasks, all of them live; retry later")]
+    Full(usize),
     /// The backend failed.
     #[error("store backend error: {0}")]
     Backend(String),
@@ -98,10 +134,14 @@ pub enum StoreError {
 
 impl From<StoreError> for A2aError {
     fn from(e: StoreError) -> Self {
-        match e {
+        match &e {
             StoreError::InvalidPageToken => {
                 A2aError::invalid_field("pageToken", "is not a token this server issued")
             }
+            StoreError::EventsGone { .. } => {
+                A2aError::invalid_field("Last-Event-ID", e.to_string())
+            }
+            StoreError::Full(_) => A2aError::Unavailable(e.to_string()),
             other => A2aError::Internal(other.to_string()),
         }
     }
@@ -181,113 +221,100 @@ impl fmt::Display for ListCursor {
     }
 }
 
-/// A task write, as [`TaskStore::write_now`] is asked to do it.
-#[derive(Clone, Copy, Debug)]
-pub enum Write<'a> {
-    /// As [`TaskStore::create`].
-    Create,
-    /// As [`TaskStore::update`] with this expected version.
-    Update {
-        /// The version the writer read.
-        expected_version: u64,
-        /// What the update changes, when the writer knows it.
-        delta: Option<Delta<'a>>,
-    },
-}
-
-/// What an update changes, when the writer knows it: one agent event, applied by the task
-/// lifecycle to the task as stored at the update's expected version.
+/// Durable storage of tasks and of each task's event log.
 ///
-/// A store that holds a live task as a value can apply the event to its copy
-/// ([`apply_to`](Self::apply_to)) instead of copying the whole written task: a streamed artifact
-/// grows by one chunk per event, and copying the task after every chunk makes a long stream's
-/// cost grow with the square of its length. A store that writes rows could append the chunk.
-#[derive(Clone, Copy)]
-pub struct Delta<'a> {
-    event: &'a StreamResponse,
-    /// Applies `event` to a task as the writer did (the writer's lifecycle and history policy).
-    apply: &'a (dyn Fn(&mut Task) -> bool + Sync),
-}
-
-impl fmt::Debug for Delta<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Delta")
-            .field("event", self.event)
-            .finish_non_exhaustive()
-    }
-}
-
-impl<'a> Delta<'a> {
-    /// `event` as the writer applied it, and how it applied it (`apply` gives `false`, leaving
-    /// the task unchanged, when the event cannot be applied to it).
-    pub(crate) fn new(
-        event: &'a StreamResponse,
-        apply: &'a (dyn Fn(&mut Task) -> bool + Sync),
-    ) -> Self {
-        Self { event, apply }
-    }
-
-    /// The applied event.
-    pub fn event(&self) -> &'a StreamResponse {
-        self.event
-    }
-
-    /// Applies the event to `task`, which must be the task as stored at the update's expected
-    /// version: `task` becomes the written task. Costs what the event carries, not what the
-    /// task holds. `false`, with `task` unchanged, when the event cannot be applied there (the
-    /// store then takes the written task as it is).
-    pub fn apply_to(&self, task: &mut Task) -> bool {
-        (self.apply)(task)
-    }
-}
-
-/// Durable storage of tasks.
+/// A task is a row (scope, id, context, state, status timestamp, version) and an append-only
+/// log of the events that changed it, numbered by a gapless per-task sequence: the event that
+/// produced version `n` has sequence number `n`. A write stores the task and its event together
+/// (one transaction), or neither.
 ///
-/// Implementations: [`InMemoryTaskStore`]; SQLite and PostgreSQL implement the same trait.
+/// Implementations: [`InMemoryTaskStore`], and behind cargo features the SQLite and PostgreSQL
+/// stores (see [`connect`]). All pass the same conformance suite.
 #[async_trait::async_trait]
-pub trait TaskStore: Send + Sync + fmt::Debug + 'static {
+pub trait TaskStore: std::any::Any + Send + Sync + fmt::Debug + 'static {
     /// The task `id` in `scope`, if it exists there.
     async fn get(&self, scope: &Scope, id: &TaskId) -> Result<Option<StoredTask>, StoreError>;
 
-    /// Stores a new task; returns its version (1). Fails if the id exists.
-    async fn create(&self, scope: &Scope, task: &Task) -> Result<u64, StoreError>;
+    /// Stores a new task and the event that created it (logged as sequence number 1); returns
+    /// its version (1). Fails with [`StoreError::Exists`] if the id exists in `scope`.
+    async fn create(
+        &self,
+        scope: &Scope,
+        task: &Task,
+        event: Option<&StreamResponse>,
+    ) -> Result<u64, StoreError>;
 
-    /// Replaces a task whose stored version is `expected_version`; returns the new version.
+    /// Replaces a task whose stored version is `expected_version`, and logs `event` (the change
+    /// that produced `task`) as the new version's sequence number; returns the new version.
+    /// Fails with [`StoreError::Conflict`] when the stored version differs (the writer reloads
+    /// and retries).
     async fn update(
         &self,
         scope: &Scope,
         task: &Task,
         expected_version: u64,
+        event: Option<&StreamResponse>,
     ) -> Result<u64, StoreError>;
 
-    /// Does `write` of `task` at once, for a store that needs no I/O for it (the in-memory
-    /// one), with the same outcome [`create`](Self::create) or [`update`](Self::update) would
-    /// have. `None` (the default) tells the runtime to await those instead.
-    ///
-    /// The runtime writes every event of a task through here first: a store that answers saves
-    /// a future and an allocation per event.
-    ///
-    /// `json`, when given, is `task`'s ProtoJSON exactly as
-    /// [`json_out::to_writer`](crate::json_out::to_writer) writes it: the runtime has it when
-    /// the task is about to be sent as a reply, so that a store keeping tasks encoded can copy
-    /// it instead of encoding the task a second time. An update's [`Delta`], when given, is how
-    /// `task` differs from the stored version (`task` is the whole truth either way).
-    fn write_now(
+    /// The logged events of a task after sequence number `after`, oldest first, at most
+    /// `limit`. Fails with [`StoreError::EventsGone`] when some event after `after` is no
+    /// longer held (retention), so that a reader never skips an event silently. Empty for a
+    /// task that does not exist.
+    async fn events_after(
         &self,
         scope: &Scope,
-        task: &Task,
-        json: Option<&[u8]>,
-        write: Write<'_>,
-    ) -> Option<Result<u64, StoreError>> {
-        let _ = (scope, task, json, write);
-        None
-    }
+        id: &TaskId,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<SeqEvent>, StoreError>;
 
     /// One page of the tasks of `scope` matching `query`, newest status timestamp first.
     async fn list(&self, scope: &Scope, query: &TaskQuery) -> Result<TaskPage, StoreError>;
 
-    /// Removes a task (retention). Returns whether it existed.
+    /// Removes a task and its event log (retention). Returns whether it existed.
     async fn delete(&self, scope: &Scope, id: &TaskId) -> Result<bool, StoreError>;
+
+    /// Retention: at most `limit` tasks, over all scopes, in one of `states` and last written
+    /// before `before`, in no promised order (the runtime ends interrupted tasks left untouched
+    /// too long, see [`Retention`](crate::core::Retention)). The default finds none.
+    async fn untouched(
+        &self,
+        states: &[TaskState],
+        before: Timestamp,
+        limit: usize,
+    ) -> Result<Vec<TaskRef>, StoreError> {
+        let _ = (states, before, limit);
+        Ok(Vec::new())
+    }
+
+    /// Retention: removes at most `limit` finished (terminal) tasks last written before
+    /// `before`, over all scopes, with their event logs and push configs; returns how many.
+    /// The default removes none.
+    async fn purge_finished(&self, before: Timestamp, limit: usize) -> Result<usize, StoreError> {
+        let _ = (before, limit);
+        Ok(0)
+    }
+}
+
+/// A task found by [`TaskStore::untouched`]: where it is, and the version it was found at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TaskRef {
+    /// Its scope.
+    pub scope: Scope,
+    /// Its id.
+    pub id: TaskId,
+    /// Its version when it was found (a write since makes it stale).
+    pub version: u64,
+}
+
+/// One event of a task's stream, with its sequence number (gapless and strictly increasing per
+/// task; the SSE `id:`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SeqEvent {
+    /// The per-task sequence number.
+    pub seq: u64,
+    /// The event.
+    pub event: StreamResponse,
 }
 
 /// Storage of push notification configs, per task.

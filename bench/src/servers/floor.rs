@@ -104,7 +104,7 @@ async fn serve_card(state: web::Data<Floor>) -> HttpResponse {
 /// Serves on 127.0.0.1:`port` until killed.
 pub(crate) fn serve(port: u16) -> Result<(), String> {
     // The same card JSON ours serves.
-    let ours = super::ours::server(super::ours::Extensions::None, None)?.card();
+    let ours = super::ours::server(super::ours::Extensions::None, None, None)?.card();
     let card = Bytes::from(serde_json::to_vec(&ours).map_err(|e| e.to_string())?);
     let state = web::Data::new(Floor { card });
     actix_web::rt::System::new()

@@ -23,8 +23,15 @@ pub(crate) enum Kind {
     /// The same with ten no-op extensions (hooks on request, response and event) activated on
     /// every request: what activation itself costs.
     Ours10Ext,
+    /// `ours` with the bearer-token authenticator (one token), sent on every request.
+    OursBearer,
+    /// `ours` with the JWT authenticator (ES256, key known), one token sent on every request.
+    OursJwt,
     /// The official Rust SDK (`a2a-server-lf`).
     Official,
+    /// The official Rust SDK's gRPC binding (`a2a-grpc` over `a2a-server-lf`): gRPC only, no
+    /// HTTP listener, so it is loaded by `a2a-bench grpc` alone.
+    OfficialGrpc,
     /// The official Python SDK (`a2a-sdk`) under uvicorn, one worker.
     Python,
     /// Bare actix-web: parse the body, answer a canned reply.
@@ -41,13 +48,19 @@ impl Kind {
         Kind::Floor,
     ];
 
+    /// Servers measured only when named with `--servers`.
+    pub(crate) const EXTRA: [Kind; 2] = [Kind::OursBearer, Kind::OursJwt];
+
     /// The name on the command line.
     pub(crate) fn arg(self) -> &'static str {
         match self {
+            Kind::OursBearer => "oursbearer",
+            Kind::OursJwt => "oursjwt",
             Kind::Ours => "ours",
             Kind::Ours3Ext => "ours3ext",
             Kind::Ours10Ext => "ours10ext",
             Kind::Official => "official",
+            Kind::OfficialGrpc => "officialgrpc",
             Kind::Python => "python",
             Kind::Floor => "floor",
         }
@@ -59,7 +72,10 @@ impl Kind {
             Kind::Ours => "ours",
             Kind::Ours3Ext => "ours+3ext",
             Kind::Ours10Ext => "ours+10ext",
+            Kind::OursBearer => "ours+bearer",
+            Kind::OursJwt => "ours+jwt",
             Kind::Official => "official Rust (a2a-server-lf 0.5.3)",
+            Kind::OfficialGrpc => "official Rust gRPC (a2a-grpc 0.3.11)",
             Kind::Python => "official Python (a2a-sdk 1.3.0)",
             Kind::Floor => "floor (bare actix-web)",
         }
@@ -67,7 +83,10 @@ impl Kind {
 
     /// One of a2a-runtime's servers.
     pub(crate) fn is_ours(self) -> bool {
-        matches!(self, Kind::Ours | Kind::Ours3Ext | Kind::Ours10Ext)
+        matches!(
+            self,
+            Kind::Ours | Kind::Ours3Ext | Kind::Ours10Ext | Kind::OursBearer | Kind::OursJwt
+        )
     }
 
     /// The extension URIs this server's clients ask for on every request.
@@ -82,12 +101,20 @@ impl Kind {
     pub(crate) fn parse(s: &str) -> Option<Kind> {
         Kind::ALL
             .into_iter()
+            .chain(Kind::EXTRA)
             .find(|k| k.arg() == s || k.label() == s)
     }
 
     /// Decorates a request the way this server's clients do (`ours+3ext` and `ours+10ext` ask
     /// for their extensions on every request).
     pub(crate) fn request(self, req: Req) -> Req {
+        let req = match self {
+            Kind::OursBearer => {
+                req.with_header("authorization", &format!("Bearer {}", ours::BEARER))
+            }
+            Kind::OursJwt => req.with_header("authorization", &format!("Bearer {}", ours::JWT)),
+            _ => req,
+        };
         let uris = self.extensions();
         if uris.is_empty() {
             req
@@ -101,22 +128,54 @@ impl Kind {
 pub(crate) fn serve(args: &[String]) -> Result<(), String> {
     let (Some(kind), Some(port)) = (args.first(), args.get(1)) else {
         return Err(
-            "usage: a2a-bench serve <ours|ours3ext|ours10ext|official|floor> <port> [--retain N]"
+            "usage: a2a-bench serve <ours|ours3ext|ours10ext|official|officialgrpc|floor> \
+                    <port> [--retain N] [--grpc PORT]"
                 .into(),
         );
     };
     let port: u16 = port.parse().map_err(|e| format!("port {port:?}: {e}"))?;
     // `--retain N`: finished tasks our in-memory store keeps (default: the runtime's default).
-    let retain = match (args.get(2).map(String::as_str), args.get(3)) {
-        (Some("--retain"), Some(n)) => Some(n.parse().map_err(|e| format!("--retain {n:?}: {e}"))?),
-        (None, _) => None,
-        (Some(other), _) => return Err(format!("unknown serve option {other:?}")),
+    // `--grpc PORT`: our servers also serve the gRPC binding on 127.0.0.1:PORT.
+    let mut retain = None;
+    let mut grpc = None;
+    let mut opts = args[2..].iter();
+    while let Some(opt) = opts.next() {
+        let value = opts
+            .next()
+            .ok_or_else(|| format!("serve option {opt:?} needs a value"))?;
+        match opt.as_str() {
+            "--retain" => {
+                retain = Some(
+                    value
+                        .parse()
+                        .map_err(|e| format!("--retain {value:?}: {e}"))?,
+                );
+            }
+            "--grpc" => {
+                grpc = Some(
+                    value
+                        .parse()
+                        .map_err(|e| format!("--grpc {value:?}: {e}"))?,
+                );
+            }
+            other => return Err(format!("unknown serve option {other:?}")),
+        }
+    }
+    // The gRPC-only server is not one of the harness's HTTP servers (`Kind::parse`).
+    let parsed = if kind == Kind::OfficialGrpc.arg() {
+        Some(Kind::OfficialGrpc)
+    } else {
+        Kind::parse(kind)
     };
-    match Kind::parse(kind) {
-        Some(Kind::Ours) => ours::serve(port, ours::Extensions::None, retain),
-        Some(Kind::Ours3Ext) => ours::serve(port, ours::Extensions::Three, retain),
-        Some(Kind::Ours10Ext) => ours::serve(port, ours::Extensions::TenNoop, retain),
+    let serve_ours = |extensions| ours::serve(port, extensions, retain, grpc);
+    match parsed {
+        Some(Kind::Ours) => serve_ours(ours::Extensions::None),
+        Some(Kind::OursBearer) => serve_ours(ours::Extensions::Bearer),
+        Some(Kind::OursJwt) => serve_ours(ours::Extensions::Jwt),
+        Some(Kind::Ours3Ext) => serve_ours(ours::Extensions::Three),
+        Some(Kind::Ours10Ext) => serve_ours(ours::Extensions::TenNoop),
         Some(Kind::Official) => official::serve(port),
+        Some(Kind::OfficialGrpc) => official::serve_grpc(port),
         Some(Kind::Floor) => floor::serve(port),
         Some(Kind::Python) => Err("the Python server runs under its own interpreter".into()),
         None => Err(format!("unknown server {kind:?}")),
@@ -147,7 +206,8 @@ pub(crate) struct Server {
     child: Child,
 }
 
-fn free_port() -> Result<u16, String> {
+/// A port on 127.0.0.1 that was free a moment ago.
+pub(crate) fn free_port() -> Result<u16, String> {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
@@ -155,7 +215,8 @@ fn free_port() -> Result<u16, String> {
 }
 
 impl Server {
-    /// Starts `kind` on a free loopback port and waits until it serves its card (60 s at most).
+    /// Starts `kind` on a free loopback port and waits until it serves its card (60 s at most;
+    /// the gRPC-only server: until it accepts a connection).
     pub(crate) async fn start(kind: Kind, env: &Env, extra: &[String]) -> Result<Server, String> {
         let port = free_port()?;
         let mut argv: Vec<String> = Vec::new();
@@ -216,7 +277,11 @@ impl Server {
                     tail(&log_path)
                 ));
             }
-            if let Ok((s, _, _)) = load::one_shot(server.addr, &card).await
+            if kind == Kind::OfficialGrpc {
+                if tokio::net::TcpStream::connect(server.addr).await.is_ok() {
+                    return Ok(server);
+                }
+            } else if let Ok((s, _, _)) = load::one_shot(server.addr, &card).await
                 && s.is_success()
             {
                 return Ok(server);

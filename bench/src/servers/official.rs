@@ -1,6 +1,7 @@
 //! The official Rust SDK (`a2a-server-lf`, axum): an echo agent written with its public API, in
 //! its in-memory task store, on a single-threaded tokio runtime, with TCP_NODELAY set on every
-//! accepted connection (its best case).
+//! accepted connection (its best case). The same agent and store also serve the SDK's gRPC
+//! binding (`a2a-grpc`'s `GrpcHandler` under tonic's server), for `a2a-bench grpc`.
 
 use std::sync::Arc;
 
@@ -171,5 +172,32 @@ pub(crate) fn serve(port: u16) -> Result<(), String> {
                 let _ = tcp.set_nodelay(true);
             });
         axum::serve(listener, app).await.map_err(|e| e.to_string())
+    })
+}
+
+/// Serves the gRPC binding (`lf.a2a.v1.A2AService`, h2c) on 127.0.0.1:`port` until killed: the
+/// SDK's `GrpcHandler` over the same `DefaultRequestHandler`, echo agent and in-memory store as
+/// [`serve`], under tonic's server as the SDK's own tests run it, on a single-threaded tokio
+/// runtime, with TCP_NODELAY on every accepted connection.
+pub(crate) fn serve_grpc(port: u16) -> Result<(), String> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    rt.block_on(async move {
+        let handler = Arc::new(DefaultRequestHandler::new(Echo, InMemoryTaskStore::new()));
+        let service = a2a_pb::proto::a2a_service_server::A2aServiceServer::new(
+            a2a_grpc::GrpcHandler::new(handler),
+        );
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+            .await
+            .map_err(|e| e.to_string())?;
+        let incoming =
+            tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
+        tonic::transport::Server::builder()
+            .add_service(service)
+            .serve_with_incoming(incoming)
+            .await
+            .map_err(|e| e.to_string())
     })
 }

@@ -165,7 +165,18 @@ pub(crate) enum Extensions {
     Three,
     /// Ten no-op extensions ([`NOOP_EXTENSIONS`]).
     TenNoop,
+    /// No extension; the bearer-token authenticator, accepting [`BEARER`].
+    Bearer,
+    /// No extension; the JWT authenticator, accepting [`JWT`] (ES256, key pinned).
+    Jwt,
 }
+
+/// The token of `ours+bearer`.
+pub(crate) const BEARER: &str = "bench-token-0123456789abcdef";
+
+/// The token of `ours+jwt`: `sub` bench, expires in 2100, signed with the test key
+/// `a2a-runtime/tests/data/p256.pem` (kid `bench-1`).
+pub(crate) const JWT: &str = "eyJhbGciOiJFUzI1NiIsImtpZCI6ImJlbmNoLTEiLCJ0eXAiOiJKV1QifQ.eyJzdWIiOiJiZW5jaCIsImlzcyI6Imh0dHBzOi8vaXNzdWVyLmJlbmNoIiwiYXVkIjoiYTJhLWJlbmNoIiwiZXhwIjo0MTAyNDQ0ODAwLCJpYXQiOjE3NjcyMjU2MDB9.Ypzasv9oM5-xDPglbyv24CMa1BIyUPyK6CdUP2LohXS73Ca6xio-YP9OhTQY58VmQ0OjEjY2pykLGfCsHfqaww";
 
 /// The URIs the `ours+3ext` load sends in `A2A-Extensions`.
 pub(crate) const EXTENSIONS: [&str; 3] = [
@@ -194,8 +205,12 @@ pub(crate) fn card() -> AgentCard {
 }
 
 /// Builds the server (with `extensions`; keeping `retain` finished tasks when given, else the
-/// runtime's default).
-pub(crate) fn server(extensions: Extensions, retain: Option<usize>) -> Result<A2aServer, String> {
+/// runtime's default; with the gRPC binding on 127.0.0.1:`grpc` when given).
+pub(crate) fn server(
+    extensions: Extensions,
+    retain: Option<usize>,
+    grpc: Option<u16>,
+) -> Result<A2aServer, String> {
     let mut builder = A2aServer::builder()
         .card(card())
         .executor(BenchAgent)
@@ -203,6 +218,9 @@ pub(crate) fn server(extensions: Extensions, retain: Option<usize>) -> Result<A2
         .linked_extensions(false);
     if let Some(n) = retain {
         builder = builder.retain_finished_tasks(n);
+    }
+    if let Some(port) = grpc {
+        builder = builder.grpc_addr(format!("127.0.0.1:{port}"));
     }
     match extensions {
         Extensions::None => {}
@@ -213,17 +231,36 @@ pub(crate) fn server(extensions: Extensions, retain: Option<usize>) -> Result<A2
                 .extension(Trace::default());
         }
         Extensions::TenNoop => builder = with_noop_extensions(builder),
+        Extensions::Bearer => {
+            builder = builder
+                .authenticator(a2a_runtime::auth::StaticTokens::bearer().token("bench", BEARER));
+        }
+        Extensions::Jwt => {
+            use a2a_runtime::auth::jwt::{Algorithm, JwtAuthenticator};
+            let key = Algorithm::Es256
+                .public_key_pem(include_bytes!(
+                    "../../../a2a-runtime/tests/data/p256.pub.pem"
+                ))
+                .map_err(|e| e.to_string())?;
+            builder = builder.authenticator(
+                JwtAuthenticator::pinned(key, Some("bench-1".into()))
+                    .issuer("https://issuer.bench")
+                    .audience("a2a-bench"),
+            );
+        }
     }
     builder.build().map_err(|e| e.to_string())
 }
 
-/// Serves on 127.0.0.1:`port` until killed.
+/// Serves on 127.0.0.1:`port` until killed; with `grpc`, the gRPC binding on 127.0.0.1:`grpc` too
+/// (on the same single-threaded runtime as the actix worker's accept loop).
 pub(crate) fn serve(
     port: u16,
     extensions: Extensions,
     retain: Option<usize>,
+    grpc: Option<u16>,
 ) -> Result<(), String> {
-    let server = server(extensions, retain)?;
+    let server = server(extensions, retain, grpc)?;
     actix_web::rt::System::new()
         .block_on(async move { server.start(("127.0.0.1", port)).await?.wait().await })
         .map_err(|e| e.to_string())

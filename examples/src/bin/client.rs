@@ -2,8 +2,7 @@
 //! output as it arrives, get, cancel, list. `--url URL` or `A2A_URL` to point it elsewhere;
 //! `--binding rest` to prefer HTTP+JSON.
 
-use a2a_runtime::A2aError;
-use a2a_runtime::client::{A2aClient, ClientOptions, SendOptions, SendResult};
+use a2a_runtime::client::{A2aClient, ClientError, ClientOptions, SendOptions, SendResult};
 use a2a_runtime::types::{
     ListTasksRequest, ProtocolBinding, SendMessageConfiguration, StreamResponse,
 };
@@ -17,7 +16,7 @@ fn arg(name: &str) -> Option<String> {
 }
 
 #[tokio::main]
-async fn main() -> Result<(), A2aError> {
+async fn main() -> Result<(), ClientError> {
     let url = arg("--url")
         .or_else(|| std::env::var("A2A_URL").ok())
         .unwrap_or_else(|| "http://127.0.0.1:8080".into());
@@ -43,7 +42,7 @@ async fn main() -> Result<(), A2aError> {
     );
 
     let sent = client.send_message("hello", SendOptions::default()).await?;
-    match &sent.body {
+    match sent.get_ref() {
         SendResult::Task(task) => {
             let text: Vec<String> = task
                 .artifacts
@@ -65,7 +64,7 @@ async fn main() -> Result<(), A2aError> {
     }
     println!(
         "server protocol version: {}",
-        sent.version.as_deref().unwrap_or("?")
+        sent.protocol_version().unwrap_or("?")
     );
 
     print!("stream:");
@@ -93,8 +92,11 @@ async fn main() -> Result<(), A2aError> {
     }
     println!();
 
-    if let SendResult::Task(task) = &sent.body {
-        let got = client.get_task(task.id.as_str(), Some(1)).await?;
+    if let SendResult::Task(task) = sent.get_ref() {
+        let got = client
+            .get_task(task.id.as_str(), Some(1))
+            .await?
+            .into_inner();
         println!(
             "get: task {} is {} ({} history message(s))",
             got.id,
@@ -116,9 +118,9 @@ async fn main() -> Result<(), A2aError> {
             },
         )
         .await?;
-    if let SendResult::Task(task) = &waiting.body {
+    if let SendResult::Task(task) = waiting.get_ref() {
         println!("started: task {} is {}", task.id, task.status.state);
-        let canceled = client.cancel_task(task.id.as_str()).await?;
+        let canceled = client.cancel_task(task.id.as_str()).await?.into_inner();
         println!("cancel: task {} is {}", canceled.id, canceled.status.state);
     }
 
@@ -127,7 +129,8 @@ async fn main() -> Result<(), A2aError> {
             page_size: Some(10),
             ..ListTasksRequest::default()
         })
-        .await?;
+        .await?
+        .into_inner();
     println!("list: {} task(s) in total, newest first:", page.total_size);
     for t in &page.tasks {
         println!("  {} {}", t.id, t.status.state);

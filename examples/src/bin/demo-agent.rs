@@ -1,49 +1,179 @@
-//! The README's run command: the demo agent (echo + streaming + multi-turn) with an in-memory
-//! store on http://127.0.0.1:8080 (`--addr HOST:PORT` or `A2A_ADDR` to change it).
+//! The README's run command: the demo agent (echo + streaming + multi-turn) on
+//! http://127.0.0.1:8080 (`--addr HOST:PORT` or `A2A_ADDR` to change it) and the gRPC binding on
+//! 127.0.0.1:8081 (`--grpc-addr HOST:PORT` or `A2A_GRPC_ADDR`), keeping its tasks in the SQLite
+//! file `data/demo-agent.db` (`--store URL` or `A2A_STORE` to change it: `memory:`,
+//! `sqlite://path`, `postgres://…`), with push notifications on and the URL guard on (webhooks
+//! must be public http(s) URLs). On PostgreSQL, many demo agents share the database: any of
+//! them serves any task, and the tasks of one that died end FAILED after its leases expire
+//! (`A2A_LEASE_TTL_MS`, default 20,000).
+//!
+//! Open to anyone by default. `--auth-token NAME=TOKEN` (repeatable) or
+//! `A2A_AUTH_TOKENS=NAME=TOKEN,NAME=TOKEN` requires `Authorization: Bearer TOKEN` on every call;
+//! each name is a principal with its own tasks.
 
 use a2a_examples::{DemoAgent, Locale, demo_card};
+use a2a_runtime::auth::StaticTokens;
 use a2a_runtime::extension::Timestamp;
+use a2a_runtime::push::PushConfig;
 use a2a_runtime::server::A2aServer;
+
+/// The `NAME=TOKEN` pairs of `--auth-token` and `A2A_AUTH_TOKENS`.
+fn auth_tokens(args: &[String]) -> std::io::Result<Vec<(String, String)>> {
+    let mut specs: Vec<String> = args
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| *a == "--auth-token")
+        .map(|(i, _)| args.get(i + 1).cloned().unwrap_or_default())
+        .collect();
+    if let Ok(env) = std::env::var("A2A_AUTH_TOKENS") {
+        specs.extend(
+            env.split(',')
+                .filter(|s| !s.trim().is_empty())
+                .map(str::to_owned),
+        );
+    }
+    specs
+        .iter()
+        .map(|spec| match spec.trim().split_once('=') {
+            Some((name, token)) if !name.is_empty() && !token.is_empty() => {
+                Ok((name.to_owned(), token.to_owned()))
+            }
+            _ => Err(std::io::Error::other(format!(
+                "--auth-token / A2A_AUTH_TOKENS: expected NAME=TOKEN, got {spec:?}"
+            ))),
+        })
+        .collect()
+}
 
 #[actix_web::main]
 async fn main() -> std::io::Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
-        .init();
+    #[cfg(feature = "otel")]
+    let otel = otlp()?;
+    #[cfg(not(feature = "otel"))]
+    log();
     let args: Vec<String> = std::env::args().collect();
-    let addr = args
-        .iter()
-        .position(|a| a == "--addr")
-        .and_then(|i| args.get(i + 1).cloned())
-        .or_else(|| std::env::var("A2A_ADDR").ok())
-        .unwrap_or_else(|| "127.0.0.1:8080".into());
-    let server = A2aServer::builder()
+    let flag = |name: &str, env: &str, default: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1).cloned())
+            .or_else(|| std::env::var(env).ok())
+            .unwrap_or_else(|| default.into())
+    };
+    let addr = flag("--addr", "A2A_ADDR", "127.0.0.1:8080");
+    let grpc_addr = flag("--grpc-addr", "A2A_GRPC_ADDR", "127.0.0.1:8081");
+    let store_url = flag("--store", "A2A_STORE", "sqlite://data/demo-agent.db");
+    let tokens = auth_tokens(&args)?;
+    let stores = a2a_runtime::store::connect(&store_url)
+        .await
+        .map_err(std::io::Error::other)?;
+    println!("Tasks are kept in {}", stores.location);
+    let mut cluster = a2a_runtime::core::ClusterOptions::default();
+    if let Ok(ms) = std::env::var("A2A_LEASE_TTL_MS") {
+        let ms: u64 = ms.parse().map_err(|_| {
+            std::io::Error::other(format!("A2A_LEASE_TTL_MS: {ms:?} is not a number"))
+        })?;
+        cluster.lease_ttl = std::time::Duration::from_millis(ms.max(30));
+        cluster.check_every = cluster.lease_ttl / 2;
+    }
+    let mut builder = A2aServer::builder()
+        .stores(stores)
+        .cluster_options(cluster)
         .card(demo_card())
         .executor(DemoAgent)
         .extension(Timestamp::default())
         .extension(Locale::default())
-        .build()
-        .map_err(std::io::Error::other)?;
+        .push(PushConfig::new())
+        .grpc_addr(grpc_addr)
+        .openapi("/openapi.json");
+    if !tokens.is_empty() {
+        let mut bearer = StaticTokens::bearer();
+        for (name, token) in &tokens {
+            bearer = bearer.token(name.as_str(), token.as_str());
+        }
+        builder = builder.authenticator(bearer);
+    }
+    let server = builder.build().map_err(std::io::Error::other)?;
     let running = server.start(addr.as_str()).await?;
     let url = running.url();
     println!("A2A demo agent serving on {url}  (agent card: {url}/.well-known/agent-card.json)");
+    println!("The HTTP+JSON binding's OpenAPI document: {url}/openapi.json");
+    // In the curl commands below: the header, when tokens are required.
+    let auth = if tokens.is_empty() {
+        println!(
+            "Authentication: none. Anyone who can reach this address can use the agent \
+             (require bearer tokens with --auth-token NAME=TOKEN or A2A_AUTH_TOKENS)."
+        );
+        ""
+    } else {
+        let names: Vec<&str> = tokens.iter().map(|(n, _)| n.as_str()).collect();
+        println!(
+            "Authentication: bearer tokens required, for {} (the commands below read the token \
+             from $A2A_TOKEN).",
+            names.join(", ")
+        );
+        r#" -H "Authorization: Bearer $A2A_TOKEN""#
+    };
     println!();
     println!("Send a message (JSON-RPC):");
     println!(
-        r#"  curl -s {url}/ -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' -d '{{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{{"message":{{"messageId":"m1","role":"ROLE_USER","parts":[{{"text":"hello"}}]}}}}}}'"#
+        r#"  curl -s {url}/{auth} -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' -d '{{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{{"message":{{"messageId":"m1","role":"ROLE_USER","parts":[{{"text":"hello"}}]}}}}}}'"#
     );
     println!("Stream a reply (HTTP+JSON, server-sent events):");
     println!(
-        r#"  curl -sN {url}/message:stream -H 'Content-Type: application/a2a+json' -H 'A2A-Version: 1.0' -d '{{"message":{{"messageId":"m2","role":"ROLE_USER","parts":[{{"text":"stream one two three"}}]}}}}'"#
+        r#"  curl -sN {url}/message:stream{auth} -H 'Content-Type: application/a2a+json' -H 'A2A-Version: 1.0' -d '{{"message":{{"messageId":"m2","role":"ROLE_USER","parts":[{{"text":"stream one two three"}}]}}}}'"#
     );
     println!(
         "Activate the Timestamp and Locale extensions (see the A2A-Extensions response header):"
     );
     println!(
-        r#"  curl -si {url}/message:send -H 'Content-Type: application/a2a+json' -H 'A2A-Version: 1.0' -H 'A2A-Extensions: https://github.com/a2aproject/a2a-samples/extensions/timestamp/v1, https://example.com/ext/locale/v1' -d '{{"message":{{"messageId":"m3","role":"ROLE_USER","parts":[{{"text":"hello"}}],"metadata":{{"https://example.com/ext/locale/v1":"fr"}}}}}}'"#
+        r#"  curl -si {url}/message:send{auth} -H 'Content-Type: application/a2a+json' -H 'A2A-Version: 1.0' -H 'A2A-Extensions: https://github.com/a2aproject/a2a-samples/extensions/timestamp/v1, https://example.com/ext/locale/v1' -d '{{"message":{{"messageId":"m3","role":"ROLE_USER","parts":[{{"text":"hello"}}],"metadata":{{"https://example.com/ext/locale/v1":"fr"}}}}}}'"#
     );
+    println!(
+        "Get every event POSTed to your webhook (a public http(s) URL; the URL guard refuses local and private addresses):"
+    );
+    println!(
+        r#"  curl -s {url}/message:send{auth} -H 'Content-Type: application/a2a+json' -H 'A2A-Version: 1.0' -d '{{"message":{{"messageId":"m4","role":"ROLE_USER","parts":[{{"text":"hello"}}]}},"configuration":{{"taskPushNotificationConfig":{{"url":"https://receiver.example.com/hook","token":"my-token"}}}}}}'"#
+    );
+    if let Some(grpc) = running.grpc_addr() {
+        println!("The same over gRPC (lf.a2a.v1.A2AService on {grpc}, plain HTTP/2):");
+        println!(
+            r#"  grpcurl -plaintext -import-path a2a-runtime/proto -proto a2a.proto -H 'a2a-version: 1.0'{auth} -d '{{"message":{{"messageId":"m4","role":"ROLE_USER","parts":[{{"text":"hello"}}]}}}}' {grpc} lf.a2a.v1.A2AService/SendMessage"#
+        );
+    }
     println!("Press Ctrl-C to stop.");
-    running.wait().await
+    let served = running.wait().await;
+    #[cfg(feature = "otel")]
+    if let Some(otel) = otel {
+        // The spans still buffered.
+        otel.shutdown().map_err(std::io::Error::other)?;
+    }
+    served
+}
+
+/// The readable log on stderr, filtered by `RUST_LOG` (default `info`).
+fn log() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .init();
+}
+
+/// With `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) set: the log
+/// and the spans exported over OTLP, configured by the `OTEL_*` variables. Else the log alone.
+#[cfg(feature = "otel")]
+fn otlp() -> std::io::Result<Option<a2a_runtime::otel::Otel>> {
+    let set = [
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    ]
+    .iter()
+    .any(|v| std::env::var_os(v).is_some_and(|v| !v.is_empty()));
+    if !set {
+        log();
+        return Ok(None);
+    }
+    let otel = a2a_runtime::otel::init().map_err(std::io::Error::other)?;
+    println!("Spans are exported over OTLP (see OTEL_EXPORTER_OTLP_ENDPOINT)");
+    Ok(Some(otel))
 }

@@ -111,7 +111,6 @@ async fn main() -> std::io::Result<()> {
     let server = A2aServer::builder()
         .card(card())
         .executor(Greeter)
-        .linked_extensions(false)
         .extension(Timestamp::default())
         .extension(Locale::default())
         .extension(contract)
@@ -218,6 +217,29 @@ async fn client(url: &str) -> std::io::Result<()> {
     );
     let locale = task.metadata_of::<Locale>().map_err(fail)?;
     println!("task locale: {}", locale.as_deref().unwrap_or("none"));
+    // The task's own times, under the Timestamp URI: when the request was received, when the
+    // task completed.
+    let times = task
+        .metadata
+        .get(Timestamp::URI)
+        .cloned()
+        .unwrap_or_default();
+    let time = |k: &str| {
+        times
+            .get(k)
+            .and_then(Value::as_str)
+            .unwrap_or("none")
+            .to_owned()
+    };
+    println!(
+        "task received_at: {}, completed_at: {}",
+        time("received_at"),
+        time("completed_at")
+    );
+    check(
+        time("received_at").ends_with('Z') && time("completed_at").ends_with('Z'),
+        "task times recorded",
+    )?;
     check(
         echoed.contains(Timestamp::URI)
             && echoed.contains(Locale::URI)

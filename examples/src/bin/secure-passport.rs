@@ -6,7 +6,7 @@
 //! `cargo run -p a2a-examples --bin secure-passport`
 
 use a2a_runtime::A2aError;
-use a2a_runtime::client::{A2aClient, SendOptions, SendResult};
+use a2a_runtime::client::{A2aClient, ClientError, SendOptions, SendResult};
 use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
 use a2a_runtime::extension::{CallerContext, Extension, SecurePassport, Verification};
 use a2a_runtime::server::A2aServer;
@@ -47,7 +47,7 @@ fn verify(ctx: &CallerContext) -> Result<(), String> {
     }
 }
 
-async fn ask(url: &str, passport: Option<CallerContext>) -> Result<String, A2aError> {
+async fn ask(url: &str, passport: Option<CallerContext>) -> Result<String, ClientError> {
     let mut builder = A2aClient::builder();
     if let Some(p) = passport {
         builder = builder.extension(SecurePassport::caller(p));
@@ -56,7 +56,7 @@ async fn ask(url: &str, passport: Option<CallerContext>) -> Result<String, A2aEr
     let sent = client
         .send_message("Book a flight for me.", SendOptions::default())
         .await?;
-    let activated = sent.extensions.join(", ");
+    let activated = sent.activated_extensions().join(", ");
     match sent.into_inner() {
         SendResult::Message(m) => Ok(format!(
             "{} [A2A-Extensions: {}]",
@@ -115,7 +115,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_signature("FORGED")
         .with_state("loyalty_tier", "Platinum");
     match ask(&url, Some(forged)).await {
-        Err(e) => println!("forged: refused {} {e}", e.code()),
+        Err(e) => println!("forged: refused {} {e}", e.to_a2a_error().code()),
         Ok(answer) => return Err(format!("a forged passport was accepted: {answer}").into()),
     }
 

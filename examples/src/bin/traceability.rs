@@ -78,12 +78,12 @@ impl AgentExecutor for CurrencyAgent {
         }
         let answer = rates.send_message(request, SendOptions::default()).await?;
         if let Some(mut call) = call {
-            if let Ok(Some(trace)) = Traceability::trace_of(&answer.body) {
+            if let Ok(Some(trace)) = Traceability::trace_of(answer.get_ref()) {
                 call.set_response_trace(trace);
             }
             call.finish();
         }
-        let rate: f64 = match &answer.body {
+        let rate: f64 = match answer.get_ref() {
             a2a_runtime::client::SendResult::Message(m) => m.text().parse().unwrap_or(0.0),
             a2a_runtime::client::SendResult::Task(_) => 0.0,
         };
@@ -200,8 +200,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let sent = client
         .send_message("convert 100 USD to GBP", SendOptions::default())
         .await?;
-    println!("echoed A2A-Extensions: {}", sent.extensions.join(", "));
-    let a2a_runtime::client::SendResult::Task(task) = &sent.body else {
+    println!(
+        "echoed A2A-Extensions: {}",
+        sent.activated_extensions().join(", ")
+    );
+    let a2a_runtime::client::SendResult::Task(task) = sent.get_ref() else {
         return Err("expected a task".into());
     };
     let answer = task
@@ -211,7 +214,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(Message::text)
         .unwrap_or_default();
     println!("task {}: {answer}", task.status.state);
-    let trace = Traceability::trace_of(&sent.body)?.ok_or("no trace in the response")?;
+    let trace = Traceability::trace_of(sent.get_ref())?.ok_or("no trace in the response")?;
     println!(
         "trace {} ({} steps) under metadata key {}:",
         trace.trace_id,

@@ -52,7 +52,7 @@ const TERMINAL = new Set([
 // ---------------------------------------------------------------- args ----
 
 function parseArgs(argv) {
-  const args = { binding: 'jsonrpc', timeout: 20, extUri: DEFAULT_EXT_URI, only: null, verbose: false };
+  const args = { binding: 'jsonrpc', timeout: 20, extUri: DEFAULT_EXT_URI, only: null, verbose: false, token: null };
   const rest = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -64,6 +64,7 @@ function parseArgs(argv) {
     else if (a.startsWith('--binding=')) args.binding = a.slice(10);
     else if (a === '--timeout') args.timeout = Number(take());
     else if (a === '--ext-uri') args.extUri = take();
+    else if (a === '--token') args.token = take();
     else if (a === '--only') args.only = new Set(['card', ...take().split(',')]);
     else if (a === '-v' || a === '--verbose') args.verbose = true;
     else if (a === '-h' || a === '--help') usage();
@@ -78,7 +79,7 @@ function parseArgs(argv) {
 
 function usage(msg) {
   if (msg) console.error(msg);
-  console.error('usage: node client_check.mjs URL [--binding jsonrpc|rest] [--timeout S] [--ext-uri URI] [--only a,b] [-v]');
+  console.error('usage: node client_check.mjs URL [--binding jsonrpc|rest] [--timeout S] [--ext-uri URI] [--only a,b] [--token T] [-v]');
   process.exit(64);
 }
 
@@ -162,6 +163,12 @@ class Runner {
     this.skipped = 0;
     this.exchanges = [];
     const recordingFetch = async (input, init) => {
+      // A bearer token, when the agent requires one: sent on every request.
+      if (args.token) {
+        const headers = new Headers(init?.headers ?? {});
+        headers.set('Authorization', `Bearer ${args.token}`);
+        init = { ...init, headers };
+      }
       const response = await fetch(input, init);
       this.exchanges.push({
         url: String(input instanceof Request ? input.url : input),

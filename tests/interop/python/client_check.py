@@ -3,7 +3,7 @@
 
 Usage::
 
-    python client_check.py URL [--binding jsonrpc|rest] [--timeout SECONDS]
+    python client_check.py URL [--binding jsonrpc|rest|grpc] [--timeout SECONDS]
                                [--ext-uri URI] [--only NAME[,NAME...]] [-v]
 
 URL is the agent's base URL; the card is fetched from
@@ -22,7 +22,8 @@ status is 1 when any check failed, 2 when the card could not be fetched.
 Everything goes through the SDK ``Client`` (``ClientFactory``/``BaseClient``);
 raw HTTP is only *observed* through an httpx response event hook, which is
 how the ``A2A-Extensions`` response header is read (the SDK does not expose
-response headers).
+response headers). Over gRPC the same is observed with a client interceptor on
+the SDK's channel (request metadata and the response's initial metadata).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 
+import grpc
 import httpx
 
 from a2a.client import A2ACardResolver, ClientCallContext, ClientConfig
@@ -79,7 +81,7 @@ TERMINAL = {
     TaskState.TASK_STATE_CANCELED,
     TaskState.TASK_STATE_REJECTED,
 }
-BINDINGS = {'jsonrpc': 'JSONRPC', 'rest': 'HTTP+JSON'}
+BINDINGS = {'jsonrpc': 'JSONRPC', 'rest': 'HTTP+JSON', 'grpc': 'GRPC'}
 
 
 class Skip(Exception):
@@ -165,6 +167,51 @@ class Recorder:
         return self.exchanges[mark:]
 
 
+class GrpcRecorder:
+    """Remembers every gRPC call's sent and received (initial) metadata.
+
+    ``exchanges`` holds (sent, received) pairs of ``{key: value}`` dicts, read
+    the way ``Runner`` reads the httpx ``Recorder``. ``interceptors()`` gives
+    one interceptor per call kind (grpc.aio files a multi-kind interceptor
+    under its first kind only).
+    """
+
+    def __init__(self) -> None:
+        self.exchanges: list[tuple[dict, dict]] = []
+
+    def mark(self) -> int:
+        return len(self.exchanges)
+
+    def since(self, mark: int) -> list[tuple[dict, dict]]:
+        return self.exchanges[mark:]
+
+    async def record(self, details, call) -> None:
+        sent: dict[str, str] = {}
+        for k, v in details.metadata or ():
+            sent[k] = f'{sent[k]},{v}' if k in sent else v
+        received: dict[str, str] = {}
+        for k, v in await call.initial_metadata() or ():
+            received[k] = f'{received[k]},{v}' if k in received else v
+        self.exchanges.append((sent, received))
+
+    def interceptors(self) -> list:
+        recorder = self
+
+        class Unary(grpc.aio.UnaryUnaryClientInterceptor):
+            async def intercept_unary_unary(self, continuation, details, request):
+                call = await continuation(details, request)
+                await recorder.record(details, call)
+                return call
+
+        class Stream(grpc.aio.UnaryStreamClientInterceptor):
+            async def intercept_unary_stream(self, continuation, details, request):
+                call = await continuation(details, request)
+                await recorder.record(details, call)
+                return call
+
+        return [Unary(), Stream()]
+
+
 class Runner:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
@@ -175,8 +222,12 @@ class Runner:
         self.failed = 0
         self.skipped = 0
         self.recorder = Recorder()
+        # A bearer token, when the agent requires one: sent on every request.
+        auth = {'Authorization': f'Bearer {args.token}'} if args.token else {}
+        self.grpc_recorder = GrpcRecorder()
         self.http = httpx.AsyncClient(
             timeout=httpx.Timeout(args.timeout),
+            headers=auth,
             event_hooks={'response': [self.recorder]},
         )
         self.card: AgentCard | None = None
@@ -292,8 +343,30 @@ class Runner:
             )
         )
 
+    def sent_extensions(self, mark: int) -> list[str]:
+        """A2A-Extensions request values of exchanges since mark."""
+        if self.binding == 'GRPC':
+            return [
+                sent.get('a2a-extensions', '')
+                for sent, _ in self.grpc_recorder.since(mark)
+            ]
+        return [
+            req.headers.get('a2a-extensions', '')
+            for req, _ in self.recorder.since(mark)
+        ]
+
+    def mark(self) -> int:
+        if self.binding == 'GRPC':
+            return self.grpc_recorder.mark()
+        return self.recorder.mark()
+
     def echoed_extensions(self, mark: int) -> list[str]:
         """A2A-Extensions response header values of exchanges since mark."""
+        if self.binding == 'GRPC':
+            return [
+                received.get('a2a-extensions', '')
+                for _, received in self.grpc_recorder.since(mark)
+            ]
         values = []
         for req, resp in self.recorder.since(mark):
             if req.url.path.endswith('agent-card.json'):
@@ -313,6 +386,9 @@ class Runner:
                     streaming=streaming,
                     httpx_client=self.http,
                     supported_protocol_bindings=[self.binding],
+                    grpc_channel_factory=lambda url: grpc.aio.insecure_channel(
+                        url, interceptors=self.grpc_recorder.interceptors()
+                    ),
                 )
             )
             for streaming in (False, True)
@@ -689,12 +765,9 @@ class Runner:
     async def check_ext_header_echo(self) -> str:
         if not self.ext_declared():
             raise Skip(f'card does not declare extension {self.ext_uri}')
-        mark = self.recorder.mark()
+        mark = self.mark()
         await self.send_task('hello', context=self.ext_context())
-        sent = [
-            req.headers.get('a2a-extensions', '')
-            for req, _ in self.recorder.since(mark)
-        ]
+        sent = self.sent_extensions(mark)
         expect(
             any(self.ext_uri in s for s in sent),
             f'the SDK did not send A2A-Extensions (sent {sent})',
@@ -710,7 +783,7 @@ class Runner:
         self.need_streaming()
         if not self.ext_declared():
             raise Skip(f'card does not declare extension {self.ext_uri}')
-        mark = self.recorder.mark()
+        mark = self.mark()
         await self.send_stream('hello', context=self.ext_context())
         echoed = self.echoed_extensions(mark)
         expect(
@@ -751,7 +824,7 @@ class Runner:
     async def check_ext_not_requested(self) -> str:
         if not self.ext_declared():
             raise Skip(f'card does not declare extension {self.ext_uri}')
-        mark = self.recorder.mark()
+        mark = self.mark()
         task = await self.send_task('hello')
         echoed = self.echoed_extensions(mark)
         expect(
@@ -820,6 +893,7 @@ def main() -> None:
     parser.add_argument('--timeout', type=float, default=20.0, help='per check, seconds')
     parser.add_argument('--ext-uri', default=DEFAULT_EXT_URI)
     parser.add_argument('--only', help='comma-separated check names (card always runs)')
+    parser.add_argument('--token', help='bearer token sent on every request')
     parser.add_argument('-v', '--verbose', action='store_true')
     args = parser.parse_args()
     if args.only:

@@ -5,7 +5,9 @@ Interop peer for a2a-runtime. It serves:
 
 * the agent card at ``/.well-known/agent-card.json``;
 * the JSON-RPC binding at ``/`` (``POST``);
-* the HTTP+JSON (REST) binding under ``/rest`` (e.g. ``POST /rest/message:send``).
+* the HTTP+JSON (REST) binding under ``/rest`` (e.g. ``POST /rest/message:send``);
+* the gRPC binding (``lf.a2a.v1.A2AService``, plain HTTP/2) on a second free
+  port, listed in the card as a ``GRPC`` interface at ``127.0.0.1:<port>``.
 
 Echo conventions (text of the user message, trimmed):
 
@@ -41,6 +43,7 @@ import sys
 
 from datetime import datetime, timezone
 
+import grpc
 import uvicorn
 
 from starlette.applications import Starlette
@@ -51,6 +54,11 @@ from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.context import ServerCallContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.request_handlers.grpc_handler import (
+    DefaultGrpcServerCallContextBuilder,
+    GrpcHandler,
+)
+from a2a.types import a2a_pb2_grpc
 from a2a.server.routes import (
     DefaultServerCallContextBuilder,
     create_agent_card_routes,
@@ -130,6 +138,52 @@ class ActivatingContextBuilder(DefaultServerCallContextBuilder):
         activated.update(ctx.requested_extensions & SUPPORTED_EXTENSIONS)
         ctx.state[ACTIVATED_KEY] = activated
         return ctx
+
+
+class ActivatingGrpcContextBuilder(DefaultGrpcServerCallContextBuilder):
+    """The gRPC twin of ActivatingContextBuilder."""
+
+    def build(self, context: grpc.aio.ServicerContext) -> ServerCallContext:
+        ctx = super().build(context)
+        ctx.state[ACTIVATED_KEY] = ctx.requested_extensions & SUPPORTED_EXTENSIONS
+        return ctx
+
+
+class ExtensionEchoInterceptor(grpc.aio.ServerInterceptor):
+    """Sends `a2a-extensions` (the activated URIs) as initial metadata."""
+
+    async def intercept_service(self, continuation, details):
+        handler = await continuation(details)
+        if handler is None:
+            return None
+        requested: list[str] = [
+            v for k, v in (details.invocation_metadata or ()) if k == 'a2a-extensions'
+        ]
+        activated = {
+            u.strip() for v in requested for u in v.split(',') if u.strip()
+        } & SUPPORTED_EXTENSIONS
+        if not activated:
+            return handler
+        echo = (('a2a-extensions', ','.join(sorted(activated))),)
+
+        if handler.unary_unary:
+            inner = handler.unary_unary
+
+            async def unary(request, context):
+                await context.send_initial_metadata(echo)
+                return await inner(request, context)
+
+            return handler._replace(unary_unary=unary)
+        if handler.unary_stream:
+            inner_stream = handler.unary_stream
+
+            async def stream(request, context):
+                await context.send_initial_metadata(echo)
+                async for item in inner_stream(request, context):
+                    yield item
+
+            return handler._replace(unary_stream=stream)
+        return handler
 
 
 class ExtensionEchoMiddleware:
@@ -265,7 +319,7 @@ class EchoExecutor(AgentExecutor):
 # --------------------------------------------------------------------------
 
 
-def build_card(base: str) -> AgentCard:
+def build_card(base: str, grpc_url: str) -> AgentCard:
     base = base.rstrip('/')
     return AgentCard(
         name='a2a-runtime interop echo (python a2a-sdk)',
@@ -281,6 +335,11 @@ def build_card(base: str) -> AgentCard:
             AgentInterface(
                 url=f'{base}/rest',
                 protocol_binding='HTTP+JSON',
+                protocol_version='1.0',
+            ),
+            AgentInterface(
+                url=grpc_url,
+                protocol_binding='GRPC',
                 protocol_version='1.0',
             ),
         ],
@@ -310,8 +369,10 @@ def build_card(base: str) -> AgentCard:
     )
 
 
-def build_app(public_url: str, push_delivery: bool) -> Starlette:
-    card = build_card(public_url)
+def build_app(
+    public_url: str, grpc_url: str, push_delivery: bool
+) -> tuple[Starlette, DefaultRequestHandler]:
+    card = build_card(public_url, grpc_url)
     push_store = InMemoryPushNotificationConfigStore()
     push_sender = None
     if push_delivery:
@@ -339,7 +400,7 @@ def build_app(public_url: str, push_delivery: bool) -> Starlette:
     ]
     app = Starlette(routes=routes)
     app.add_middleware(ExtensionEchoMiddleware)
-    return app
+    return app, handler
 
 
 def free_port(host: str) -> int:
@@ -351,7 +412,17 @@ def free_port(host: str) -> int:
 async def serve(
     host: str, port: int, public_url: str | None, push_delivery: bool
 ) -> None:
-    app = build_app(public_url or f'http://{host}:{port}', push_delivery)
+    grpc_port = free_port(host)
+    app, handler = build_app(
+        public_url or f'http://{host}:{port}', f'{host}:{grpc_port}', push_delivery
+    )
+    grpc_server = grpc.aio.server(interceptors=[ExtensionEchoInterceptor()])
+    a2a_pb2_grpc.add_A2AServiceServicer_to_server(
+        GrpcHandler(handler, context_builder=ActivatingGrpcContextBuilder()),
+        grpc_server,
+    )
+    grpc_server.add_insecure_port(f'{host}:{grpc_port}')
+    await grpc_server.start()
     config = uvicorn.Config(
         app,
         host=host,

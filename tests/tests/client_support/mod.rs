@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use a2a_examples::DemoAgent;
 use a2a_runtime::A2aError;
-use a2a_runtime::client::{A2aClient, ClientOptions, ClientStream};
+use a2a_runtime::client::{A2aClient, ClientError, ClientOptions, ClientStream};
 use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
 use a2a_runtime::server::{A2aServer, A2aServerBuilder, RunningServer};
 use a2a_runtime::types::{
@@ -106,12 +106,20 @@ pub fn extended_card() -> AgentCard {
     }
 }
 
-/// A server builder: the test agent, push on, an extended card, no linked extensions (every
-/// extension is added explicitly), one worker.
+/// The bearer token of the client tests' caller ([`options`] sends it).
+pub const TOKEN: &str = "client-tests-token";
+
+/// A server builder: the test agent, push on, an extended card (for the caller with
+/// [`TOKEN`]), no linked extensions (every extension is added explicitly), one worker.
 pub fn builder(name: &str) -> A2aServerBuilder {
     A2aServer::builder()
         .card(card(name))
         .executor(TestAgent)
+        .authenticator(a2a_runtime::auth::StaticTokens::bearer().principal(
+            a2a_runtime::core::Principal::authenticated("client-tests").with_tenants(["acme"]),
+            TOKEN,
+        ))
+        .push(a2a_runtime::push::PushConfig::new().allow_private_networks(true))
         .extended_card(extended_card())
         .linked_extensions(false)
         .workers(1)
@@ -124,6 +132,7 @@ pub fn interop_builder() -> A2aServerBuilder {
     A2aServer::builder()
         .card(card("a2a-runtime interop agent"))
         .executor(InteropAgent)
+        .push(a2a_runtime::push::PushConfig::new().allow_private_networks(true))
         .extension(a2a_runtime::extension::Timestamp::default())
         .linked_extensions(false)
         .workers(1)
@@ -160,6 +169,7 @@ pub fn options(binding: &ProtocolBinding) -> ClientOptions {
     ClientOptions {
         preferred_binding: Some(binding.clone()),
         timeout: Duration::from_secs(20),
+        auth: Some(a2a_runtime::client::Auth::Bearer(TOKEN.into())),
         ..ClientOptions::default()
     }
 }
@@ -174,8 +184,17 @@ pub async fn client(url: &str, binding: &ProtocolBinding) -> A2aClient {
 }
 
 /// Collects a stream to its end (bounded).
-pub async fn collect(stream: ClientStream) -> Vec<Result<StreamResponse, A2aError>> {
+pub async fn collect(stream: ClientStream) -> Vec<Result<StreamResponse, ClientError>> {
     within("the stream to end", stream.collect::<Vec<_>>()).await
+}
+
+/// The agent's error behind a client error (fails the test on any other kind: a local
+/// refusal, a transport error, an invalid answer).
+pub fn agent_err(e: ClientError) -> A2aError {
+    match e {
+        ClientError::Agent(a) => a.error().clone(),
+        other => panic!("expected the agent's error, got {other:?}"),
+    }
 }
 
 /// The state an event carries (task snapshot or status update).

@@ -113,11 +113,22 @@ pub fn echoed_uris(headers: &HeaderMap) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The bearer token every request of these helpers carries (servers that authenticate accept
+/// it with [`authenticated`]; the others ignore it).
+pub const TOKEN: &str = "ext-tests-token";
+
+/// Authenticates callers with [`TOKEN`].
+pub fn authenticated(builder: A2aServerBuilder) -> A2aServerBuilder {
+    builder.authenticator(a2a_runtime::auth::StaticTokens::bearer().token("ext-tests", TOKEN))
+}
+
 fn with_headers(
     mut rb: reqwest::RequestBuilder,
     headers: &[(&str, &str)],
 ) -> reqwest::RequestBuilder {
-    rb = rb.header("A2A-Version", "1.0");
+    rb = rb
+        .header("A2A-Version", "1.0")
+        .header("Authorization", format!("Bearer {TOKEN}"));
     for (k, v) in headers {
         rb = rb.header(*k, *v);
     }

@@ -146,7 +146,12 @@ impl Drop for InstallLock {
 }
 
 fn install_python() -> Result<PathBuf, String> {
-    let requirements = interop_dir().join("python").join("requirements.txt");
+    install_python_from("python", "interop-venv")
+}
+
+/// A venv at `target/<venv_name>` with `tests/interop/<subdir>/requirements.txt`.
+fn install_python_from(subdir: &str, venv_name: &str) -> Result<PathBuf, String> {
+    let requirements = interop_dir().join(subdir).join("requirements.txt");
     let req = std::fs::read(&requirements).map_err(|e| format!("read {requirements:?}: {e}"))?;
     let version = run(
         {
@@ -164,11 +169,11 @@ fn install_python() -> Result<PathBuf, String> {
             "python3 is {version}; the a2a-sdk needs Python >= 3.10"
         ));
     }
-    let venv = target_dir().join("interop-venv");
+    let venv = target_dir().join(venv_name);
     let python = venv.join("bin").join("python");
     let stamp = venv.join(".a2a-interop-stamp");
     let want = fnv(&[&req, version.as_bytes()]);
-    let _lock = InstallLock::take("interop-venv")?;
+    let _lock = InstallLock::take(venv_name)?;
     if python.exists() && std::fs::read_to_string(&stamp).ok().as_deref() == Some(want.as_str()) {
         return Ok(python);
     }
@@ -189,15 +194,24 @@ fn install_python() -> Result<PathBuf, String> {
         "-r",
     ])
     .arg(&requirements);
-    run(c, "pip install -r tests/interop/python/requirements.txt")?;
+    run(
+        c,
+        &format!("pip install -r tests/interop/{subdir}/requirements.txt"),
+    )?;
     std::fs::write(&stamp, &want).map_err(|e| format!("write {stamp:?}: {e}"))?;
     Ok(python)
 }
 
 fn install_js() -> Result<PathBuf, String> {
-    let src = interop_dir().join("js");
+    install_js_from("js", "interop-js")
+}
+
+/// `npm install` of `tests/interop/<subdir>` into `target/<dir_name>`, with its
+/// `client_check.mjs` beside `node_modules`.
+fn install_js_from(subdir: &str, dir_name: &str) -> Result<PathBuf, String> {
+    let src = interop_dir().join(subdir);
     let package = std::fs::read(src.join("package.json"))
-        .map_err(|e| format!("read tests/interop/js/package.json: {e}"))?;
+        .map_err(|e| format!("read tests/interop/{subdir}/package.json: {e}"))?;
     let node = run(
         {
             let mut c = Command::new("node");
@@ -218,10 +232,10 @@ fn install_js() -> Result<PathBuf, String> {
             "node is {node}; the JS SDK checks need Node.js >= 20"
         ));
     }
-    let dir = target_dir().join("interop-js");
+    let dir = target_dir().join(dir_name);
     let stamp = dir.join(".a2a-interop-stamp");
     let want = fnv(&[&package, node.as_bytes()]);
-    let _lock = InstallLock::take("interop-js")?;
+    let _lock = InstallLock::take(dir_name)?;
     let installed = dir.join("node_modules").join("@a2a-js").join("sdk");
     if !(installed.exists()
         && std::fs::read_to_string(&stamp).ok().as_deref() == Some(want.as_str()))
@@ -240,7 +254,7 @@ fn install_js() -> Result<PathBuf, String> {
             "--no-package-lock",
             "--loglevel=error",
         ]);
-        run(c, "npm install (tests/interop/js)")?;
+        run(c, &format!("npm install (tests/interop/{subdir})"))?;
         std::fs::write(&stamp, &want).map_err(|e| format!("write {stamp:?}: {e}"))?;
     }
     // The script runs beside node_modules (ES modules resolve packages from the script's
@@ -265,6 +279,34 @@ pub fn js_dir() -> Option<PathBuf> {
     match JS.get_or_init(install_js) {
         Ok(p) => Some(p.clone()),
         Err(e) => unavailable("JS (@a2a-js/sdk)", e),
+    }
+}
+
+/// The v0.3 SDK line's venv `python` (`tests/interop/python_v03`); `None` when skipped.
+pub fn python_v03() -> Option<PathBuf> {
+    static PY: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match PY.get_or_init(|| install_python_from("python_v03", "interop-venv-v03")) {
+        Ok(p) => Some(p.clone()),
+        Err(e) => unavailable("Python v0.3 (a2a-sdk 0.3)", e),
+    }
+}
+
+/// The v0.3 JS SDK line's folder (`tests/interop/js_v03`); `None` when skipped.
+pub fn js_v03_dir() -> Option<PathBuf> {
+    static JS: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match JS.get_or_init(|| install_js_from("js_v03", "interop-js-v03")) {
+        Ok(p) => Some(p.clone()),
+        Err(e) => unavailable("JS v0.3 (@a2a-js/sdk 0.3)", e),
+    }
+}
+
+/// The OpenAPI tools' venv `python` (`tests/interop/openapi`: openapi-spec-validator and
+/// schemathesis); `None` when skipped.
+pub fn openapi_tools() -> Option<PathBuf> {
+    static PY: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match PY.get_or_init(|| install_python_from("openapi", "openapi-venv")) {
+        Ok(p) => Some(p.clone()),
+        Err(e) => unavailable("Python (openapi-spec-validator, schemathesis)", e),
     }
 }
 
@@ -301,13 +343,28 @@ impl Drop for PeerProcess {
 /// The official Python SDK echo server (tests/interop/python/echo_server.py) under uvicorn on
 /// 127.0.0.1 at a free port; returns it with its base URL once it printed `READY <port>`.
 pub async fn start_python_server(python: &Path) -> (PeerProcess, String) {
+    start_python_server_from(python, "python").await
+}
+
+/// `tests/interop/<subdir>/echo_server.py`, as [`start_python_server`] starts the v1.0 one.
+pub async fn start_python_server_from(python: &Path, subdir: &str) -> (PeerProcess, String) {
+    start_python_server_with(python, subdir, &[]).await
+}
+
+/// [`start_python_server_from`] with more arguments for the script (e.g. `--rest`).
+pub async fn start_python_server_with(
+    python: &Path,
+    subdir: &str,
+    args: &[&str],
+) -> (PeerProcess, String) {
     let logs = target_dir().join("interop-logs");
     std::fs::create_dir_all(&logs).unwrap();
     let log = logs.join(format!("echo_server-{}.log", std::process::id()));
     let stderr = std::fs::File::create(&log).unwrap();
     let mut child = tokio::process::Command::new(python)
-        .arg(interop_dir().join("python").join("echo_server.py"))
+        .arg(interop_dir().join(subdir).join("echo_server.py"))
         .args(["--host", "127.0.0.1"])
+        .args(args)
         .env("PYTHONUNBUFFERED", "1")
         .env("ECHO_LOG_LEVEL", "warning")
         .stdin(Stdio::null())

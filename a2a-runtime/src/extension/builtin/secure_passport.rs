@@ -324,11 +324,14 @@ impl SecurePassport {
 impl ExtensionHooks for SecurePassport {
     type Activation = Passport;
 
+    // The client attaches the caller's passport; only the server reads and verifies it.
+    const RUNS_IN_CLIENT: bool = true;
+
     fn handle_request(
         &self,
         request: &mut A2aRequest,
         passport: &mut Passport,
-        _: &RequestContext,
+        ctx: &RequestContext,
     ) -> Result<(), A2aError> {
         let Some(message) = request.message() else {
             return Ok(());
@@ -338,7 +341,9 @@ impl ExtensionHooks for SecurePassport {
         {
             Self::attach(message, caller);
         }
-        *passport = self.read(message)?;
+        if ctx.side == crate::core::Side::Server {
+            *passport = self.read(message)?;
+        }
         Ok(())
     }
 }

@@ -4,17 +4,31 @@
 use serde::{Deserialize, Serialize};
 
 use crate::a2a_extension;
+use crate::core::RequestContext;
 use crate::error::A2aError;
-use crate::extension::{ExtensionHooks, MetadataExt};
-use crate::types::{Artifact, Message, Role, StreamResponse, Timestamp as WireTimestamp};
+use crate::extension::{Activate, Extension, ExtensionHooks, MetadataExt};
+use crate::types::{
+    Artifact, Message, Metadata, Role, StreamResponse, TaskState, Timestamp as WireTimestamp,
+};
 
-/// Adds timestamps to messages and artifacts.
+/// Adds timestamps to messages and artifacts, and records when a task's request was received
+/// and when the task completed.
 ///
 /// When a client activates it, every agent message (status messages, direct replies) and every
 /// artifact the agent publishes gets an RFC 3339 UTC timestamp in its metadata under
 /// `github.com/a2aproject/a2a-samples/extensions/timestamp/v1/timestamp`, and the extension's
-/// URI in its `extensions` list. Existing timestamps are never overwritten. Enable it with
-/// `.extension(Timestamp::default())` on the server builder.
+/// URI in its `extensions` list. Existing timestamps are never overwritten. The task's own
+/// metadata gets, under the extension's URI, `received_at` (when the request that moved it was
+/// received) and, once the task is terminal or interrupted (input or auth required),
+/// `completed_at`; the status updates carry the same object:
+///
+/// ```json
+/// {"metadata": {"https://github.com/a2aproject/a2a-samples/extensions/timestamp/v1":
+///   {"received_at": "2026-12-03T00:10:00.120Z", "completed_at": "2026-12-03T00:10:00.480Z"}}}
+/// ```
+///
+/// Enable it with `.extension(Timestamp::default())` on the server builder; an agent reads the
+/// request's `received_at` with `ctx.extension::<Timestamp>()`.
 #[a2a_extension(
     uri = "https://github.com/a2aproject/a2a-samples/extensions/timestamp/v1",
     metadata_key = "github.com/a2aproject/a2a-samples/extensions/timestamp/v1/timestamp",
@@ -63,11 +77,49 @@ impl Timestamp {
     }
 }
 
-impl ExtensionHooks for Timestamp {
-    type Activation = ();
+impl Timestamp {
+    /// Records `received_at` (and `completed_at` when `state` ends or interrupts the task)
+    /// under the extension's URI in `metadata`.
+    fn record_task(metadata: &mut Metadata, state: TaskState, received_at: &str, now: &str) {
+        let mut times = serde_json::Map::with_capacity(2);
+        let received = if received_at.is_empty() {
+            now
+        } else {
+            received_at
+        };
+        times.insert("received_at".into(), received.into());
+        if state.is_terminal() || state.is_interrupted() {
+            times.insert("completed_at".into(), now.into());
+        }
+        metadata.insert(Self::URI.to_owned(), serde_json::Value::Object(times));
+    }
+}
 
-    fn handle_event(&self, event: &mut StreamResponse, _: &mut ()) -> Result<(), A2aError> {
+impl ExtensionHooks for Timestamp {
+    /// When the request was received (RFC 3339 UTC).
+    type Activation = String;
+
+    fn activate(&self, _: &[String], _: &RequestContext) -> Activate<String> {
+        Activate::Activated(WireTimestamp::now().to_rfc3339())
+    }
+
+    fn handle_event(
+        &self,
+        event: &mut StreamResponse,
+        received_at: &mut String,
+    ) -> Result<(), A2aError> {
         Self::stamp(event);
+        match event {
+            StreamResponse::StatusUpdate(e) => {
+                let now = WireTimestamp::now().to_rfc3339();
+                Self::record_task(&mut e.metadata, e.status.state, received_at, &now);
+            }
+            StreamResponse::Task(t) => {
+                let now = WireTimestamp::now().to_rfc3339();
+                Self::record_task(&mut t.metadata, t.status.state, received_at, &now);
+            }
+            StreamResponse::Message(_) | StreamResponse::ArtifactUpdate(_) => {}
+        }
         Ok(())
     }
 }

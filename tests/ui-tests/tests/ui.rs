@@ -1,10 +1,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-//! Diagnostics of `#[a2a_extension]`: each misuse in `tests/ui/fail` gives exactly the error in
-//! its `.stderr` file (one clear error at the user's token); `tests/ui/pass` compiles and runs.
+//! Diagnostics of `#[a2a_extension]`: each misuse in `ui/fail` gives exactly the error in
+//! its `.stderr` file (one clear error at the user's token); `ui/pass` compiles and runs.
 //!
 //! The expected output depends on the compiler's rendering, so the test is pinned to the stable
 //! toolchain the project is developed with. Regenerate with
-//! `TRYBUILD=overwrite cargo test -p a2a-tests --test ui`, then read every `.stderr`.
+//! `TRYBUILD=overwrite cargo test -p a2a-ui-tests --test ui`, then read every `.stderr`.
 
 #[rustversion::attr(not(stable(1.95)), ignore = "UI output is pinned to stable 1.95")]
 #[test]

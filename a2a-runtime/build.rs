@@ -1,0 +1,50 @@
+//! Compiles `proto/a2a.proto` with protox (a protobuf compiler written in Rust, so no `protoc`
+//! is needed on the build machine) into:
+//!
+//! - the gRPC binding's messages and service (feature `grpc`);
+//! - the JSON Schemas of the HTTP+JSON binding's messages and the service's methods, for its
+//!   OpenAPI document (feature `openapi`; see `build_openapi.rs`).
+
+#[cfg(feature = "openapi")]
+#[path = "build_openapi.rs"]
+mod openapi;
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    #[cfg(any(feature = "grpc", feature = "openapi"))]
+    {
+        println!("cargo:rerun-if-changed=proto/a2a.proto");
+        println!("cargo:rerun-if-changed=proto/google/api/field_behavior.proto");
+        let compiler = match compile() {
+            Ok(c) => c,
+            Err(e) => panic!("proto/a2a.proto does not compile: {e}"),
+        };
+        #[cfg(feature = "grpc")]
+        grpc(compiler.file_descriptor_set());
+        #[cfg(feature = "openapi")]
+        openapi::write(&compiler.descriptor_pool());
+    }
+}
+
+#[cfg(any(feature = "grpc", feature = "openapi"))]
+fn compile() -> Result<protox::Compiler, protox::Error> {
+    let mut compiler = protox::Compiler::new(["proto"])?;
+    compiler.include_imports(true).include_source_info(true);
+    compiler.open_file("proto/a2a.proto")?;
+    Ok(compiler)
+}
+
+#[cfg(feature = "grpc")]
+fn grpc(descriptors: protox::prost_reflect::prost_types::FileDescriptorSet) {
+    let result = tonic_prost_build::configure()
+        .build_transport(false)
+        .btree_map(".")
+        .server_mod_attribute(".", "#[cfg(feature = \"server\")]")
+        .client_mod_attribute(".", "#[cfg(feature = \"client\")]")
+        .compile_well_known_types(false)
+        .emit_rerun_if_changed(false)
+        .compile_fds(descriptors);
+    if let Err(e) = result {
+        panic!("could not generate the gRPC code: {e}");
+    }
+}

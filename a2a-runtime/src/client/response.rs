@@ -1,0 +1,66 @@
+//! [`Response`]: a call's result with what the server said about the call in its headers.
+
+use super::transport::Meta;
+
+/// A call's result, with the protocol version and the extensions the server reported in its
+/// headers.
+///
+/// ```no_run
+/// # async fn run(client: a2a_runtime::client::A2aClient) -> Result<(), a2a_runtime::client::ClientError> {
+/// let response = client.get_task("t-1", None).await?;
+/// println!("served as A2A {:?}", response.protocol_version());
+/// println!("extensions activated: {:?}", response.activated_extensions());
+/// let task = response.into_inner();
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct Response<T> {
+    body: T,
+    protocol_version: Option<String>,
+    extensions: Vec<String>,
+}
+
+impl<T> Response<T> {
+    pub(crate) fn new(body: T, meta: Meta) -> Self {
+        Self {
+            body,
+            protocol_version: meta.version,
+            extensions: meta.extensions,
+        }
+    }
+
+    /// The result.
+    pub fn get_ref(&self) -> &T {
+        &self.body
+    }
+
+    /// The result, mutably.
+    pub fn get_mut(&mut self) -> &mut T {
+        &mut self.body
+    }
+
+    /// The result, without the headers.
+    pub fn into_inner(self) -> T {
+        self.body
+    }
+
+    /// The server's `A2A-Version` header, when it sent one.
+    pub fn protocol_version(&self) -> Option<&str> {
+        self.protocol_version.as_deref()
+    }
+
+    /// The URIs of the extensions the server activated for the call (its `A2A-Extensions`
+    /// header, single or repeated), in the server's order.
+    pub fn activated_extensions(&self) -> &[String] {
+        &self.extensions
+    }
+
+    /// The same headers with the result changed by `f`.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Response<U> {
+        Response {
+            body: f(self.body),
+            protocol_version: self.protocol_version,
+            extensions: self.extensions,
+        }
+    }
+}

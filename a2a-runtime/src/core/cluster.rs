@@ -1,0 +1,309 @@
+//! Serving one store from many instances: following tasks written elsewhere, and leases.
+//!
+//! With a [`Cluster`] (see [`DefaultRequestHandler::with_cluster`](super::DefaultRequestHandler::with_cluster)):
+//! - every live task on this instance (one with a stream, a waiting request or a running
+//!   agent) follows the store: a change notification, or the poll every
+//!   [`ClusterOptions::poll_every`] when notifications are lost, delivers the events another
+//!   instance logged, in order and without gaps, and a task another instance ended (a
+//!   CancelTask served there) cancels its agent here;
+//! - every execution of the agent holds a lease renewed every third of
+//!   [`ClusterOptions::lease_ttl`]; every [`ClusterOptions::check_every`] each instance looks
+//!   for leases past their expiry (their instance died) and one of them ends such a task as
+//!   FAILED, saying why.
+
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use futures::StreamExt as _;
+use futures::future::BoxFuture;
+use tokio_util::sync::CancellationToken;
+
+use super::events::{Registry, TaskRuntime};
+use super::executor::EventSink;
+use super::lifecycle::HistoryPolicy;
+use crate::store::{Cluster, Lease, StoreError, TaskChange, TaskStore};
+use crate::types::TaskState;
+
+/// How instances sharing a store coordinate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClusterOptions {
+    /// How long a running execution's lease lasts without renewal (default 20 s); renewed
+    /// every third of it. A task whose instance died is ended within this plus
+    /// [`check_every`](Self::check_every).
+    pub lease_ttl: Duration,
+    /// How often each instance looks for expired leases (default 10 s).
+    pub check_every: Duration,
+    /// How often live tasks re-read the store in case a notification was lost (default 2 s;
+    /// the bound on the extra latency a lost notification costs).
+    pub poll_every: Duration,
+}
+
+impl Default for ClusterOptions {
+    fn default() -> Self {
+        Self {
+            lease_ttl: Duration::from_secs(20),
+            check_every: Duration::from_secs(10),
+            poll_every: Duration::from_secs(2),
+        }
+    }
+}
+
+/// The most expired leases handled per check.
+const REAP_BATCH: usize = 100;
+
+/// How often ending an orphaned task is tried against concurrent writers.
+const REAP_ATTEMPTS: usize = 4;
+
+/// The reason an orphaned task fails with.
+pub(crate) const ORPHANED: &str =
+    "the server instance running this task stopped before it finished (its lease expired)";
+
+/// This instance's membership in a cluster.
+pub(crate) struct Member {
+    pub(crate) cluster: Arc<dyn Cluster>,
+    /// This instance's id (random per handler).
+    pub(crate) instance: String,
+    pub(crate) options: ClusterOptions,
+    /// Stops the background loops when the handler goes.
+    _stop: tokio_util::sync::DropGuard,
+}
+
+impl std::fmt::Debug for Member {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Member")
+            .field("instance", &self.instance)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Member {
+    /// Joins `cluster`: starts following the store, renewing leases and ending orphans (on
+    /// the current tokio runtime; without one, nothing runs in the background and a warning
+    /// says so).
+    pub(crate) fn join(
+        cluster: Arc<dyn Cluster>,
+        options: ClusterOptions,
+        registry: &Arc<Registry>,
+        store: Arc<dyn TaskStore>,
+        policy: HistoryPolicy,
+    ) -> Self {
+        let instance = uuid::Uuid::new_v4().to_string();
+        registry.follow_store();
+        let stop = CancellationToken::new();
+        match tokio::runtime::Handle::try_current() {
+            Ok(handle) => {
+                let ctx = Background {
+                    cluster: cluster.clone(),
+                    registry: Arc::downgrade(registry),
+                    store,
+                    policy,
+                    instance: instance.clone(),
+                    options: options.clone(),
+                };
+                handle.spawn(stop.clone().run_until_cancelled_owned(ctx.clone().follow()));
+                handle.spawn(stop.clone().run_until_cancelled_owned(ctx.clone().poll()));
+                handle.spawn(stop.clone().run_until_cancelled_owned(ctx.clone().renew()));
+                handle.spawn(stop.clone().run_until_cancelled_owned(ctx.reap()));
+            }
+            Err(_) => tracing::warn!(
+                "the cluster was joined outside a tokio runtime: tasks do not follow other instances"
+            ),
+        }
+        Self {
+            cluster,
+            instance,
+            options,
+            _stop: stop.drop_guard(),
+        }
+    }
+
+    /// `run` holding the lease of its execution while it runs.
+    pub(crate) fn hold(
+        &self,
+        rt: &TaskRuntime,
+        execution: u64,
+        run: BoxFuture<'static, ()>,
+    ) -> BoxFuture<'static, ()> {
+        let lease = Lease {
+            instance: self.instance.clone(),
+            execution,
+            scope: rt.scope.clone(),
+            task_id: rt.id.clone(),
+        };
+        let cluster = self.cluster.clone();
+        let ttl = self.options.lease_ttl;
+        Box::pin(async move {
+            if let Err(e) = cluster.acquire(&lease, ttl).await {
+                tracing::warn!(task_id = %lease.task_id, error = %e, "cannot record the lease of a running task");
+            }
+            run.await;
+            if let Err(e) = cluster.release(&lease).await {
+                tracing::warn!(task_id = %lease.task_id, error = %e, "cannot release the lease of a finished task");
+            }
+        })
+    }
+}
+
+/// What the background loops share.
+#[derive(Clone)]
+struct Background {
+    cluster: Arc<dyn Cluster>,
+    registry: Weak<Registry>,
+    store: Arc<dyn TaskStore>,
+    policy: HistoryPolicy,
+    instance: String,
+    options: ClusterOptions,
+}
+
+impl Background {
+    /// Catches every live task up with the store.
+    async fn catch_up_all(&self) {
+        let Some(registry) = self.registry.upgrade() else {
+            return;
+        };
+        for rt in registry.live_runtimes() {
+            catch_up(&rt, self.store.as_ref(), None).await;
+        }
+    }
+
+    /// Follows the change notifications.
+    async fn follow(self) {
+        let mut changes = loop {
+            match self.cluster.changes().await {
+                Ok(Some(changes)) => break changes,
+                Ok(None) => return,
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot listen to task changes; retrying");
+                    tokio::time::sleep(self.options.poll_every).await;
+                }
+            }
+        };
+        while let Some(change) = changes.next().await {
+            let Some(registry) = self.registry.upgrade() else {
+                return;
+            };
+            match change {
+                TaskChange::Task { scope, id, version } => {
+                    if let Some(rt) = registry.live(&scope, &id) {
+                        let store = self.store.clone();
+                        // Off this loop: a slow read must not hold up other tasks' wake-ups.
+                        tokio::spawn(async move {
+                            catch_up(&rt, store.as_ref(), Some(version)).await;
+                        });
+                    }
+                }
+                TaskChange::Unknown => {
+                    let this = self.clone();
+                    tokio::spawn(async move { this.catch_up_all().await });
+                }
+            }
+        }
+    }
+
+    /// Re-reads every live task now and then (lost notifications).
+    async fn poll(self) {
+        let mut tick = tokio::time::interval(self.options.poll_every);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            if self.registry.strong_count() == 0 {
+                return;
+            }
+            self.catch_up_all().await;
+        }
+    }
+
+    /// Renews this instance's leases.
+    async fn renew(self) {
+        let mut tick = tokio::time::interval(self.options.lease_ttl / 3);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            if self.registry.strong_count() == 0 {
+                return;
+            }
+            if let Err(e) = self
+                .cluster
+                .renew(&self.instance, self.options.lease_ttl)
+                .await
+            {
+                tracing::warn!(error = %e, "cannot renew the leases of running tasks");
+            }
+        }
+    }
+
+    /// Ends the tasks of expired leases.
+    async fn reap(self) {
+        let mut tick = tokio::time::interval(self.options.check_every);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            let Some(registry) = self.registry.upgrade() else {
+                return;
+            };
+            if let Err(e) = self.reap_once(&registry).await {
+                tracing::warn!(error = %e, "cannot look for tasks of stopped instances");
+            }
+        }
+    }
+
+    async fn reap_once(&self, registry: &Arc<Registry>) -> Result<(), StoreError> {
+        for lease in self.cluster.expired(REAP_BATCH).await? {
+            if !self.cluster.claim_expired(&lease).await? {
+                continue;
+            }
+            tracing::warn!(task_id = %lease.task_id, instance = %lease.instance, "the instance running this task stopped; ending it");
+            let rt = match registry
+                .load(self.store.as_ref(), &lease.scope, &lease.task_id)
+                .await
+            {
+                Ok(Some(rt)) => rt,
+                Ok(None) => continue,
+                Err(e) => {
+                    tracing::warn!(task_id = %lease.task_id, error = %e, "cannot load an orphaned task");
+                    continue;
+                }
+            };
+            end_orphan(&rt, self.store.clone(), self.policy).await;
+            registry.release(&rt);
+        }
+        Ok(())
+    }
+}
+
+/// [`TaskRuntime::catch_up`], logging a failure.
+async fn catch_up(rt: &TaskRuntime, store: &dyn TaskStore, version: Option<u64>) {
+    if let Err(e) = rt.catch_up(store, version).await {
+        tracing::warn!(task_id = %rt.id, error = %e, "cannot follow a task written by another instance");
+    }
+}
+
+/// Fails an orphaned task that is still active (SUBMITTED or WORKING), retrying against
+/// concurrent writers.
+async fn end_orphan(rt: &Arc<TaskRuntime>, store: Arc<dyn TaskStore>, policy: HistoryPolicy) {
+    for _ in 0..REAP_ATTEMPTS {
+        let Some(task) = rt.snapshot().await else {
+            return;
+        };
+        if task.status.state.is_terminal()
+            || task.status.state.is_interrupted()
+            || task.status.state == TaskState::Unspecified
+        {
+            return;
+        }
+        let sink = EventSink {
+            rt: rt.clone(),
+            store: store.clone(),
+            policy,
+            task_id: task.id.clone(),
+            context_id: task.context_id.clone(),
+            extensions: Arc::default(),
+        };
+        match sink.fail(ORPHANED).await {
+            Ok(()) => return,
+            // A concurrent write: the live copy was reloaded; look again.
+            Err(e) => tracing::debug!(task_id = %task.id, error = %e, "ending an orphan raced"),
+        }
+    }
+}

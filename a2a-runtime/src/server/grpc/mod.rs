@@ -1,0 +1,445 @@
+//! The gRPC binding (feature `grpc`): `lf.a2a.v1.A2AService` on its own listener beside actix,
+//! served by the same [`A2aService`](crate::core::A2aService) as the HTTP bindings.
+//!
+//! Service parameters come from metadata (`a2a-version`, `a2a-extensions`: comma lists and
+//! repeated values), the tenant from the request's `tenant` field; the response's initial
+//! metadata carries `a2a-version` and the activated extensions, so a stream has them before its
+//! first message. Errors are statuses with `google.rpc` details (see [`crate::grpc::status`]).
+
+mod guard;
+
+use std::net::SocketAddr;
+use std::pin::Pin;
+
+use actix_web::web;
+use futures::{Stream, StreamExt as _};
+use tonic::metadata::{MetadataMap, MetadataValue};
+use tonic::{Request, Response, Status};
+
+use super::Inner;
+use crate::auth::{AuthOperation, AuthRequest};
+use crate::core::{
+    A2aRequest, A2aResponse, Principal, RequestContext, RequestHeaders, TRACEPARENT, TRACESTATE,
+    TraceContext,
+};
+use crate::error::A2aError;
+use crate::extension::Activated;
+use crate::grpc::pb::a2a_service_server::{A2aService as GrpcApi, A2aServiceServer};
+use crate::grpc::status::to_status;
+use crate::grpc::{EXTENSIONS_KEY, VERSION_KEY, pb};
+use crate::types::{AgentCard, AgentInterface, ProtocolBinding};
+
+/// Where the gRPC listener is served (see `A2aServerBuilder::grpc_addr`).
+#[derive(Clone, Debug)]
+pub(crate) struct GrpcConfig {
+    /// The address to bind.
+    pub(crate) addr: String,
+}
+
+impl GrpcConfig {
+    pub(crate) fn new(addr: String) -> Self {
+        Self { addr }
+    }
+}
+
+/// The TLS settings of the listener (the server's, shared with the HTTP listener).
+#[cfg(feature = "tls")]
+pub(crate) type TlsSettings = super::TlsConfig;
+/// Without the `tls` feature there are none.
+#[cfg(not(feature = "tls"))]
+pub(crate) type TlsSettings = std::convert::Infallible;
+
+/// A streamed response: `StreamResponse` messages, then the end (or an error status).
+type EventStream = Pin<Box<dyn Stream<Item = Result<pb::StreamResponse, Status>> + Send>>;
+
+/// The service implementation: metadata and messages in, core calls, messages and metadata out.
+struct Binding {
+    inner: web::Data<Inner>,
+}
+
+/// The core's request context from gRPC metadata (binary `-bin` entries are skipped: A2A
+/// service parameters are text).
+fn request_context(meta: &MetadataMap) -> RequestContext {
+    let headers = meta.as_ref();
+    let bytes = headers
+        .iter()
+        .map(|(n, v)| n.as_str().len() + v.len())
+        .sum();
+    let mut copy = RequestHeaders::with_capacity(headers.len(), bytes);
+    let mut version = None;
+    for (name, value) in headers {
+        if name.as_str().ends_with("-bin") {
+            continue;
+        }
+        if version.is_none() && name.as_str() == VERSION_KEY {
+            version = std::str::from_utf8(value.as_bytes())
+                .ok()
+                .map(str::trim)
+                .filter(|v| !v.is_empty())
+                .map(|v| match v {
+                    crate::PROTOCOL_VERSION => std::borrow::Cow::Borrowed(crate::PROTOCOL_VERSION),
+                    other => std::borrow::Cow::Owned(other.to_owned()),
+                });
+        }
+        copy.push_received(name.as_str(), value.as_bytes());
+    }
+    RequestContext {
+        protocol_version: version,
+        tenant: String::new(),
+        principal: Principal::anonymous(),
+        headers: copy,
+        extensions: crate::extension::Negotiated::none(),
+        side: crate::core::Side::Server,
+    }
+}
+
+/// The response metadata: `a2a-version`, and `a2a-extensions` with the activated URIs.
+fn response_metadata(meta: &mut MetadataMap, activated: &Activated) {
+    meta.insert(
+        VERSION_KEY,
+        MetadataValue::from_static(crate::PROTOCOL_VERSION),
+    );
+    if !activated.is_empty() {
+        let uris: Vec<&str> = activated.uris().collect();
+        if let Ok(v) = MetadataValue::try_from(uris.join(", ")) {
+            meta.insert(EXTENSIONS_KEY, v);
+        }
+    }
+}
+
+/// What a call brings besides its message: the metadata, the peer's address and the
+/// client certificate (DER) it presented over TLS.
+struct Call {
+    meta: MetadataMap,
+    peer: Option<SocketAddr>,
+    certificate: Option<Vec<u8>>,
+}
+
+/// A request's metadata, peer and message.
+fn parts<T>(request: Request<T>) -> (Call, T) {
+    let peer = request.remote_addr();
+    #[cfg(feature = "tls")]
+    let certificate = request
+        .peer_certs()
+        .and_then(|chain| chain.first().map(|leaf| leaf.to_vec()));
+    #[cfg(not(feature = "tls"))]
+    let certificate = None;
+    let (meta, _, msg) = request.into_parts();
+    (
+        Call {
+            meta,
+            peer,
+            certificate,
+        },
+        msg,
+    )
+}
+
+/// An answer that does not fit the operation (a handler bug): INTERNAL.
+fn mismatch() -> Status {
+    to_status(&A2aError::Internal(
+        "the handler answered with a result of another operation".into(),
+    ))
+}
+
+impl Binding {
+    /// Runs `req` through the core inside the request's span, with the caller's trace context
+    /// (`traceparent` / `tracestate` metadata) current.
+    async fn call(&self, call: &Call, req: A2aRequest) -> Result<(A2aResponse, Activated), Status> {
+        use tracing::Instrument as _;
+        let meta = &call.meta;
+        let text = |key: &str| meta.get(key).and_then(|v| v.to_str().ok());
+        let trace = text(TRACEPARENT).and_then(|tp| TraceContext::parse(tp, text(TRACESTATE)));
+        let span = super::observe::request_span("GRPC");
+        if let Some(tc) = &trace {
+            super::observe::set_parent(&span, tc);
+        }
+        let served = self.serve(call, req).instrument(span.clone());
+        let result = match trace {
+            Some(tc) => tc.scope(served).await,
+            None => served.await,
+        };
+        if let Err(status) = &result {
+            let _entered = span.enter();
+            tracing::warn!(target: "a2a::access", code = ?status.code(), cause = status.message(), "a2a request failed");
+        }
+        result
+    }
+
+    /// Runs `req` through the core: metadata checks, then the call.
+    async fn serve(
+        &self,
+        call: &Call,
+        req: A2aRequest,
+    ) -> Result<(A2aResponse, Activated), Status> {
+        let mut ctx = request_context(&call.meta);
+        // The same front door as the HTTP bindings: the credential from the metadata first
+        // (the method names the operation), then what the parsed request may touch.
+        if let Some(guard) = &self.inner.guard {
+            let auth = AuthRequest {
+                headers: &ctx.headers,
+                peer: call.peer,
+                peer_certificate: call.certificate.as_deref(),
+                tenant: None,
+                operation: Some(AuthOperation::Core(req.operation())),
+            };
+            ctx.principal = guard.authenticate(&auth).await.map_err(|e| to_status(&e))?;
+        }
+        let service = &self.inner.service;
+        service.begin(&mut ctx).map_err(|e| to_status(&e))?;
+        self.inner
+            .authorize(&mut ctx, &req)
+            .map_err(|e| to_status(&e))?;
+        let served = service.call(ctx, req).await.map_err(|e| to_status(&e))?;
+        let (response, activated) = served.into_parts();
+        Ok((response, self.inner.echo(activated)))
+    }
+
+    /// A unary call: `pick` takes the operation's result out of the response.
+    async fn unary<T>(
+        &self,
+        meta: Call,
+        req: A2aRequest,
+        pick: impl FnOnce(A2aResponse) -> Option<T>,
+    ) -> Result<Response<T>, Status> {
+        let (response, activated) = self.call(&meta, req).await?;
+        let mut out = Response::new(pick(response).ok_or_else(mismatch)?);
+        response_metadata(out.metadata_mut(), &activated);
+        Ok(out)
+    }
+
+    /// A server-streaming call: the core's events as `StreamResponse` messages; an error ends
+    /// the stream with its status.
+    async fn stream(&self, meta: Call, req: A2aRequest) -> Result<Response<EventStream>, Status> {
+        let (response, activated) = self.call(&meta, req).await?;
+        let A2aResponse::Stream(events) = response else {
+            return Err(mismatch());
+        };
+        let messages = events
+            .scan(false, |failed, item| {
+                if *failed {
+                    return futures::future::ready(None);
+                }
+                futures::future::ready(Some(match item {
+                    Ok(event) => Ok(pb::StreamResponse::from(event.event)),
+                    Err(e) => {
+                        *failed = true;
+                        Err(to_status(&e))
+                    }
+                }))
+            })
+            .boxed();
+        let mut out = Response::new(messages as EventStream);
+        response_metadata(out.metadata_mut(), &activated);
+        Ok(out)
+    }
+}
+
+#[tonic::async_trait]
+impl GrpcApi for Binding {
+    async fn send_message(
+        &self,
+        request: Request<pb::SendMessageRequest>,
+    ) -> Result<Response<pb::SendMessageResponse>, Status> {
+        let (meta, msg) = parts(request);
+        self.unary(meta, A2aRequest::SendMessage(msg.into()), |r| match r {
+            A2aResponse::SendMessage(m) => Some(m.into()),
+            _ => None,
+        })
+        .await
+    }
+
+    type SendStreamingMessageStream = EventStream;
+
+    async fn send_streaming_message(
+        &self,
+        request: Request<pb::SendMessageRequest>,
+    ) -> Result<Response<EventStream>, Status> {
+        let (meta, msg) = parts(request);
+        self.stream(meta, A2aRequest::SendStreamingMessage(msg.into()))
+            .await
+    }
+
+    async fn get_task(
+        &self,
+        request: Request<pb::GetTaskRequest>,
+    ) -> Result<Response<pb::Task>, Status> {
+        let (meta, msg) = parts(request);
+        self.unary(meta, A2aRequest::GetTask(msg.into()), |r| match r {
+            A2aResponse::Task(t) => Some(t.into()),
+            _ => None,
+        })
+        .await
+    }
+
+    async fn list_tasks(
+        &self,
+        request: Request<pb::ListTasksRequest>,
+    ) -> Result<Response<pb::ListTasksResponse>, Status> {
+        let (meta, msg) = parts(request);
+        self.unary(meta, A2aRequest::ListTasks(msg.into()), |r| match r {
+            A2aResponse::ListTasks(l) => Some(l.into()),
+            _ => None,
+        })
+        .await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: Request<pb::CancelTaskRequest>,
+    ) -> Result<Response<pb::Task>, Status> {
+        let (meta, msg) = parts(request);
+        self.unary(meta, A2aRequest::CancelTask(msg.into()), |r| match r {
+            A2aResponse::Task(t) => Some(t.into()),
+            _ => None,
+        })
+        .await
+    }
+
+    type SubscribeToTaskStream = EventStream;
+
+    async fn subscribe_to_task(
+        &self,
+        request: Request<pb::SubscribeToTaskRequest>,
+    ) -> Result<Response<EventStream>, Status> {
+        let (meta, msg) = parts(request);
+        self.stream(meta, A2aRequest::SubscribeToTask(msg.into()))
+            .await
+    }
+
+    async fn create_task_push_notification_config(
+        &self,
+        request: Request<pb::TaskPushNotificationConfig>,
+    ) -> Result<Response<pb::TaskPushNotificationConfig>, Status> {
+        let (meta, msg) = parts(request);
+        let req = A2aRequest::CreateTaskPushNotificationConfig(msg.into());
+        self.unary(meta, req, |r| match r {
+            A2aResponse::PushConfig(c) => Some(c.into()),
+            _ => None,
+        })
+        .await
+    }
+
+    async fn get_task_push_notification_config(
+        &self,
+        request: Request<pb::GetTaskPushNotificationConfigRequest>,
+    ) -> Result<Response<pb::TaskPushNotificationConfig>, Status> {
+        let (meta, msg) = parts(request);
+        let req = A2aRequest::GetTaskPushNotificationConfig(msg.into());
+        self.unary(meta, req, |r| match r {
+            A2aResponse::PushConfig(c) => Some(c.into()),
+            _ => None,
+        })
+        .await
+    }
+
+    async fn list_task_push_notification_configs(
+        &self,
+        request: Request<pb::ListTaskPushNotificationConfigsRequest>,
+    ) -> Result<Response<pb::ListTaskPushNotificationConfigsResponse>, Status> {
+        let (meta, msg) = parts(request);
+        let req = A2aRequest::ListTaskPushNotificationConfigs(msg.into());
+        self.unary(meta, req, |r| match r {
+            A2aResponse::PushConfigs(c) => Some(c.into()),
+            _ => None,
+        })
+        .await
+    }
+
+    async fn get_extended_agent_card(
+        &self,
+        request: Request<pb::GetExtendedAgentCardRequest>,
+    ) -> Result<Response<pb::AgentCard>, Status> {
+        let (meta, msg) = parts(request);
+        self.unary(
+            meta,
+            A2aRequest::GetExtendedAgentCard(msg.into()),
+            |r| match r {
+                A2aResponse::AgentCard(c) => Some((*c).into()),
+                _ => None,
+            },
+        )
+        .await
+    }
+
+    async fn delete_task_push_notification_config(
+        &self,
+        request: Request<pb::DeleteTaskPushNotificationConfigRequest>,
+    ) -> Result<Response<()>, Status> {
+        let (meta, msg) = parts(request);
+        let req = A2aRequest::DeleteTaskPushNotificationConfig(msg.into());
+        self.unary(meta, req, |r| match r {
+            A2aResponse::Empty(_) => Some(()),
+            _ => None,
+        })
+        .await
+    }
+}
+
+/// The card with its GRPC interface at `host_port` (replacing any other GRPC entry), after the
+/// HTTP bindings.
+pub(crate) fn with_grpc_interface(mut card: AgentCard, host_port: &str) -> AgentCard {
+    card.supported_interfaces
+        .retain(|i| i.protocol_binding != ProtocolBinding::Grpc);
+    card.supported_interfaces
+        .push(AgentInterface::new(host_port, ProtocolBinding::Grpc));
+    card
+}
+
+/// A gRPC listener started by `A2aServer::start`.
+#[derive(Debug)]
+pub(crate) struct RunningGrpc {
+    pub(crate) addr: SocketAddr,
+    stop: tokio_util::sync::CancellationToken,
+    join: tokio::task::JoinHandle<Result<(), tonic::transport::Error>>,
+}
+
+impl RunningGrpc {
+    /// Stops accepting, lets calls under way finish, and waits.
+    pub(crate) async fn stop(self) -> std::io::Result<()> {
+        self.stop.cancel();
+        match self.join.await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(std::io::Error::other(e)),
+            Err(e) => Err(std::io::Error::other(e)),
+        }
+    }
+}
+
+/// Binds `config.addr` and serves the binding on it in the background.
+pub(crate) async fn start(
+    inner: web::Data<Inner>,
+    config: &GrpcConfig,
+    tls: Option<&TlsSettings>,
+) -> std::io::Result<RunningGrpc> {
+    let listener = tokio::net::TcpListener::bind(&config.addr).await?;
+    let addr = listener.local_addr()?;
+    let doc = inner.card();
+    let card = inner.sign(with_grpc_interface(doc.card.clone(), &addr.to_string()));
+    if let Ok(mut slot) = inner.card.write() {
+        *slot = std::sync::Arc::new(doc.replaced(card));
+    }
+    let limit = inner.service.limits().max_body_bytes;
+    let api = A2aServiceServer::new(Binding { inner })
+        .max_decoding_message_size(limit)
+        .max_encoding_message_size(usize::MAX);
+    #[cfg_attr(not(feature = "tls"), allow(unused_mut))]
+    let mut builder = tonic::transport::Server::builder();
+    #[cfg(feature = "tls")]
+    if let Some(tls) = tls {
+        builder = builder
+            .tls_config(tls.grpc_config())
+            .map_err(std::io::Error::other)?;
+    }
+    #[cfg(not(feature = "tls"))]
+    if let Some(never) = tls {
+        match *never {}
+    }
+    let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
+    let stop = tokio_util::sync::CancellationToken::new();
+    let signal = stop.clone().cancelled_owned();
+    // One service, no router: the generated service answers UNIMPLEMENTED for any other path.
+    let server = builder.layer(guard::ContentTypeLayer);
+    let join = tokio::spawn(server.serve_with_incoming_shutdown(api, incoming, signal));
+    Ok(RunningGrpc { addr, stop, join })
+}

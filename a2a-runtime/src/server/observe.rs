@@ -1,0 +1,126 @@
+//! Request tracing for the bindings: one span per request, an access-log line at INFO, error
+//! responses at WARN with their cause, and the W3C trace context carried with the request.
+//!
+//! The span is named `a2a.request` with the fields `binding`, `operation`, `task_id`,
+//! `context_id`, `tenant`, `principal`, `extensions` (the activated URIs), `code` (the A2A
+//! error code), `status` (HTTP), `latency_ms` and `trace_id` (from `traceparent`). The access
+//! line and the warnings use the target `a2a::access`.
+
+use std::time::Instant;
+
+use actix_web::http::header::HeaderName;
+use actix_web::{HttpRequest, HttpResponse};
+use tracing::field::Empty;
+
+use crate::core::{TRACEPARENT, TRACESTATE, TraceContext};
+use crate::error::A2aError;
+
+/// The error a binding answered with, kept on the response for the request's log line.
+pub(crate) struct Failure {
+    pub(crate) code: i32,
+    cause: Option<String>,
+}
+
+/// Marks `resp` as answering with `error` (read back by [`observe`]).
+pub(crate) fn mark_failure(resp: &mut HttpResponse, error: &A2aError) {
+    // Only when someone listens: the error's text is built for the log line alone.
+    let logged = tracing::enabled!(target: "a2a::access", tracing::Level::WARN);
+    if logged || cfg!(feature = "metrics") {
+        resp.extensions_mut().insert(Failure {
+            code: error.code(),
+            cause: logged.then(|| error.to_string()),
+        });
+    }
+}
+
+/// A request's span (its fields recorded later, by the core and the binding).
+pub(crate) fn request_span(binding: &'static str) -> tracing::Span {
+    tracing::info_span!(
+        "a2a.request",
+        binding,
+        operation = Empty,
+        task_id = Empty,
+        context_id = Empty,
+        tenant = Empty,
+        principal = Empty,
+        extensions = Empty,
+        code = Empty,
+        status = Empty,
+        latency_ms = Empty,
+        trace_id = Empty,
+    )
+}
+
+/// Records the caller's trace on the request's `span` (and, with spans exported, makes the
+/// caller its remote parent).
+pub(crate) fn set_parent(span: &tracing::Span, tc: &TraceContext) {
+    span.record("trace_id", tc.trace_id());
+    #[cfg(feature = "otel")]
+    crate::otel::set_remote_parent(span, tc);
+}
+
+/// Serves `fut` for a request of `binding` inside its span, with its trace context current,
+/// and logs it.
+pub(crate) async fn observe<F: Future<Output = HttpResponse>>(
+    binding: &'static str,
+    req: &HttpRequest,
+    fut: F,
+) -> HttpResponse {
+    let trace = req
+        .headers()
+        .get(TRACEPARENT)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|tp| {
+            let state = req.headers().get(TRACESTATE).and_then(|v| v.to_str().ok());
+            TraceContext::parse(tp, state)
+        });
+    let span = request_span(binding);
+    #[cfg(feature = "metrics")]
+    let fut = super::metrics::measure(binding, fut);
+    let logging = tracing::enabled!(target: "a2a::access", tracing::Level::INFO);
+    if span.is_disabled() && !logging {
+        // Nobody listens: only the trace context is carried (when there is one).
+        return match trace {
+            Some(tc) => tc.scope(fut).await,
+            None => fut.await,
+        };
+    }
+    if let Some(tc) = &trace {
+        set_parent(&span, tc);
+    }
+    let start = Instant::now();
+    let fut = tracing::Instrument::instrument(fut, span.clone());
+    let resp = match trace {
+        Some(tc) => tc.scope(fut).await,
+        None => fut.await,
+    };
+    let latency_ms = start.elapsed().as_secs_f64() * 1000.0;
+    let status = resp.status().as_u16();
+    span.record("status", status);
+    span.record("latency_ms", latency_ms);
+    if let Some(ext) = resp
+        .headers()
+        .get(HeaderName::from_static(super::A2A_EXTENSIONS))
+        .and_then(|v| v.to_str().ok())
+    {
+        span.record("extensions", ext);
+    }
+    let _entered = span.enter();
+    let failure = resp
+        .extensions()
+        .get::<Failure>()
+        .map(|f| (f.code, f.cause.clone().unwrap_or_default()));
+    if let Some((code, cause)) = failure {
+        span.record("code", code);
+        tracing::warn!(target: "a2a::access", code, status, %cause, "a2a request failed");
+    }
+    tracing::info!(
+        target: "a2a::access",
+        method = %req.method(),
+        path = req.path(),
+        status,
+        latency_ms,
+        "a2a request"
+    );
+    resp
+}

@@ -1,0 +1,202 @@
+//! Many instances on one store: change notifications and leases of running executions.
+//!
+//! Instances that share a database serve any request for any task. What they need from the
+//! store beyond [`TaskStore`](super::TaskStore):
+//! - **changes**: a wake-up when any instance commits a task write, so that a stream on one
+//!   instance follows a task whose agent runs on another (the event log stays the truth: a
+//!   lost notification costs latency, never an event);
+//! - **leases**: each running execution of an agent holds a lease that its instance renews;
+//!   a lease past its expiry belongs to an instance that died, and exactly one other instance
+//!   claims it and ends the task.
+
+use std::time::Duration;
+
+use futures::stream::BoxStream;
+
+use super::{Scope, StoreError};
+use crate::types::TaskId;
+
+/// A committed task write, as a notification reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TaskChange {
+    /// Task `id` of `scope` now has version `version`.
+    Task {
+        /// The task's scope.
+        scope: Scope,
+        /// The task.
+        id: TaskId,
+        /// Its version after the write.
+        version: u64,
+    },
+    /// Some tasks changed, or notifications may have been lost (a reconnection): re-read every
+    /// task followed.
+    Unknown,
+}
+
+/// The lease of one running execution of an agent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lease {
+    /// The instance running it.
+    pub instance: String,
+    /// The execution's number on that instance.
+    pub execution: u64,
+    /// The task's scope.
+    pub scope: Scope,
+    /// The task.
+    pub task_id: TaskId,
+}
+
+/// What instances sharing a store coordinate through. Implemented by the PostgreSQL store
+/// (notifications and leases) and the SQLite store (leases only: one instance per file).
+#[async_trait::async_trait]
+pub trait Cluster: Send + Sync + std::fmt::Debug + 'static {
+    /// The task writes committed by any instance (this one included) from now on; `None`
+    /// when the store has no notifications (then followers re-read on a timer only). The
+    /// stream reports [`TaskChange::Unknown`] after it lost its connection and got it back.
+    async fn changes(&self) -> Result<Option<BoxStream<'static, TaskChange>>, StoreError>;
+
+    /// Records `lease`, valid for `ttl`.
+    async fn acquire(&self, lease: &Lease, ttl: Duration) -> Result<(), StoreError>;
+
+    /// Renews every lease of `instance` for `ttl`; returns how many it holds.
+    async fn renew(&self, instance: &str, ttl: Duration) -> Result<u64, StoreError>;
+
+    /// Removes `lease` (its execution returned).
+    async fn release(&self, lease: &Lease) -> Result<(), StoreError>;
+
+    /// Up to `limit` leases past their expiry, oldest first.
+    async fn expired(&self, limit: usize) -> Result<Vec<Lease>, StoreError>;
+
+    /// Takes an expired lease so as to end its task: true for exactly one caller (the others,
+    /// and a lease renewed meanwhile, get false).
+    async fn claim_expired(&self, lease: &Lease) -> Result<bool, StoreError>;
+}
+
+/// Implements [`Cluster`] for `$store`, a struct with a `pool: sqlx::Pool<_>` field and an
+/// inherent `async fn notifications(&self)` that answers [`Cluster::changes`].
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+macro_rules! sql_cluster {
+    ($store:ty) => {
+        #[async_trait::async_trait]
+        impl $crate::store::Cluster for $store {
+        async fn changes(
+            &self,
+        ) -> Result<
+            Option<futures::stream::BoxStream<'static, $crate::store::TaskChange>>,
+            $crate::store::StoreError,
+        > {
+            self.notifications().await
+        }
+
+        async fn acquire(
+            &self,
+            lease: &$crate::store::Lease,
+            ttl: std::time::Duration,
+        ) -> Result<(), $crate::store::StoreError> {
+            use $crate::store::sql::{backend, now_ms, to_i64};
+            sqlx::query(
+                "INSERT INTO a2a_leases (instance, execution, tenant, owner, task_id, expires_ms) \
+                 VALUES ($1, $2, $3, $4, $5, $6) \
+                 ON CONFLICT (instance, execution) DO UPDATE SET expires_ms = excluded.expires_ms",
+            )
+            .bind(lease.instance.as_str())
+            .bind(to_i64(lease.execution)?)
+            .bind(lease.scope.tenant.as_str())
+            .bind(&*lease.scope.owner)
+            .bind(lease.task_id.as_str())
+            .bind(now_ms().saturating_add($crate::store::cluster::millis(ttl)))
+            .execute(&self.pool)
+            .await
+            .map_err(backend)?;
+            Ok(())
+        }
+
+        async fn renew(
+            &self,
+            instance: &str,
+            ttl: std::time::Duration,
+        ) -> Result<u64, $crate::store::StoreError> {
+            use $crate::store::sql::{backend, now_ms};
+            let done = sqlx::query("UPDATE a2a_leases SET expires_ms = $1 WHERE instance = $2")
+                .bind(now_ms().saturating_add($crate::store::cluster::millis(ttl)))
+                .bind(instance)
+                .execute(&self.pool)
+                .await
+                .map_err(backend)?;
+            Ok(done.rows_affected())
+        }
+
+        async fn release(
+            &self,
+            lease: &$crate::store::Lease,
+        ) -> Result<(), $crate::store::StoreError> {
+            use $crate::store::sql::{backend, to_i64};
+            sqlx::query("DELETE FROM a2a_leases WHERE instance = $1 AND execution = $2")
+                .bind(lease.instance.as_str())
+                .bind(to_i64(lease.execution)?)
+                .execute(&self.pool)
+                .await
+                .map_err(backend)?;
+            Ok(())
+        }
+
+        async fn expired(
+            &self,
+            limit: usize,
+        ) -> Result<Vec<$crate::store::Lease>, $crate::store::StoreError> {
+            use sqlx::Row as _;
+            use $crate::store::sql::{backend, now_ms, to_i64, to_u64};
+            let rows = sqlx::query(
+                "SELECT instance, execution, tenant, owner, task_id FROM a2a_leases \
+                 WHERE expires_ms < $1 ORDER BY expires_ms LIMIT $2",
+            )
+            .bind(now_ms())
+            .bind(to_i64(limit as u64)?)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(backend)?;
+            let mut leases = Vec::with_capacity(rows.len());
+            for row in rows {
+                let tenant: String = row.try_get(2).map_err(backend)?;
+                let owner: String = row.try_get(3).map_err(backend)?;
+                let task_id: String = row.try_get(4).map_err(backend)?;
+                leases.push($crate::store::Lease {
+                    instance: row.try_get(0).map_err(backend)?,
+                    execution: to_u64(row.try_get(1).map_err(backend)?)?,
+                    scope: $crate::store::Scope::new(tenant, owner),
+                    task_id: $crate::types::TaskId::from(task_id),
+                });
+            }
+            Ok(leases)
+        }
+
+        async fn claim_expired(
+            &self,
+            lease: &$crate::store::Lease,
+        ) -> Result<bool, $crate::store::StoreError> {
+            use $crate::store::sql::{backend, now_ms, to_i64};
+            // One statement: of the instances racing for it, one deletes the row.
+            let done = sqlx::query(
+                "DELETE FROM a2a_leases \
+                 WHERE instance = $1 AND execution = $2 AND expires_ms < $3",
+            )
+            .bind(lease.instance.as_str())
+            .bind(to_i64(lease.execution)?)
+            .bind(now_ms())
+            .execute(&self.pool)
+            .await
+            .map_err(backend)?;
+            Ok(done.rows_affected() == 1)
+        }
+        }
+    };
+}
+
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(super) use sql_cluster;
+
+/// `d` in milliseconds, saturating.
+#[allow(dead_code)]
+pub(super) fn millis(d: Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}

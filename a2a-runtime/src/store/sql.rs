@@ -1,0 +1,621 @@
+//! What the SQLite and PostgreSQL stores share: the row encoding and the statements.
+//!
+//! Both keep the same three tables (see `migrations/`):
+//! - `a2a_tasks`: one row per task (tenant, owner, id, context, state, status timestamp,
+//!   version, created and updated times) with the task's ProtoJSON, keyed by
+//!   `(tenant, owner, id)`; listings are served by the index on
+//!   `(tenant, owner, status_ms DESC, id DESC)`;
+//! - `a2a_events`: the append-only event log, keyed by `(tenant, owner, task_id, seq)`;
+//! - `a2a_push_configs`: push notification configs, keyed by `(tenant, owner, task_id, id)`.
+//!
+//! The statements are written once (numbered `$n` parameters, which both drivers accept) and
+//! the trait implementations are stamped out per driver by [`sql_store!`].
+
+use super::StoreError;
+use crate::types::{StreamResponse, Task, TaskPushNotificationConfig, TaskState};
+
+/// The status timestamp column of `task` (milliseconds since the epoch, 0 when unset, as in
+/// [`ListCursor::of`](super::ListCursor::of)).
+pub(super) fn status_ms(task: &Task) -> i64 {
+    task.status.timestamp.map_or(0, |t| t.millis())
+}
+
+/// Milliseconds since the epoch, now.
+pub(super) fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+/// A version or sequence number as a column (`BIGINT`).
+pub(super) fn to_i64(n: u64) -> Result<i64, StoreError> {
+    i64::try_from(n).map_err(|_| StoreError::Backend(format!("{n} exceeds the column range")))
+}
+
+/// A column back as a version or sequence number.
+pub(super) fn to_u64(n: i64) -> Result<u64, StoreError> {
+    u64::try_from(n).map_err(|_| StoreError::Backend(format!("negative counter {n} in the store")))
+}
+
+pub(super) fn encode_task(task: &Task) -> Result<String, StoreError> {
+    serde_json::to_string(task).map_err(|e| StoreError::Backend(format!("encode task: {e}")))
+}
+
+pub(super) fn decode_task(json: &str) -> Result<Task, StoreError> {
+    serde_json::from_str(json).map_err(|e| StoreError::Backend(format!("decode task: {e}")))
+}
+
+pub(super) fn encode_event(event: &StreamResponse) -> Result<String, StoreError> {
+    serde_json::to_string(event).map_err(|e| StoreError::Backend(format!("encode event: {e}")))
+}
+
+pub(super) fn decode_event(json: &str) -> Result<StreamResponse, StoreError> {
+    serde_json::from_str(json).map_err(|e| StoreError::Backend(format!("decode event: {e}")))
+}
+
+pub(super) fn encode_config(config: &TaskPushNotificationConfig) -> Result<String, StoreError> {
+    serde_json::to_string(config)
+        .map_err(|e| StoreError::Backend(format!("encode push config: {e}")))
+}
+
+pub(super) fn decode_config(json: &str) -> Result<TaskPushNotificationConfig, StoreError> {
+    serde_json::from_str(json).map_err(|e| StoreError::Backend(format!("decode push config: {e}")))
+}
+
+/// A driver error as a store error.
+pub(super) fn backend(e: sqlx::Error) -> StoreError {
+    StoreError::Backend(e.to_string())
+}
+
+/// The terminal states, whose tasks retention purges by age.
+pub(super) const FINISHED: [TaskState; 4] = [
+    TaskState::Completed,
+    TaskState::Failed,
+    TaskState::Canceled,
+    TaskState::Rejected,
+];
+
+/// The tables besides `a2a_tasks` that hold rows of a task, with their task id column.
+pub(super) const TASK_PARTS: [(&str, &str); 2] =
+    [("a2a_events", "task_id"), ("a2a_push_configs", "task_id")];
+
+/// The most events one `events_after` call returns.
+pub(super) const MAX_EVENTS_PER_READ: usize = 1000;
+
+/// Implements [`TaskStore`](super::TaskStore) and [`PushConfigStore`](super::PushConfigStore)
+/// for `$store`, a struct with a `pool: sqlx::Pool<$db>` field.
+macro_rules! sql_store {
+    ($store:ty, $db:ty) => {
+        use $crate::store::sql::{
+            MAX_EVENTS_PER_READ, backend, decode_config, decode_event, decode_task,
+            encode_config, encode_event, encode_task, now_ms, status_ms, to_i64, to_u64,
+        };
+        use $crate::store::{
+            ListCursor, PushConfigStore, Scope, SeqEvent, StoreError, StoredTask, TaskPage,
+            TaskQuery, TaskStore,
+        };
+        use $crate::store::TaskRef;
+        use $crate::store::sql::{FINISHED, TASK_PARTS};
+        use $crate::types::{
+            PushConfigId, StreamResponse, Task, TaskId, TaskPushNotificationConfig, TaskState,
+            Timestamp,
+        };
+        use sqlx::Row as _;
+
+        /// Appends `WHERE state IN (states) AND updated_ms < before` to a statement on
+        /// `a2a_tasks` (served by the index on `(state, updated_ms)`).
+        fn push_age_filter(q: &mut sqlx::QueryBuilder<'_, $db>, states: &[TaskState], before: i64) {
+            q.push(" WHERE state IN (");
+            let mut list = q.separated(", ");
+            for s in states {
+                list.push_bind(s.as_str());
+            }
+            q.push(") AND updated_ms < ");
+            q.push_bind(before);
+        }
+
+        /// Appends the filters of `query` (all but the cursor) to a statement on `a2a_tasks`.
+        fn push_filters<'a>(
+            q: &mut sqlx::QueryBuilder<'a, $db>,
+            scope: &'a Scope,
+            query: &'a TaskQuery,
+        ) {
+            q.push(" WHERE tenant = ");
+            q.push_bind(scope.tenant.as_str());
+            q.push(" AND owner = ");
+            q.push_bind(&*scope.owner);
+            if let Some(c) = &query.context_id {
+                q.push(" AND context_id = ");
+                q.push_bind(c.as_str());
+            }
+            if let Some(s) = query.state {
+                q.push(" AND state = ");
+                q.push_bind(s.as_str());
+            }
+            if let Some(ts) = query.status_timestamp_after {
+                q.push(" AND status_ms >= ");
+                q.push_bind(ts.millis());
+            }
+        }
+
+        #[async_trait::async_trait]
+        impl TaskStore for $store {
+            async fn get(
+                &self,
+                scope: &Scope,
+                id: &TaskId,
+            ) -> Result<Option<StoredTask>, StoreError> {
+                let row = sqlx::query(
+                    "SELECT body, version FROM a2a_tasks \
+                     WHERE tenant = $1 AND owner = $2 AND id = $3",
+                )
+                .bind(scope.tenant.as_str())
+                .bind(&*scope.owner)
+                .bind(id.as_str())
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(backend)?;
+                let Some(row) = row else {
+                    return Ok(None);
+                };
+                let body: String = row.try_get(0).map_err(backend)?;
+                let version: i64 = row.try_get(1).map_err(backend)?;
+                Ok(Some(StoredTask {
+                    task: decode_task(&body)?,
+                    version: to_u64(version)?,
+                }))
+            }
+
+            async fn create(
+                &self,
+                scope: &Scope,
+                task: &Task,
+                event: Option<&StreamResponse>,
+            ) -> Result<u64, StoreError> {
+                let body = encode_task(task)?;
+                let event = event.map(encode_event).transpose()?;
+                let now = now_ms();
+                let mut tx = self.pool.begin().await.map_err(backend)?;
+                let inserted = sqlx::query(
+                    "INSERT INTO a2a_tasks \
+                     (tenant, owner, id, context_id, state, status_ms, version, created_ms, \
+                      updated_ms, body) \
+                     VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $7, $8) ON CONFLICT DO NOTHING",
+                )
+                .bind(scope.tenant.as_str())
+                .bind(&*scope.owner)
+                .bind(task.id.as_str())
+                .bind(task.context_id.as_str())
+                .bind(task.status.state.as_str())
+                .bind(status_ms(task))
+                .bind(now)
+                .bind(body)
+                .execute(&mut *tx)
+                .await
+                .map_err(backend)?;
+                if inserted.rows_affected() == 0 {
+                    return Err(StoreError::Exists(task.id.clone(), "already exists"));
+                }
+                if let Some(event) = event {
+                    sqlx::query(
+                        "INSERT INTO a2a_events (tenant, owner, task_id, seq, created_ms, body) \
+                         VALUES ($1, $2, $3, 1, $4, $5)",
+                    )
+                    .bind(scope.tenant.as_str())
+                    .bind(&*scope.owner)
+                    .bind(task.id.as_str())
+                    .bind(now)
+                    .bind(event)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(backend)?;
+                }
+                tx.commit().await.map_err(backend)?;
+                Ok(1)
+            }
+
+            async fn update(
+                &self,
+                scope: &Scope,
+                task: &Task,
+                expected_version: u64,
+                event: Option<&StreamResponse>,
+            ) -> Result<u64, StoreError> {
+                let body = encode_task(task)?;
+                let event = event.map(encode_event).transpose()?;
+                let expected = to_i64(expected_version)?;
+                let version = expected + 1;
+                let now = now_ms();
+                let mut tx = self.pool.begin().await.map_err(backend)?;
+                // The version check and the write are one statement: of two writers that read
+                // the same version, exactly one matches it.
+                let updated = sqlx::query(
+                    "UPDATE a2a_tasks SET context_id = $4, state = $5, status_ms = $6, \
+                     version = $7, updated_ms = $8, body = $9 \
+                     WHERE tenant = $1 AND owner = $2 AND id = $3 AND version = $10",
+                )
+                .bind(scope.tenant.as_str())
+                .bind(&*scope.owner)
+                .bind(task.id.as_str())
+                .bind(task.context_id.as_str())
+                .bind(task.status.state.as_str())
+                .bind(status_ms(task))
+                .bind(version)
+                .bind(now)
+                .bind(body)
+                .bind(expected)
+                .execute(&mut *tx)
+                .await
+                .map_err(backend)?;
+                if updated.rows_affected() == 0 {
+                    let found: Option<i64> = sqlx::query_scalar(
+                        "SELECT version FROM a2a_tasks \
+                         WHERE tenant = $1 AND owner = $2 AND id = $3",
+                    )
+                    .bind(scope.tenant.as_str())
+                    .bind(&*scope.owner)
+                    .bind(task.id.as_str())
+                    .fetch_optional(&mut *tx)
+                    .await
+                    .map_err(backend)?;
+                    return Err(match found {
+                        None => StoreError::Exists(task.id.clone(), "does not exist"),
+                        Some(found) => StoreError::Conflict {
+                            task_id: task.id.clone(),
+                            expected: expected_version,
+                            found: to_u64(found)?,
+                        },
+                    });
+                }
+                if let Some(event) = event {
+                    sqlx::query(
+                        "INSERT INTO a2a_events (tenant, owner, task_id, seq, created_ms, body) \
+                         VALUES ($1, $2, $3, $4, $5, $6)",
+                    )
+                    .bind(scope.tenant.as_str())
+                    .bind(&*scope.owner)
+                    .bind(task.id.as_str())
+                    .bind(version)
+                    .bind(now)
+                    .bind(event)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(backend)?;
+                }
+                tx.commit().await.map_err(backend)?;
+                to_u64(version)
+            }
+
+            async fn events_after(
+                &self,
+                scope: &Scope,
+                id: &TaskId,
+                after: u64,
+                limit: usize,
+            ) -> Result<Vec<SeqEvent>, StoreError> {
+                let version: Option<i64> = sqlx::query_scalar(
+                    "SELECT version FROM a2a_tasks WHERE tenant = $1 AND owner = $2 AND id = $3",
+                )
+                .bind(scope.tenant.as_str())
+                .bind(&*scope.owner)
+                .bind(id.as_str())
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(backend)?;
+                let Some(version) = version else {
+                    return Ok(Vec::new());
+                };
+                if after >= to_u64(version)? || limit == 0 {
+                    return Ok(Vec::new());
+                }
+                let limit = limit.min(MAX_EVENTS_PER_READ);
+                let rows = sqlx::query(
+                    "SELECT seq, body FROM a2a_events \
+                     WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND seq > $4 \
+                     ORDER BY seq LIMIT $5",
+                )
+                .bind(scope.tenant.as_str())
+                .bind(&*scope.owner)
+                .bind(id.as_str())
+                .bind(to_i64(after)?)
+                .bind(to_i64(limit as u64)?)
+                .fetch_all(&self.pool)
+                .await
+                .map_err(backend)?;
+                let mut events = Vec::with_capacity(rows.len());
+                let mut next = after + 1;
+                for row in rows {
+                    let seq = to_u64(row.try_get::<i64, _>(0).map_err(backend)?)?;
+                    if seq != next {
+                        // A hole (a write without an event, or purged events): what precedes
+                        // it is returned, and the next read from there fails.
+                        break;
+                    }
+                    let body: String = row.try_get(1).map_err(backend)?;
+                    events.push(SeqEvent {
+                        seq,
+                        event: decode_event(&body)?,
+                    });
+                    next += 1;
+                }
+                if events.is_empty() {
+                    let oldest: Option<i64> = sqlx::query_scalar(
+                        "SELECT MIN(seq) FROM a2a_events \
+                         WHERE tenant = $1 AND owner = $2 AND task_id = $3",
+                    )
+                    .bind(scope.tenant.as_str())
+                    .bind(&*scope.owner)
+                    .bind(id.as_str())
+                    .fetch_one(&self.pool)
+                    .await
+                    .map_err(backend)?;
+                    return Err(StoreError::EventsGone {
+                        task_id: id.clone(),
+                        after,
+                        oldest: oldest.map(to_u64).transpose()?.unwrap_or(0),
+                    });
+                }
+                Ok(events)
+            }
+
+            async fn list(
+                &self,
+                scope: &Scope,
+                query: &TaskQuery,
+            ) -> Result<TaskPage, StoreError> {
+                let after = query
+                    .page_token
+                    .as_deref()
+                    .map(ListCursor::decode)
+                    .transpose()?;
+                let size = query.page_size.clamp(1, 100);
+                let mut count = sqlx::QueryBuilder::<$db>::new("SELECT COUNT(*) FROM a2a_tasks");
+                push_filters(&mut count, scope, query);
+                let total: i64 = count
+                    .build_query_scalar::<i64>()
+                    .fetch_one(&self.pool)
+                    .await
+                    .map_err(backend)?;
+                let mut page =
+                    sqlx::QueryBuilder::<$db>::new("SELECT id, status_ms, body FROM a2a_tasks");
+                push_filters(&mut page, scope, query);
+                if let Some(after) = &after {
+                    page.push(" AND (status_ms, id) < (");
+                    page.push_bind(after.millis);
+                    page.push(", ");
+                    page.push_bind(after.id.as_str());
+                    page.push(")");
+                }
+                page.push(" ORDER BY status_ms DESC, id DESC LIMIT ");
+                page.push_bind(to_i64(size as u64 + 1)?);
+                let rows = page
+                    .build()
+                    .fetch_all(&self.pool)
+                    .await
+                    .map_err(backend)?;
+                let more = rows.len() > size;
+                let mut tasks = Vec::with_capacity(size);
+                let mut last = None;
+                for row in rows.into_iter().take(size) {
+                    let id: String = row.try_get(0).map_err(backend)?;
+                    let millis: i64 = row.try_get(1).map_err(backend)?;
+                    let body: String = row.try_get(2).map_err(backend)?;
+                    tasks.push(decode_task(&body)?);
+                    last = Some(ListCursor {
+                        millis,
+                        id: TaskId::from(id),
+                    });
+                }
+                let next_page_token = match last {
+                    Some(cursor) if more => cursor.encode(),
+                    _ => String::new(),
+                };
+                Ok(TaskPage {
+                    tasks,
+                    total_size: usize::try_from(total).unwrap_or(0),
+                    next_page_token,
+                })
+            }
+
+            async fn delete(&self, scope: &Scope, id: &TaskId) -> Result<bool, StoreError> {
+                let mut tx = self.pool.begin().await.map_err(backend)?;
+                let mut existed = false;
+                for table in ["a2a_tasks", "a2a_events", "a2a_push_configs"] {
+                    let key = if table == "a2a_tasks" { "id" } else { "task_id" };
+                    let done = sqlx::query(&format!(
+                        "DELETE FROM {table} WHERE tenant = $1 AND owner = $2 AND {key} = $3"
+                    ))
+                    .bind(scope.tenant.as_str())
+                    .bind(&*scope.owner)
+                    .bind(id.as_str())
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(backend)?;
+                    if table == "a2a_tasks" {
+                        existed = done.rows_affected() > 0;
+                    }
+                }
+                tx.commit().await.map_err(backend)?;
+                Ok(existed)
+            }
+
+            async fn untouched(
+                &self,
+                states: &[TaskState],
+                before: Timestamp,
+                limit: usize,
+            ) -> Result<Vec<TaskRef>, StoreError> {
+                if states.is_empty() || limit == 0 {
+                    return Ok(Vec::new());
+                }
+                let mut q = sqlx::QueryBuilder::<$db>::new(
+                    "SELECT tenant, owner, id, version FROM a2a_tasks",
+                );
+                push_age_filter(&mut q, states, before.millis());
+                q.push(" LIMIT ");
+                q.push_bind(to_i64(limit as u64)?);
+                let rows = q.build().fetch_all(&self.pool).await.map_err(backend)?;
+                rows.iter()
+                    .map(|row| {
+                        let tenant: String = row.try_get(0).map_err(backend)?;
+                        let owner: String = row.try_get(1).map_err(backend)?;
+                        let id: String = row.try_get(2).map_err(backend)?;
+                        let version: i64 = row.try_get(3).map_err(backend)?;
+                        Ok(TaskRef {
+                            scope: Scope::new(tenant, owner),
+                            id: TaskId::from(id),
+                            version: to_u64(version)?,
+                        })
+                    })
+                    .collect()
+            }
+
+            async fn purge_finished(
+                &self,
+                before: Timestamp,
+                limit: usize,
+            ) -> Result<usize, StoreError> {
+                if limit == 0 {
+                    return Ok(0);
+                }
+                let before = before.millis();
+                let mut tx = self.pool.begin().await.map_err(backend)?;
+                let mut q = sqlx::QueryBuilder::<$db>::new("SELECT tenant, owner, id FROM a2a_tasks");
+                push_age_filter(&mut q, &FINISHED, before);
+                q.push(" LIMIT ");
+                q.push_bind(to_i64(limit as u64)?);
+                let rows = q.build().fetch_all(&mut *tx).await.map_err(backend)?;
+                let mut purged = 0;
+                for row in rows {
+                    let tenant: String = row.try_get(0).map_err(backend)?;
+                    let owner: String = row.try_get(1).map_err(backend)?;
+                    let id: String = row.try_get(2).map_err(backend)?;
+                    // Still finished and old (not written since it was found).
+                    let mut del = sqlx::QueryBuilder::<$db>::new("DELETE FROM a2a_tasks");
+                    push_age_filter(&mut del, &FINISHED, before);
+                    del.push(" AND tenant = ");
+                    del.push_bind(tenant.as_str());
+                    del.push(" AND owner = ");
+                    del.push_bind(owner.as_str());
+                    del.push(" AND id = ");
+                    del.push_bind(id.as_str());
+                    let done = del.build().execute(&mut *tx).await.map_err(backend)?;
+                    if done.rows_affected() == 0 {
+                        continue;
+                    }
+                    purged += 1;
+                    for (table, key) in TASK_PARTS {
+                        sqlx::query(&format!(
+                            "DELETE FROM {table} WHERE tenant = $1 AND owner = $2 AND {key} = $3"
+                        ))
+                        .bind(tenant.as_str())
+                        .bind(owner.as_str())
+                        .bind(id.as_str())
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(backend)?;
+                    }
+                }
+                tx.commit().await.map_err(backend)?;
+                Ok(purged)
+            }
+        }
+
+        #[async_trait::async_trait]
+        impl PushConfigStore for $store {
+            async fn put(
+                &self,
+                scope: &Scope,
+                config: &TaskPushNotificationConfig,
+            ) -> Result<(), StoreError> {
+                let body = encode_config(config)?;
+                sqlx::query(
+                    "INSERT INTO a2a_push_configs (tenant, owner, task_id, id, created_ms, body) \
+                     VALUES ($1, $2, $3, $4, $5, $6) \
+                     ON CONFLICT (tenant, owner, task_id, id) DO UPDATE SET body = excluded.body",
+                )
+                .bind(scope.tenant.as_str())
+                .bind(&*scope.owner)
+                .bind(config.task_id.as_str())
+                .bind(config.id.as_str())
+                .bind(now_ms())
+                .bind(body)
+                .execute(&self.pool)
+                .await
+                .map_err(backend)?;
+                Ok(())
+            }
+
+            async fn get(
+                &self,
+                scope: &Scope,
+                task_id: &TaskId,
+                id: &PushConfigId,
+            ) -> Result<Option<TaskPushNotificationConfig>, StoreError> {
+                let body: Option<String> = sqlx::query_scalar(
+                    "SELECT body FROM a2a_push_configs \
+                     WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND id = $4",
+                )
+                .bind(scope.tenant.as_str())
+                .bind(&*scope.owner)
+                .bind(task_id.as_str())
+                .bind(id.as_str())
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(backend)?;
+                body.as_deref().map(decode_config).transpose()
+            }
+
+            async fn list(
+                &self,
+                scope: &Scope,
+                task_id: &TaskId,
+            ) -> Result<Vec<TaskPushNotificationConfig>, StoreError> {
+                let bodies: Vec<String> = sqlx::query_scalar(
+                    "SELECT body FROM a2a_push_configs \
+                     WHERE tenant = $1 AND owner = $2 AND task_id = $3 ORDER BY ord",
+                )
+                .bind(scope.tenant.as_str())
+                .bind(&*scope.owner)
+                .bind(task_id.as_str())
+                .fetch_all(&self.pool)
+                .await
+                .map_err(backend)?;
+                bodies.iter().map(|b| decode_config(b)).collect()
+            }
+
+            async fn delete(
+                &self,
+                scope: &Scope,
+                task_id: &TaskId,
+                id: &PushConfigId,
+            ) -> Result<bool, StoreError> {
+                let done = sqlx::query(
+                    "DELETE FROM a2a_push_configs \
+                     WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND id = $4",
+                )
+                .bind(scope.tenant.as_str())
+                .bind(&*scope.owner)
+                .bind(task_id.as_str())
+                .bind(id.as_str())
+                .execute(&self.pool)
+                .await
+                .map_err(backend)?;
+                Ok(done.rows_affected() > 0)
+            }
+
+            async fn delete_all(&self, scope: &Scope, task_id: &TaskId) -> Result<(), StoreError> {
+                sqlx::query(
+                    "DELETE FROM a2a_push_configs WHERE tenant = $1 AND owner = $2 AND task_id = $3",
+                )
+                .bind(scope.tenant.as_str())
+                .bind(&*scope.owner)
+                .bind(task_id.as_str())
+                .execute(&self.pool)
+                .await
+                .map_err(backend)?;
+                Ok(())
+            }
+        }
+    };
+}
+
+pub(super) use sql_store;

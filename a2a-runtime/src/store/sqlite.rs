@@ -1,0 +1,93 @@
+//! The SQLite store: tasks, event logs and push configs in one database file (WAL,
+//! `synchronous=NORMAL`), created with its schema when missing.
+
+use std::str::FromStr as _;
+use std::time::Duration;
+
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+
+use super::sql::sql_store;
+
+/// The embedded schema.
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("migrations/sqlite");
+
+/// A [`TaskStore`], [`PushConfigStore`] and [`PushOutbox`](super::PushOutbox) in a SQLite database file.
+///
+/// ```no_run
+/// # async fn f() -> Result<(), a2a_runtime::store::StoreError> {
+/// let store = a2a_runtime::store::SqliteStore::open("sqlite://data/agent.db").await?;
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct SqliteStore {
+    pool: sqlx::SqlitePool,
+    /// How many dead push deliveries are kept.
+    max_dead: usize,
+}
+
+impl SqliteStore {
+    /// Opens (creating when missing, with its parent directory) the database at `url`
+    /// (`sqlite://path` or `sqlite:path`) and brings its schema up to date.
+    pub async fn open(url: &str) -> Result<Self, StoreError> {
+        let options = SqliteConnectOptions::from_str(url)
+            .map_err(|e| StoreError::Backend(format!("invalid SQLite URL {url:?}: {e}")))?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .busy_timeout(Duration::from_secs(10));
+        if let Some(dir) = options.get_filename().parent()
+            && !dir.as_os_str().is_empty()
+        {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                StoreError::Backend(format!("cannot create {}: {e}", dir.display()))
+            })?;
+        }
+        let pool = SqlitePoolOptions::new()
+            .max_connections(4)
+            .connect_with(options)
+            .await
+            .map_err(backend)?;
+        MIGRATOR
+            .run(&pool)
+            .await
+            .map_err(|e| StoreError::Backend(format!("migrating the SQLite schema: {e}")))?;
+        Ok(Self {
+            pool,
+            max_dead: super::sql_outbox::DEFAULT_MAX_DEAD,
+        })
+    }
+
+    /// The connection pool (for administration).
+    pub fn pool(&self) -> &sqlx::SqlitePool {
+        &self.pool
+    }
+
+    /// The path of the database file.
+    pub fn path(&self) -> std::path::PathBuf {
+        self.pool.connect_options().get_filename().to_path_buf()
+    }
+}
+
+sql_store!(SqliteStore, sqlx::Sqlite);
+super::sql_outbox::sql_outbox!(SqliteStore, sqlx::Sqlite, "");
+
+impl SqliteStore {
+    /// Keeps at most `n` dead push deliveries (default 1,000), the newest.
+    pub fn with_max_dead_deliveries(mut self, n: usize) -> Self {
+        self.max_dead = n;
+        self
+    }
+}
+
+impl SqliteStore {
+    /// [`Cluster::changes`](super::Cluster::changes): none, a SQLite file serves one instance,
+    /// whose runtimes see every write.
+    #[allow(clippy::unused_async)]
+    async fn notifications(
+        &self,
+    ) -> Result<Option<futures::stream::BoxStream<'static, super::TaskChange>>, StoreError> {
+        Ok(None)
+    }
+}
+
+super::cluster::sql_cluster!(SqliteStore);

@@ -1,0 +1,288 @@
+//! Many instances on one PostgreSQL database (the machine's server; each test creates its own
+//! database and drops it; a missing PostgreSQL fails these tests, it never skips them).
+//!
+//! Three servers in this process on 127.0.0.1:0 share the database, each with its own scripted
+//! agent: a stream on one follows a task whose agent runs on another, in order, without gaps,
+//! resumable with Last-Event-ID on a third; a cancel served by any instance reaches the agent;
+//! a cancel racing a completion ends in exactly one terminal state; the task of an instance
+//! that stopped (its lease expired) ends FAILED.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::time::Duration;
+
+use a2a_runtime::core::ClusterOptions;
+use a2a_runtime::server::A2aServer;
+use a2a_runtime::store;
+use common::{BOTH, Binding, Control, TestServer, msg, with_config};
+use serde_json::{Value, json};
+
+use common::pg::PgDatabase;
+
+/// One instance: a server on its own port with its own scripted agent.
+struct Instance {
+    server: TestServer,
+    agent: Control,
+}
+
+/// An instance on `db` (the cluster is set by `stores` for PostgreSQL).
+async fn instance(db: &PgDatabase, options: ClusterOptions) -> Instance {
+    let stores = store::connect(&db.url).await.unwrap();
+    assert!(stores.cluster.is_some(), "PostgreSQL stores form a cluster");
+    let (agent, control) = common::script_agent();
+    let server = common::serve(
+        A2aServer::builder()
+            .card(common::card("cluster"))
+            .stores(stores)
+            .cluster_options(options)
+            .executor(agent),
+    )
+    .await;
+    Instance {
+        server,
+        agent: control,
+    }
+}
+
+/// Three instances on one new database. Polling is slow (60 s), so what the tests see within
+/// their time comes through notifications.
+async fn three() -> (PgDatabase, [Instance; 3]) {
+    let db = PgDatabase::create_named("a2a_cluster").await;
+    let options = ClusterOptions {
+        poll_every: Duration::from_secs(60),
+        ..ClusterOptions::default()
+    };
+    let a = instance(&db, options.clone()).await;
+    let b = instance(&db, options.clone()).await;
+    let c = instance(&db, options).await;
+    (db, [a, b, c])
+}
+
+/// A SubscribeToTask, with `Last-Event-ID` when given.
+async fn subscribe(
+    server: &TestServer,
+    binding: Binding,
+    task_id: &str,
+    last_event_id: Option<u64>,
+) -> common::Sse {
+    let req = match binding {
+        Binding::JsonRpc => server
+            .client
+            .post(format!("{}/", server.url))
+            .header("content-type", "application/json")
+            .body(
+                json!({"jsonrpc": "2.0", "id": "s", "method": "SubscribeToTask",
+                    "params": {"id": task_id}})
+                .to_string(),
+            ),
+        Binding::Rest => server
+            .client
+            .get(format!("{}/tasks/{task_id}:subscribe", server.url)),
+    };
+    let mut req = req.header("A2A-Version", "1.0");
+    if let Some(id) = last_event_id {
+        req = req.header("Last-Event-ID", id.to_string());
+    }
+    let rpc_id = matches!(binding, Binding::JsonRpc).then(|| json!("s"));
+    server
+        .open_sse(binding, req, rpc_id)
+        .await
+        .unwrap_or_else(|e| panic!("subscribe: {e:?}"))
+}
+
+/// Starts `text` on `on` without waiting for it (returnImmediately): the task id.
+async fn start(on: &TestServer, binding: Binding, text: &str) -> String {
+    let task = on
+        .send_task(
+            binding,
+            with_config(msg(text), json!({"returnImmediately": true})),
+        )
+        .await;
+    common::id(&task)
+}
+
+fn chunk_text(ev: &common::Ev) -> String {
+    ev.data["artifactUpdate"]["artifact"]["parts"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// Stream on B, agent on A, resume on C with Last-Event-ID, cancel from C: B and C see A's
+/// events in order and without gaps, the cancel reaches A's agent, and every instance
+/// answers GetTask and ListTasks alike — over both bindings.
+#[tokio::test]
+async fn stream_on_one_run_on_another_cancel_from_the_third() {
+    let (_db, [mut a, b, c]) = three().await;
+    for binding in BOTH {
+        let task_id = start(&a.server, binding, "gate 5").await;
+        assert_eq!(a.agent.started().await, task_id);
+        let mut on_b = subscribe(&b.server, binding, &task_id, None).await;
+        let first = on_b.next().await.unwrap();
+        assert_eq!(first.member(), "task");
+        assert_eq!(first.state(), Some("TASK_STATE_WORKING"));
+        a.agent.release(2);
+        let e1 = on_b.next().await.unwrap();
+        let e2 = on_b.next().await.unwrap();
+        assert_eq!(
+            (chunk_text(&e1), chunk_text(&e2)),
+            ("chunk 0".to_owned(), "chunk 1".to_owned())
+        );
+        assert_eq!((e1.id, e2.id), (first.id + 1, first.id + 2), "no gap");
+        // B's client goes away; the agent goes on; C resumes after what B saw.
+        drop(on_b);
+        a.agent.release(1);
+        let mut on_c = subscribe(&c.server, binding, &task_id, Some(e2.id)).await;
+        let e3 = on_c.next().await.unwrap();
+        assert_eq!((e3.id, chunk_text(&e3)), (e2.id + 1, "chunk 2".to_owned()));
+        // Cancel from C: the agent on A observes it, and C's stream ends CANCELED.
+        let canceled = c
+            .server
+            .ok(binding, "CancelTask", json!({"id": task_id}))
+            .await;
+        assert_eq!(common::state(&canceled), "TASK_STATE_CANCELED");
+        assert_eq!(a.agent.cancelled().await, task_id);
+        let rest = on_c.collect().await;
+        let last = rest.last().expect("the final event");
+        assert_eq!(last.state(), Some("TASK_STATE_CANCELED"), "{rest:?}");
+        assert_eq!(last.id, e3.id + rest.len() as u64, "no gap: {rest:?}");
+        for i in [&a, &b, &c] {
+            let t = i
+                .server
+                .ok(binding, "GetTask", json!({"id": task_id}))
+                .await;
+            assert_eq!(common::state(&t), "TASK_STATE_CANCELED");
+            let list = i.server.ok(binding, "ListTasks", json!({})).await;
+            assert!(
+                list["tasks"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|t| t["id"] == task_id.as_str()),
+                "{list}"
+            );
+        }
+    }
+}
+
+/// A stream opened with SendStreamingMessage's task on another instance sees every event:
+/// 200 chunks produced on A arrive on B in order, without gaps or duplicates.
+#[tokio::test]
+async fn a_long_task_streams_to_another_instance_without_gaps() {
+    let (_db, [mut a, b, _c]) = three().await;
+    let task_id = start(&a.server, Binding::Rest, "gate 200").await;
+    assert_eq!(a.agent.started().await, task_id);
+    let mut on_b = subscribe(&b.server, Binding::Rest, &task_id, None).await;
+    let first = on_b.next().await.unwrap();
+    a.agent.release(201);
+    let rest = on_b.collect().await;
+    let chunks: Vec<String> = rest
+        .iter()
+        .filter(|e| e.member() == "artifactUpdate")
+        .map(chunk_text)
+        .collect();
+    let want: Vec<String> = (0..200).map(|i| format!("chunk {i}")).collect();
+    assert_eq!(chunks, want);
+    let ids: Vec<u64> = rest.iter().map(|e| e.id).collect();
+    let gapless: Vec<u64> = (first.id + 1..=first.id + rest.len() as u64).collect();
+    assert_eq!(ids, gapless);
+    assert_eq!(rest.last().unwrap().state(), Some("TASK_STATE_COMPLETED"));
+}
+
+/// The states a task's log records, from its start.
+async fn logged_states(on: &TestServer, task_id: &str) -> Vec<String> {
+    subscribe(on, Binding::Rest, task_id, Some(0))
+        .await
+        .collect()
+        .await
+        .iter()
+        .filter_map(|e| e.state().map(str::to_owned))
+        .collect()
+}
+
+/// A cancel on B racing the agent's completion on A, 10 times: each task ends in exactly one
+/// terminal state, which every instance reports and the log records once.
+#[tokio::test]
+async fn a_cancel_racing_a_completion_across_instances_ends_once() {
+    let (_db, [mut a, b, c]) = three().await;
+    let mut outcomes = Vec::new();
+    for _ in 0..10 {
+        let task_id = start(&a.server, Binding::JsonRpc, "gate 1").await;
+        assert_eq!(a.agent.started().await, task_id);
+        a.agent.release(1);
+        // The chunk is written; the next permit completes the task while B cancels it.
+        let (_, cancel) = tokio::join!(
+            async { a.agent.release(1) },
+            b.server
+                .call(Binding::JsonRpc, "CancelTask", json!({"id": task_id}))
+        );
+        let state = match cancel {
+            Ok(t) => common::state(&t).to_owned(),
+            Err(e) => {
+                e.assert_a2a("TASK_NOT_CANCELABLE", -32002, 409, "FAILED_PRECONDITION");
+                "TASK_STATE_COMPLETED".to_owned()
+            }
+        };
+        for i in [&a, &b, &c] {
+            let t = i
+                .server
+                .ok(Binding::Rest, "GetTask", json!({"id": task_id}))
+                .await;
+            assert_eq!(common::state(&t), state);
+        }
+        let states = logged_states(&c.server, &task_id).await;
+        let terminal: Vec<&String> = states
+            .iter()
+            .filter(|s| *s == "TASK_STATE_COMPLETED" || *s == "TASK_STATE_CANCELED")
+            .collect();
+        assert_eq!(terminal, vec![&state], "{states:?}");
+        outcomes.push(state);
+    }
+    eprintln!("race outcomes: {outcomes:?}");
+}
+
+/// The tasks of an instance that stopped without finishing them (its leases were not renewed)
+/// are ended FAILED by another instance, with the reason, within the lease TTL and one check.
+#[tokio::test]
+async fn a_task_of_a_stopped_instance_ends_failed() {
+    let db = PgDatabase::create_named("a2a_cluster").await;
+    let fast = ClusterOptions {
+        lease_ttl: Duration::from_millis(900),
+        check_every: Duration::from_millis(200),
+        poll_every: Duration::from_secs(60),
+    };
+    let mut a = instance(&db, fast.clone()).await;
+    let b = instance(&db, fast).await;
+    let task_id = start(&a.server, Binding::JsonRpc, "gate 3").await;
+    assert_eq!(a.agent.started().await, task_id);
+    // Still renewed: a live instance's task is left alone past several TTLs.
+    let mut on_b = subscribe(&b.server, Binding::Rest, &task_id, None).await;
+    assert_eq!(
+        on_b.next().await.unwrap().state(),
+        Some("TASK_STATE_WORKING")
+    );
+    a.agent.release(1);
+    assert_eq!(chunk_text(&on_b.next().await.unwrap()), "chunk 0");
+    // A stops: its server goes and its leases are no longer renewed (its agent stays blocked).
+    let stopped = std::time::Instant::now();
+    drop(a.server);
+    let end = on_b.next().await.unwrap();
+    assert_eq!(end.state(), Some("TASK_STATE_FAILED"), "{end:?}");
+    let why = end.data["statusUpdate"]["status"]["message"]["parts"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(why.contains("stopped"), "{why}");
+    eprintln!(
+        "orphan ended {:?} after its instance stopped",
+        stopped.elapsed()
+    );
+    let t = b
+        .server
+        .ok(Binding::Rest, "GetTask", json!({"id": task_id}))
+        .await;
+    assert_eq!(common::state(&t), "TASK_STATE_FAILED");
+    let _ = &mut a.agent;
+    let _ = Value::Null;
+}

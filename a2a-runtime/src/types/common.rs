@@ -217,8 +217,9 @@ impl FromIterator<(String, Value)> for Metadata {
 /// A point in time (`google.protobuf.Timestamp`).
 ///
 /// Emitted as RFC 3339 in UTC with a `Z` suffix and millisecond precision
-/// (`2026-03-20T09:12:44.120Z`); accepted with any offset (normalised to UTC) and 0–9 fractional
-/// digits.
+/// (`2026-03-20T09:12:44.120Z`), or 6 or 9 fractional digits when the value carries
+/// microseconds or nanoseconds; accepted with any offset (normalised to UTC) and 0–9 fractional
+/// digits, within the range of `google.protobuf.Timestamp` (years 0001–9999 in UTC).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Timestamp(pub DateTime<Utc>);
 
@@ -239,9 +240,17 @@ impl Timestamp {
         }
     }
 
-    /// Parses RFC 3339 with any offset and normalises to UTC.
-    pub fn parse(text: &str) -> Result<Self, chrono::ParseError> {
-        DateTime::parse_from_rfc3339(text).map(|t| Self(t.with_timezone(&Utc)))
+    /// Parses RFC 3339 with any offset and normalises to UTC. A time outside years 0001–9999
+    /// once in UTC (e.g. `0001-01-01T00:30:00+01:00`) is out of range, as in ProtoJSON.
+    pub fn parse(text: &str) -> Result<Self, TimestampError> {
+        let t = DateTime::parse_from_rfc3339(text)
+            .map_err(TimestampError::Syntax)?
+            .with_timezone(&Utc);
+        if (1..=9999).contains(&t.year()) {
+            Ok(Self(t))
+        } else {
+            Err(TimestampError::OutOfRange)
+        }
     }
 
     /// Milliseconds since the Unix epoch.
@@ -254,24 +263,37 @@ impl Timestamp {
         DateTime::from_timestamp_millis(millis).map(Self)
     }
 
-    /// The wire form: RFC 3339, UTC, `Z`, milliseconds.
+    /// The wire form: RFC 3339, UTC, `Z`, milliseconds (or micro-/nanoseconds if present).
     pub fn to_rfc3339(&self) -> String {
         let mut buf = [0u8; 24];
         match self.write_wire_form(&mut buf) {
             Some(text) => text.to_owned(),
-            None => self.0.to_rfc3339_opts(SecondsFormat::Millis, true),
+            None => self.slow_wire_form(),
         }
     }
 
+    /// chrono's formatter: as many fractional digits (3, 6 or 9) as the value needs. Decoding
+    /// keeps up to nanoseconds, so this is what makes decode → encode → decode exact.
+    fn slow_wire_form(&self) -> String {
+        let digits = match self.0.timestamp_subsec_nanos() % 1_000_000_000 {
+            n if n % 1_000_000 == 0 => SecondsFormat::Millis,
+            n if n % 1_000 == 0 => SecondsFormat::Micros,
+            _ => SecondsFormat::Nanos,
+        };
+        self.0.to_rfc3339_opts(digits, true)
+    }
+
     /// Writes `YYYY-MM-DDTHH:MM:SS.mmmZ` into `buf` without going through chrono's formatter.
-    /// `None` outside years 0–9999 and inside a leap second, which take chrono's slower path.
+    /// `None` outside years 0–9999, inside a leap second and below a millisecond, which take
+    /// chrono's slower path.
     fn write_wire_form<'b>(&self, buf: &'b mut [u8; 24]) -> Option<&'b str> {
         let t = &self.0;
         let year = u32::try_from(t.year()).ok().filter(|y| *y <= 9999)?;
-        let millis = t.timestamp_subsec_millis();
-        if millis > 999 {
+        let nanos = t.timestamp_subsec_nanos();
+        if nanos > 999_999_999 || nanos % 1_000_000 != 0 {
             return None;
         }
+        let millis = nanos / 1_000_000;
         let mut put = |at: usize, value: u32, width: usize| {
             let mut v = value;
             for i in (at..at + width).rev() {
@@ -301,6 +323,33 @@ impl Timestamp {
     }
 }
 
+/// Why a text is not a [`Timestamp`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimestampError {
+    /// Not RFC 3339.
+    Syntax(chrono::ParseError),
+    /// Outside years 0001–9999 once normalised to UTC.
+    OutOfRange,
+}
+
+impl fmt::Display for TimestampError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Syntax(e) => fmt::Display::fmt(e, f),
+            Self::OutOfRange => f.write_str("outside years 0001-9999 in UTC"),
+        }
+    }
+}
+
+impl std::error::Error for TimestampError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Syntax(e) => Some(e),
+            Self::OutOfRange => None,
+        }
+    }
+}
+
 impl fmt::Debug for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(self, f)
@@ -312,7 +361,7 @@ impl fmt::Display for Timestamp {
         let mut buf = [0u8; 24];
         match self.write_wire_form(&mut buf) {
             Some(text) => f.write_str(text),
-            None => f.write_str(&self.0.to_rfc3339_opts(SecondsFormat::Millis, true)),
+            None => f.write_str(&self.slow_wire_form()),
         }
     }
 }
@@ -534,5 +583,54 @@ mod tests {
         let after = Utc::now().timestamp_millis();
         assert!((before..=after).contains(&t.millis()));
         assert_eq!(t.0.timestamp_subsec_nanos() % 1_000_000, 0);
+    }
+
+    #[test]
+    fn a_timestamp_re_encodes_to_the_same_instant_with_the_digits_it_needs() {
+        for (input, wire) in [
+            ("2026-03-20T09:12:44Z", "2026-03-20T09:12:44.000Z"),
+            ("2026-03-20T09:12:44.12Z", "2026-03-20T09:12:44.120Z"),
+            ("2026-03-20T09:12:44.1234Z", "2026-03-20T09:12:44.123400Z"),
+            (
+                "2026-03-20T10:12:44.123456+01:00",
+                "2026-03-20T09:12:44.123456Z",
+            ),
+            (
+                "2026-03-20T09:12:44.000000001Z",
+                "2026-03-20T09:12:44.000000001Z",
+            ),
+            ("2016-12-31T23:59:60.5Z", "2016-12-31T23:59:60.500Z"),
+            (
+                "2016-12-31T23:59:60.0000005Z",
+                "2016-12-31T23:59:60.000000500Z",
+            ),
+        ] {
+            let t = Timestamp::parse(input).unwrap();
+            assert_eq!(t.to_rfc3339(), wire, "{input}");
+            assert_eq!(t.to_string(), wire, "{input}");
+            assert_eq!(serde_json::to_value(t).unwrap(), wire, "{input}");
+            assert_eq!(Timestamp::parse(wire).unwrap(), t, "{input}");
+        }
+    }
+
+    #[test]
+    fn a_timestamp_outside_years_1_to_9999_in_utc_is_out_of_range() {
+        for text in [
+            "0001-01-01T00:30:00+01:00",
+            "0000-01-01T00:30:00+01:00",
+            "9999-12-31T23:30:00-01:00",
+        ] {
+            assert_eq!(
+                Timestamp::parse(text),
+                Err(TimestampError::OutOfRange),
+                "{text}"
+            );
+        }
+        for text in ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999999999Z"] {
+            let t = Timestamp::parse(text).unwrap();
+            assert_eq!(Timestamp::parse(&t.to_rfc3339()).unwrap(), t);
+        }
+        let err = serde_json::from_str::<Timestamp>("\"0001-01-01T00:30:00+01:00\"").unwrap_err();
+        assert!(err.to_string().contains("outside years 0001-9999"), "{err}");
     }
 }

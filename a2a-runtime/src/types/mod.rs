@@ -19,8 +19,8 @@ pub use agent_card::{
     AgentProvider, AgentSkill, ProtocolBinding,
 };
 pub use common::{
-    ArtifactId, ContextId, MessageId, Metadata, PushConfigId, TaskId, Timestamp, Validate,
-    Violations,
+    ArtifactId, ContextId, MessageId, Metadata, PushConfigId, TaskId, Timestamp, TimestampError,
+    Validate, Violations,
 };
 pub use events::{
     SendMessageResponse, StreamResponse, TaskArtifactUpdateEvent, TaskStatusUpdateEvent,

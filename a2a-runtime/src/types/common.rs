@@ -276,8 +276,8 @@ impl Timestamp {
     /// keeps up to nanoseconds, so this is what makes decode → encode → decode exact.
     fn slow_wire_form(&self) -> String {
         let digits = match self.0.timestamp_subsec_nanos() % 1_000_000_000 {
-            n if n % 1_000_000 == 0 => SecondsFormat::Millis,
-            n if n % 1_000 == 0 => SecondsFormat::Micros,
+            n if n.is_multiple_of(1_000_000) => SecondsFormat::Millis,
+            n if n.is_multiple_of(1_000) => SecondsFormat::Micros,
             _ => SecondsFormat::Nanos,
         };
         self.0.to_rfc3339_opts(digits, true)
@@ -290,7 +290,7 @@ impl Timestamp {
         let t = &self.0;
         let year = u32::try_from(t.year()).ok().filter(|y| *y <= 9999)?;
         let nanos = t.timestamp_subsec_nanos();
-        if nanos > 999_999_999 || nanos % 1_000_000 != 0 {
+        if nanos > 999_999_999 || !nanos.is_multiple_of(1_000_000) {
             return None;
         }
         let millis = nanos / 1_000_000;

@@ -93,8 +93,46 @@ impl header::Header for A2aExtensions {
 /// The protocol version comes from the `A2A-Version` header, or the `A2A-Version` query
 /// parameter when the header is absent.
 pub(crate) fn request_context(req: &HttpRequest, tenant: Option<&str>) -> RequestContext {
-    // The pass that sizes the copy also finds the version: the first `A2A-Version` value that
-    // is UTF-8, as `headers.get` would (without a second scan comparing every name).
+    request_context_with(req, tenant, None)
+}
+
+/// [`request_context`], reusing `copied`: the request's headers as [`request_headers`] copied
+/// them earlier (for authentication, before the body was read).
+pub(crate) fn request_context_with(
+    req: &HttpRequest,
+    tenant: Option<&str>,
+    copied: Option<RequestHeaders>,
+) -> RequestContext {
+    let (headers, protocol_version) = match copied {
+        Some(headers) => {
+            let version = protocol_version(req, headers.get(A2A_VERSION));
+            (headers, version)
+        }
+        None => {
+            let (headers, version) = copy_headers(req);
+            let version = protocol_version(req, version);
+            (headers, version)
+        }
+    };
+    RequestContext {
+        protocol_version,
+        tenant: tenant.unwrap_or_default().to_owned(),
+        principal: Principal::anonymous(),
+        headers,
+        extensions: crate::extension::Negotiated::none(),
+        side: crate::core::Side::Server,
+    }
+}
+
+/// A copy of the request's headers, as the request context holds them.
+pub(crate) fn request_headers(req: &HttpRequest) -> RequestHeaders {
+    copy_headers(req).0
+}
+
+/// The headers, and the first `A2A-Version` value that is UTF-8 (as `headers.get` would).
+fn copy_headers(req: &HttpRequest) -> (RequestHeaders, Option<&str>) {
+    // The pass that sizes the copy also finds the version (without a second scan comparing
+    // every name).
     let mut version: Option<&str> = None;
     let (count, bytes) = req.headers().iter().fold((0, 0), |(c, b), (n, v)| {
         if version.is_none() && n.as_str() == A2A_VERSION {
@@ -108,22 +146,19 @@ pub(crate) fn request_context(req: &HttpRequest, tenant: Option<&str>) -> Reques
         // `HeaderValue::to_str` would: clients may legitimately send obs-text).
         headers.push_received(name.as_str(), value.as_bytes());
     }
-    let protocol_version = version
+    (headers, version)
+}
+
+/// The requested protocol version: the `A2A-Version` header, else the query parameter.
+fn protocol_version(req: &HttpRequest, header: Option<&str>) -> Option<Cow<'static, str>> {
+    header
         .map(str::trim)
         .filter(|v| !v.is_empty())
         .map(|v| match v {
             crate::PROTOCOL_VERSION => Cow::Borrowed(crate::PROTOCOL_VERSION),
             other => Cow::Owned(other.to_owned()),
         })
-        .or_else(|| query_param(req.query_string(), "A2A-Version").map(Cow::Owned));
-    RequestContext {
-        protocol_version,
-        tenant: tenant.unwrap_or_default().to_owned(),
-        principal: Principal::anonymous(),
-        headers,
-        extensions: crate::extension::Negotiated::none(),
-        side: crate::core::Side::Server,
-    }
+        .or_else(|| query_param(req.query_string(), "A2A-Version").map(Cow::Owned))
 }
 
 /// Adds `WWW-Authenticate` to the response of an Unauthenticated error.

@@ -21,11 +21,13 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::http::{check_json_content_type, content_type, read_body, request_context};
+use super::http::{
+    check_json_content_type, content_type, read_body, request_context_with, request_headers,
+};
 use super::sse::{self, Framing};
 use super::{Inner, ResponseExt as _};
 use crate::auth::AuthRequest;
-use crate::core::{A2aRequest, Operation, RequestContext, SeqEvent, Served};
+use crate::core::{A2aRequest, Operation, RequestContext, RequestHeaders, SeqEvent, Served};
 use crate::error::A2aError;
 use crate::extension::Activated;
 use crate::json;
@@ -100,11 +102,12 @@ pub(crate) async fn handle(
     mut payload: web::Payload,
 ) -> HttpResponse {
     // Before the envelope is read there is no id: failures answer with a null one.
-    let principal = match &inner.guard {
-        None => None,
+    let (principal, headers) = match &inner.guard {
+        None => (None, None),
         Some(guard) => {
-            // Before the body is read: the operation and tenant are in it, not known yet.
-            let headers = request_context(&req, None).headers;
+            // Before the body is read: the operation and tenant are in it, not known yet. The
+            // copy of the headers made for it is the request context's.
+            let headers = request_headers(&req);
             let auth = AuthRequest {
                 headers: &headers,
                 peer: req.peer_addr(),
@@ -113,7 +116,7 @@ pub(crate) async fn handle(
                 operation: None,
             };
             match guard.authenticate(&auth).await {
-                Ok(p) => Some(p),
+                Ok(p) => (Some(p), Some(headers)),
                 Err(e) => return error_response(NULL_ID, &e),
             }
         }
@@ -125,7 +128,7 @@ pub(crate) async fn handle(
         }
     };
     let mut notification = false;
-    let (id, outcome) = match process(&inner, &req, &body, &mut notification, principal) {
+    let (id, outcome) = match process(&inner, &req, &body, &mut notification, principal, headers) {
         Ok((id, Some(run))) => (id, super::shutdown::until_over(&inner.over, run).await),
         Ok((id, None)) => (id, Ok(Outcome::Notification)),
         Err((id, e)) => (id, Err(e)),
@@ -235,6 +238,7 @@ fn process<'b>(
     body: &'b [u8],
     notification: &mut bool,
     principal: Option<crate::core::Principal>,
+    mut headers: Option<RequestHeaders>,
 ) -> Result<
     (
         Option<&'b str>,
@@ -242,7 +246,7 @@ fn process<'b>(
     ),
     Failure<'b>,
 > {
-    let (id, mut parsed) = parse(inner, req, body, notification)?;
+    let (id, mut parsed) = parse(inner, req, body, notification, &mut headers)?;
     if let Some(principal) = principal {
         match &mut parsed {
             Parsed::Op(ctx, _) | Parsed::Method(ctx, ..) | Parsed::V03(ctx, _) => {
@@ -333,12 +337,14 @@ fn parse<'b>(
     req: &HttpRequest,
     body: &'b [u8],
     notification: &mut bool,
+    headers: &mut Option<RequestHeaders>,
 ) -> Result<(Option<&'b str>, Parsed<'b>), Failure<'b>> {
     let max_depth = inner.service.limits().max_json_depth;
     if let Some(spans) = scan_envelope(body, max_depth)
         && let Ok(text) = simdutf8::basic::from_utf8(body)
     {
-        if let Ok(parsed) = parse_envelope(inner, req, Envelope::at(text, spans), notification) {
+        let envelope = Envelope::at(text, spans);
+        if let Ok(parsed) = parse_envelope(inner, req, envelope, notification, headers) {
             return Ok(parsed);
         }
         // The params may not even be JSON: the full parser tells.
@@ -376,7 +382,7 @@ fn parse<'b>(
         }
         Err(e) => return Err((None, A2aError::Parse(e.to_string()))),
     };
-    parse_envelope(inner, req, envelope.into(), notification)
+    parse_envelope(inner, req, envelope.into(), notification, headers)
 }
 
 /// Checks the envelope's members and decodes the params of a well-formed request object.
@@ -385,6 +391,7 @@ fn parse_envelope<'b>(
     req: &HttpRequest,
     envelope: Envelope<'b>,
     notification: &mut bool,
+    headers: &mut Option<RequestHeaders>,
 ) -> Result<(Option<&'b str>, Parsed<'b>), Failure<'b>> {
     let id = match envelope.id {
         None => None,
@@ -430,7 +437,9 @@ fn parse_envelope<'b>(
             None => return Err(fail(A2aError::InvalidRequest("method is required".into()))),
         };
     *notification = id.is_none();
-    let mut ctx = request_context(req, None);
+    // The headers already copied for authentication, if any (taken once: a retry of the full
+    // parser after the quick one failed copies them again).
+    let mut ctx = request_context_with(req, None, headers.take());
     let op = Operation::from_method(&method);
     let params = envelope.params.unwrap_or("{}");
     let params_trim = params.trim_start();

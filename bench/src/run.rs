@@ -607,7 +607,7 @@ async fn memory(k: Kind, env: &Env, opts: &Options) -> Result<Memory, String> {
 pub(crate) fn drive(args: &[String]) -> Result<(), String> {
     let [addr, what, conns, requests] = args else {
         return Err(
-            "usage: a2a-bench drive <addr> <send|send-ext|send-ext10|card|stream> <conns> <requests>".into(),
+            "usage: a2a-bench drive <addr> <send|send-ext|send-ext10|send-bearer|send-jwt|card|stream> <conns> <requests>".into(),
         );
     };
     let addr: std::net::SocketAddr = addr.parse().map_err(|e| format!("address {addr:?}: {e}"))?;
@@ -630,6 +630,14 @@ pub(crate) fn drive(args: &[String]) -> Result<(), String> {
             ),
             "send-ext10" => (
                 Kind::Ours10Ext.request(Req::rpc(wire::send_body())),
+                Check::Completed,
+            ),
+            "send-bearer" => (
+                Kind::OursBearer.request(Req::rpc(wire::send_body())),
+                Check::Completed,
+            ),
+            "send-jwt" => (
+                Kind::OursJwt.request(Req::rpc(wire::send_body())),
                 Check::Completed,
             ),
             "card" => (Req::get(wire::CARD_PATH), Check::Ok),

@@ -217,9 +217,9 @@ impl FromIterator<(String, Value)> for Metadata {
 /// A point in time (`google.protobuf.Timestamp`).
 ///
 /// Emitted as RFC 3339 in UTC with a `Z` suffix and millisecond precision
-/// (`2026-03-20T09:12:44.120Z`), or 6 or 9 fractional digits when the value carries
-/// microseconds or nanoseconds; accepted with any offset (normalised to UTC) and 0–9 fractional
-/// digits, within the range of `google.protobuf.Timestamp` (years 0001–9999 in UTC).
+/// (`2026-03-20T09:12:44.120Z`, as the spec recommends; finer digits are kept in memory, for
+/// ordering, and truncated on the wire); accepted with any offset (normalised to UTC) and 0–9
+/// fractional digits, within the range of `google.protobuf.Timestamp` (years 0001–9999 in UTC).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Timestamp(pub DateTime<Utc>);
 
@@ -263,7 +263,7 @@ impl Timestamp {
         DateTime::from_timestamp_millis(millis).map(Self)
     }
 
-    /// The wire form: RFC 3339, UTC, `Z`, milliseconds (or micro-/nanoseconds if present).
+    /// The wire form: RFC 3339, UTC, `Z`, milliseconds.
     pub fn to_rfc3339(&self) -> String {
         let mut buf = [0u8; 24];
         match self.write_wire_form(&mut buf) {
@@ -272,28 +272,20 @@ impl Timestamp {
         }
     }
 
-    /// chrono's formatter: as many fractional digits (3, 6 or 9) as the value needs. Decoding
-    /// keeps up to nanoseconds, so this is what makes decode → encode → decode exact.
+    /// chrono's formatter, for what [`Self::write_wire_form`] leaves to it.
     fn slow_wire_form(&self) -> String {
-        let digits = match self.0.timestamp_subsec_nanos() % 1_000_000_000 {
-            n if n.is_multiple_of(1_000_000) => SecondsFormat::Millis,
-            n if n.is_multiple_of(1_000) => SecondsFormat::Micros,
-            _ => SecondsFormat::Nanos,
-        };
-        self.0.to_rfc3339_opts(digits, true)
+        self.0.to_rfc3339_opts(SecondsFormat::Millis, true)
     }
 
     /// Writes `YYYY-MM-DDTHH:MM:SS.mmmZ` into `buf` without going through chrono's formatter.
-    /// `None` outside years 0–9999, inside a leap second and below a millisecond, which take
-    /// chrono's slower path.
+    /// `None` outside years 0–9999 and inside a leap second, which take chrono's slower path.
     fn write_wire_form<'b>(&self, buf: &'b mut [u8; 24]) -> Option<&'b str> {
         let t = &self.0;
         let year = u32::try_from(t.year()).ok().filter(|y| *y <= 9999)?;
-        let nanos = t.timestamp_subsec_nanos();
-        if nanos > 999_999_999 || !nanos.is_multiple_of(1_000_000) {
+        let millis = t.timestamp_subsec_millis();
+        if millis > 999 {
             return None;
         }
-        let millis = nanos / 1_000_000;
         let mut put = |at: usize, value: u32, width: usize| {
             let mut v = value;
             for i in (at..at + width).rev() {
@@ -586,30 +578,25 @@ mod tests {
     }
 
     #[test]
-    fn a_timestamp_re_encodes_to_the_same_instant_with_the_digits_it_needs() {
+    fn a_timestamp_is_written_in_milliseconds_which_read_back_exactly() {
         for (input, wire) in [
             ("2026-03-20T09:12:44Z", "2026-03-20T09:12:44.000Z"),
             ("2026-03-20T09:12:44.12Z", "2026-03-20T09:12:44.120Z"),
-            ("2026-03-20T09:12:44.1234Z", "2026-03-20T09:12:44.123400Z"),
+            ("2026-03-20T09:12:44.1239Z", "2026-03-20T09:12:44.123Z"),
             (
                 "2026-03-20T10:12:44.123456+01:00",
-                "2026-03-20T09:12:44.123456Z",
-            ),
-            (
-                "2026-03-20T09:12:44.000000001Z",
-                "2026-03-20T09:12:44.000000001Z",
+                "2026-03-20T09:12:44.123Z",
             ),
             ("2016-12-31T23:59:60.5Z", "2016-12-31T23:59:60.500Z"),
-            (
-                "2016-12-31T23:59:60.0000005Z",
-                "2016-12-31T23:59:60.000000500Z",
-            ),
+            ("2016-12-31T23:59:60.0000005Z", "2016-12-31T23:59:60.000Z"),
         ] {
             let t = Timestamp::parse(input).unwrap();
             assert_eq!(t.to_rfc3339(), wire, "{input}");
             assert_eq!(t.to_string(), wire, "{input}");
             assert_eq!(serde_json::to_value(t).unwrap(), wire, "{input}");
-            assert_eq!(Timestamp::parse(wire).unwrap(), t, "{input}");
+            let back = Timestamp::parse(wire).unwrap();
+            assert_eq!(back.to_rfc3339(), wire, "{input}");
+            assert_eq!(back.millis(), t.millis(), "{input}");
         }
     }
 
@@ -628,7 +615,10 @@ mod tests {
         }
         for text in ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999999999Z"] {
             let t = Timestamp::parse(text).unwrap();
-            assert_eq!(Timestamp::parse(&t.to_rfc3339()).unwrap(), t);
+            assert_eq!(
+                Timestamp::parse(&t.to_rfc3339()).unwrap().millis(),
+                t.millis()
+            );
         }
         let err = serde_json::from_str::<Timestamp>("\"0001-01-01T00:30:00+01:00\"").unwrap_err();
         assert!(err.to_string().contains("outside years 0001-9999"), "{err}");

@@ -18,6 +18,7 @@ pub mod json;
 pub mod json_out;
 #[cfg(feature = "otel")]
 pub mod otel;
+pub mod protocol;
 #[cfg(feature = "push")]
 pub mod push;
 #[cfg(feature = "server")]

@@ -14,9 +14,10 @@ use std::time::Duration;
 
 use a2a_examples::{DemoAgent, Locale, demo_card};
 use a2a_runtime::auth::StaticTokens;
-use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink, RequestContext};
+use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
 use a2a_runtime::extension::{
-    Activate, Extension as _, ExtensionHooks, ExtensionMethod, MethodEntry, Timestamp,
+    Activate, Extension as _, ExtensionHooks, ExtensionMethod, MethodEntry, RequestContext,
+    Timestamp,
 };
 use a2a_runtime::push::PushConfig;
 use a2a_runtime::server::{A2aServer, RunningServer};

@@ -21,10 +21,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use a2a_runtime::core::{
-    A2aRequest, A2aService, AgentContext, AgentExecutor, EventSink, EventStream, RequestContext,
-    RequestHandler,
+    A2aService, AgentContext, AgentExecutor, EventSink, EventStream, RequestHandler,
 };
-use a2a_runtime::extension::ExtensionHooks;
+use a2a_runtime::extension::{ExtensionHooks, RequestContext};
+use a2a_runtime::protocol::A2aRequest;
 use a2a_runtime::server::{A2aServer, A2aServerBuilder};
 use a2a_runtime::types::{
     AgentCard, Artifact, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, Empty,

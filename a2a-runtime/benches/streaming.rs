@@ -14,9 +14,9 @@ use std::time::Duration;
 
 use a2a_runtime::A2aError;
 use a2a_runtime::core::{
-    AgentContext, AgentExecutor, DefaultRequestHandler, EventSink, Limits, RequestContext,
-    RequestHandler,
+    AgentContext, AgentExecutor, DefaultRequestHandler, EventSink, Limits, RequestHandler,
 };
+use a2a_runtime::extension::RequestContext;
 use a2a_runtime::store::{InMemoryPushConfigStore, InMemoryTaskStore};
 use a2a_runtime::types::{AgentCapabilities, AgentCard, Message, Part, SendMessageRequest};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};

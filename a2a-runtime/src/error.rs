@@ -209,17 +209,6 @@ impl From<serde_json::Error> for A2aError {
     }
 }
 
-/// Extension data of the wrong shape came with the request: InvalidParams on
-/// `metadata["<key>"]`.
-impl From<crate::extension::MetadataError> for A2aError {
-    fn from(e: crate::extension::MetadataError) -> Self {
-        Self::invalid_field(
-            format!("metadata[{:?}]", e.key),
-            format!("not the data of extension {}: {}", e.uri, e.source),
-        )
-    }
-}
-
 /// An `A2aError` inside the `anyhow::Error` comes back as it was; anything else is
 /// [`A2aError::InternalCause`] with the whole chain as its source.
 #[cfg(feature = "anyhow")]
@@ -675,15 +664,6 @@ mod tests {
         let e = A2aError::from(json.unwrap_err());
         assert!(e.to_string().starts_with("Internal error: EOF"), "{e}");
         assert_eq!(e.to_jsonrpc_error()["code"], -32603);
-
-        let err = crate::extension::MetadataError {
-            uri: "https://example.com/ext/x/v1",
-            key: "k",
-            source: serde_json::from_str::<u8>("\"x\"").unwrap_err(),
-        };
-        let e = A2aError::from(err);
-        assert_eq!(e.code(), -32602);
-        assert!(e.to_string().contains("metadata[\"k\"]"), "{e}");
     }
 
     #[cfg(feature = "anyhow")]

@@ -1,4 +1,21 @@
 #![doc = include_str!("../../README.md")]
+//!
+//! # Module layers
+//!
+//! Dependencies inside the crate point one way: a module uses only the modules of the layers
+//! below its own, never one of its layer or above (`.ci/layers` checks it on every CI run).
+//! From the bottom:
+//!
+//! 1. `error`: the errors every layer answers with
+//! 2. `json`, `json_out`: reading and writing the wire format
+//! 3. `types`: the protocol's data types
+//! 4. `protocol`: the request model: operations, their typed params, the caller, headers, trace
+//! 5. `compat`, `grpc`, `otel`, `store`: v0.3 and protobuf encodings, span export, persistence
+//! 6. `extension`: extensions, their negotiation, the `RequestContext` they see
+//! 7. `core`: the request handler, the task runtime, the agent API
+//! 8. `auth`, `push`: authentication and push delivery, plugged into the core by the server
+//! 9. `client`, `server`: the bindings
+//! 10. `__private`: what the output of `#[a2a_extension]` names
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 // Lets the attribute's output (`::a2a_runtime::…`) resolve inside this crate too.
@@ -18,6 +35,7 @@ pub mod json;
 pub mod json_out;
 #[cfg(feature = "otel")]
 pub mod otel;
+pub mod protocol;
 #[cfg(feature = "push")]
 pub mod push;
 #[cfg(feature = "server")]

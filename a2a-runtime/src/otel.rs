@@ -50,7 +50,7 @@ use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 use tracing_subscriber::Layer;
 use tracing_subscriber::registry::LookupSpan;
 
-use crate::core::TraceContext;
+use crate::protocol::TraceContext;
 
 /// Why the OpenTelemetry pipeline could not be set up, flushed or shut down.
 #[derive(Debug, thiserror::Error)]

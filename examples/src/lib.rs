@@ -169,9 +169,9 @@ impl a2a_runtime::extension::ExtensionHooks for Locale {
 
     fn handle_request(
         &self,
-        request: &mut a2a_runtime::core::A2aRequest,
+        request: &mut a2a_runtime::protocol::A2aRequest,
         locale: &mut Option<String>,
-        _ctx: &a2a_runtime::core::RequestContext,
+        _ctx: &a2a_runtime::extension::RequestContext,
     ) -> Result<(), A2aError> {
         use a2a_runtime::extension::MetadataExt as _;
         let Some(message) = request.message() else {

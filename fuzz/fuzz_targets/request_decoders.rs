@@ -2,7 +2,7 @@
 //! Decoding never panics; a decoded request re-encodes to JSON that decodes again.
 #![no_main]
 
-use a2a_runtime::core::{A2aRequest, Operation};
+use a2a_runtime::protocol::{A2aRequest, Operation};
 use libfuzzer_sys::fuzz_target;
 
 const METHODS: [&str; 11] = [

@@ -15,8 +15,9 @@ use a2a_runtime::a2a_extension;
 use a2a_runtime::auth::jwt::{Algorithm, Jwks, JwtAuthenticator};
 use a2a_runtime::auth::signing::{CardSigner, CardVerifier};
 use a2a_runtime::auth::{DefaultAuthorizer, StaticTokens};
-use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink, Principal};
+use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
 use a2a_runtime::extension::{ExtensionHooks, ExtensionMethod, MethodEntry};
+use a2a_runtime::protocol::Principal;
 use a2a_runtime::server::{A2aServer, BuildError, RunningServer};
 use a2a_runtime::types::{
     AgentCapabilities, AgentCard, Artifact, HttpAuthSecurityScheme, ListTasksRequest, Part,

@@ -17,8 +17,10 @@ use a2a_runtime::a2a_extension;
 use a2a_runtime::client::{
     A2aClient, ClientError, ClientOptions, ExtensionCheck, SendOptions, SendResult, Target,
 };
-use a2a_runtime::core::{RequestContext, Side};
-use a2a_runtime::extension::{AgentCardExt as _, Extension as _, MetadataExt as _, Timestamp};
+use a2a_runtime::extension::{
+    AgentCardExt as _, Extension as _, MetadataExt as _, RequestContext, Timestamp,
+};
+use a2a_runtime::protocol::Side;
 use a2a_runtime::types::{
     AgentCard, ListTasksRequest, ProtocolBinding, SendMessageConfiguration, StreamResponse,
     TaskPushNotificationConfig, TaskState,
@@ -335,7 +337,7 @@ impl a2a_runtime::extension::ExtensionHooks for BothSides {
     const RUNS_IN_CLIENT: bool = true;
     fn handle_request(
         &self,
-        _: &mut a2a_runtime::core::A2aRequest,
+        _: &mut a2a_runtime::protocol::A2aRequest,
         _: &mut (),
         ctx: &RequestContext,
     ) -> Result<(), A2aError> {
@@ -356,7 +358,7 @@ impl a2a_runtime::extension::ExtensionHooks for ServerCheck {
     type Activation = ();
     fn handle_request(
         &self,
-        _: &mut a2a_runtime::core::A2aRequest,
+        _: &mut a2a_runtime::protocol::A2aRequest,
         _: &mut (),
         ctx: &RequestContext,
     ) -> Result<(), A2aError> {

@@ -307,9 +307,9 @@ impl a2a_runtime::extension::ExtensionHooks for Tally {
 
     fn handle_request(
         &self,
-        _: &mut a2a_runtime::core::A2aRequest,
+        _: &mut a2a_runtime::protocol::A2aRequest,
         tally: &mut u32,
-        _: &a2a_runtime::core::RequestContext,
+        _: &a2a_runtime::extension::RequestContext,
     ) -> Result<(), a2a_runtime::A2aError> {
         *tally += 1;
         Ok(())

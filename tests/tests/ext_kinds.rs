@@ -5,11 +5,12 @@
 use a2a_runtime::A2aError;
 use a2a_runtime::a2a_extension;
 use a2a_runtime::client::{A2aClient, ClientOptions, SendOptions, SendResult};
-use a2a_runtime::core::{A2aRequest, AgentContext, AgentExecutor, EventSink, RequestContext};
+use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
 use a2a_runtime::extension::{
-    Dependencies, ExtensionHooks, ExtensionMethod, MethodEntry, RegistryError, StateMachine,
-    SubStateExt,
+    Dependencies, ExtensionHooks, ExtensionMethod, MethodEntry, RegistryError, RequestContext,
+    StateMachine, SubStateExt,
 };
+use a2a_runtime::protocol::A2aRequest;
 use a2a_runtime::server::{A2aServer, BuildError, RunningServer};
 use a2a_runtime::types::{
     AgentCard, Artifact, ListTasksRequest, Part, ProtocolBinding, StreamResponse, Task, TaskState,

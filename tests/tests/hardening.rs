@@ -9,9 +9,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use a2a_runtime::A2aError;
-use a2a_runtime::core::{
-    AgentContext, AgentExecutor, DefaultRequestHandler, EventSink, Limits, Principal,
-};
+use a2a_runtime::core::{AgentContext, AgentExecutor, DefaultRequestHandler, EventSink, Limits};
+use a2a_runtime::protocol::Principal;
 use a2a_runtime::server::A2aServer;
 use a2a_runtime::store::{InMemoryPushConfigStore, InMemoryTaskStore, Scope, TaskStore};
 use a2a_runtime::types::TaskState;

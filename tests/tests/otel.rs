@@ -12,8 +12,9 @@ use std::time::Duration;
 
 use a2a_runtime::A2aError;
 use a2a_runtime::client::{A2aClient, ClientOptions, SendOptions};
-use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink, TraceContext};
+use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
 use a2a_runtime::otel::Otel;
+use a2a_runtime::protocol::TraceContext;
 use a2a_runtime::push::PushConfig;
 use a2a_runtime::server::{A2aServer, RunningServer};
 use a2a_runtime::types::{AgentCard, ProtocolBinding};

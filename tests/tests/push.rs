@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use a2a_runtime::core::Principal;
+use a2a_runtime::protocol::Principal;
 use a2a_runtime::push::{HostResolver, PushConfig, PushMetrics, PushSender, RetryPolicy};
 use a2a_runtime::server::{A2aServer, A2aServerBuilder, BuildError};
 use a2a_runtime::store::{InMemoryPushConfigStore, PushConfigStore, PushOutbox, Scope, StoreError};

@@ -11,7 +11,8 @@ use a2a_runtime::auth::{CertIdentity, MtlsAuthenticator};
 use a2a_runtime::client::{
     A2aClient, ClientError, ClientOptions, ClientTls, SendOptions, SendResult,
 };
-use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink, Principal};
+use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
+use a2a_runtime::protocol::Principal;
 use a2a_runtime::server::{A2aServer, A2aServerBuilder, BuildError, ClientAuth, TlsConfig};
 use a2a_runtime::types::{AgentCard, Artifact, Part, ProtocolBinding, SecurityScheme};
 use futures::StreamExt as _;

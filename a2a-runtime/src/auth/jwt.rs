@@ -26,7 +26,7 @@ use jsonwebtoken::{DecodingKey, Validation};
 use serde_json::{Map, Value};
 
 use super::{AuthError, AuthRequest, Authenticator};
-use crate::core::Principal;
+use crate::protocol::Principal;
 use crate::types::{HttpAuthSecurityScheme, SecurityScheme};
 
 /// A signature algorithm (JWTs and card signatures).

@@ -46,8 +46,9 @@ use std::sync::Arc;
 pub use mtls::{CertIdentity, MtlsAuthenticator};
 pub use tokens::StaticTokens;
 
-use crate::core::{A2aRequest, Operation, Principal, RequestContext, RequestHeaders};
 use crate::error::A2aError;
+use crate::extension::RequestContext;
+use crate::protocol::{A2aRequest, Operation, Principal, RequestHeaders};
 use crate::types::{AgentCard, SecurityRequirement, SecurityScheme, StringList};
 
 /// What an [`Authenticator`] sees of a request: what the transport knows before the body is

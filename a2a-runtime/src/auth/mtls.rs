@@ -6,7 +6,7 @@ use std::sync::Arc;
 use x509_parser::prelude::{FromDer as _, GeneralName, X509Certificate};
 
 use super::{AuthError, AuthRequest, Authenticator};
-use crate::core::Principal;
+use crate::protocol::Principal;
 use crate::types::{MutualTlsSecurityScheme, SecurityScheme};
 
 /// Which name of the client certificate becomes the principal's id.
@@ -36,7 +36,7 @@ type MapFn = dyn Fn(&str) -> Option<Principal> + Send + Sync;
 ///
 /// ```
 /// use a2a_runtime::auth::{CertIdentity, MtlsAuthenticator};
-/// use a2a_runtime::core::Principal;
+/// use a2a_runtime::protocol::Principal;
 /// let by_uri = MtlsAuthenticator::new()
 ///     .identity(CertIdentity::Uri)
 ///     .map(|uri| uri.strip_prefix("spiffe://acme/").map(Principal::authenticated));

@@ -7,7 +7,7 @@ use sha2::{Digest as _, Sha256};
 use subtle::ConstantTimeEq as _;
 
 use super::{AuthError, AuthRequest, Authenticator};
-use crate::core::Principal;
+use crate::protocol::Principal;
 use crate::types::{ApiKeySecurityScheme, HttpAuthSecurityScheme, SecurityScheme};
 
 /// Where the credential travels.
@@ -174,7 +174,7 @@ impl Authenticator for StaticTokens {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::core::RequestHeaders;
+    use crate::protocol::RequestHeaders;
 
     async fn auth(a: &StaticTokens, headers: &[(&str, &str)]) -> Result<Principal, AuthError> {
         let headers: RequestHeaders = headers.iter().copied().collect();

@@ -21,11 +21,12 @@ use super::ClientStream;
 use super::error::{AgentError, ClientError};
 use super::options::{Auth, ClientOptions, OutgoingRequest};
 use super::transport::{Meta, is_final};
-use crate::core::{A2aRequest, A2aResponse, Operation};
+use crate::core::A2aResponse;
 use crate::error::A2aError;
 use crate::grpc::pb::a2a_service_client::A2aServiceClient;
 use crate::grpc::status::from_status;
 use crate::grpc::{EXTENSIONS_KEY, VERSION_KEY, pb};
+use crate::protocol::{A2aRequest, Operation};
 use crate::types::{self, StreamResponse};
 
 /// A unary result as the type the caller asked for: moved when it is the operation's own type

@@ -43,11 +43,11 @@ pub use options::{
 pub use response::Response;
 pub use sse::{SseDecoder, SseEvent};
 
-use crate::core::{A2aRequest, RequestContext};
 use crate::error::A2aError;
-use crate::extension::ExtensionRegistry;
 use crate::extension::registry::ExtensionConfig;
 use crate::extension::{Extension, ExtensionSet, Negotiated, Reply};
+use crate::extension::{ExtensionRegistry, RequestContext};
+use crate::protocol::A2aRequest;
 use crate::types::{
     AgentCard, AgentInterface, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest,
     GetExtendedAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest,

@@ -21,8 +21,8 @@ use super::error::{AgentError, ClientError, snippet as cut};
 use super::options::{Auth, ClientOptions, OutgoingRequest};
 use super::sse::SseDecoder;
 use crate::compat::v0_3;
-use crate::core::{A2aRequest, Operation};
 use crate::error::A2aError;
+use crate::protocol::{A2aRequest, Operation};
 use crate::types::{AgentCard, AgentInterface, ProtocolBinding, StreamResponse, TaskState};
 
 /// Largest JSON nesting accepted from a server.

@@ -10,11 +10,11 @@ use futures::FutureExt as _;
 use futures::future::{BoxFuture, Either};
 use tokio_util::sync::CancellationToken;
 
-use super::context::RequestContext;
 use super::events::TaskRuntime;
 use super::handler::Finish;
 use super::lifecycle::HistoryPolicy;
 use crate::error::A2aError;
+use crate::extension::RequestContext;
 use crate::store::TaskStore;
 use crate::types::{
     Artifact, ArtifactId, ContextId, Message, Metadata, Part, Role, SendMessageConfiguration,
@@ -137,7 +137,7 @@ impl<T: AgentExecutor> DynExecutor for T {
             context_id = %ctx.context_id(),
             outcome = tracing::field::Empty,
         );
-        let trace = super::TraceContext::current();
+        let trace = crate::protocol::TraceContext::current();
         let run = async move {
             let outcome = AssertUnwindSafe(self.execute(ctx, events))
                 .catch_unwind()

@@ -9,7 +9,6 @@ use futures::{FutureExt as _, StreamExt as _};
 use tokio_util::sync::CancellationToken;
 
 use super::cluster::{ClusterOptions, Member};
-use super::context::RequestContext;
 use super::events::{
     BusItem, EventStream, Listen, Listener, Registry, SeqEvent, Subscription, TaskRuntime,
     WaitOutcome,
@@ -20,6 +19,7 @@ use super::limits::Limits;
 use super::push::PushDispatcher;
 use super::retention::{Retention, RetentionMetrics, Sweeper, Swept};
 use crate::error::A2aError;
+use crate::extension::RequestContext;
 use crate::store::{Cluster, InMemoryTaskStore, PushConfigStore, Scope, TaskQuery, TaskStore};
 use crate::types::{
     AgentCard, CancelTaskRequest, ContextId, DeleteTaskPushNotificationConfigRequest, Empty,

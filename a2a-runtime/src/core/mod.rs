@@ -1,33 +1,32 @@
-//! The protocol core: operations, task lifecycle, event streams, and the agent API.
+//! The core: the request handler that runs the [operations](crate::protocol::Operation), the
+//! task lifecycle, event streams, and the agent API.
 //!
 //! Nothing here knows about HTTP: bindings in [`crate::server`] (and a client, a CLI, a gRPC
 //! binding) translate their transport to [`A2aService`] calls and back.
 
 mod cluster;
-mod context;
 mod events;
 mod executor;
 mod handler;
 pub mod lifecycle;
 mod limits;
-mod operation;
 mod push;
+mod response;
 mod resume;
 mod retention;
 mod service;
 mod trace_context;
 
 pub use cluster::ClusterOptions;
-pub use context::{Principal, RequestContext, RequestHeaders, Side};
 pub use events::{EventStream, SeqEvent};
 pub use executor::{AgentContext, AgentExecutor, AgentInput, EventSink};
 pub use handler::{DefaultRequestHandler, RequestHandler};
 pub use limits::Limits;
-pub use operation::{A2aRequest, A2aResponse, Operation};
 pub use push::PushDispatcher;
+pub use response::A2aResponse;
 pub use resume::RESUME_EXTENSION;
 pub use retention::{Retention, RetentionMetrics, Swept};
 #[cfg(feature = "metrics")]
 pub(crate) use service::noting_operation;
 pub use service::{A2aService, SUPPORTED_VERSIONS, Served, check_version, dispatch};
-pub use trace_context::{TRACEPARENT, TRACESTATE, TraceContext, trace_headers};
+pub use trace_context::trace_headers;

@@ -35,7 +35,9 @@ pub(crate) const LAST_EVENT_ID: &str = "last-event-id";
 const PAGE: usize = 256;
 
 /// The `Last-Event-ID` of a request, if any: a sequence number, or a clear error.
-pub(crate) fn last_event_id(headers: &super::RequestHeaders) -> Result<Option<u64>, A2aError> {
+pub(crate) fn last_event_id(
+    headers: &crate::protocol::RequestHeaders,
+) -> Result<Option<u64>, A2aError> {
     match headers.get(LAST_EVENT_ID).map(str::trim) {
         None | Some("") => Ok(None),
         Some(v) => v.parse().map(Some).map_err(|_| {

@@ -7,16 +7,17 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use super::context::RequestContext;
 use super::events::EventStream;
 use super::handler::RequestHandler;
 use super::limits::Limits;
-use super::operation::{A2aRequest, A2aResponse};
+use super::response::A2aResponse;
 use crate::error::A2aError;
-use crate::extension::{Activated, ExtensionSet, Negotiated, Reply};
+use crate::extension::RequestContext;
+use crate::extension::{Activated, ExtensionSet, Negotiated, Reply, TaskAccess};
+use crate::protocol::A2aRequest;
 use crate::types::{
-    AgentCard, Empty, ListTaskPushNotificationConfigsResponse, ListTasksResponse,
-    SendMessageResponse, Task, TaskPushNotificationConfig, Validate,
+    AgentCard, Empty, GetTaskRequest, ListTaskPushNotificationConfigsResponse, ListTasksRequest,
+    ListTasksResponse, SendMessageResponse, Task, TaskPushNotificationConfig, Validate,
 };
 use futures::StreamExt as _;
 use futures::future::BoxFuture;
@@ -32,6 +33,8 @@ pub const SUPPORTED_VERSIONS: &[&str] = &[crate::PROTOCOL_VERSION];
 #[derive(Clone)]
 pub struct A2aService {
     handler: Arc<dyn RequestHandler>,
+    /// The same handler, as extension methods reach it.
+    tasks: Arc<dyn TaskAccess>,
     limits: Limits,
     extensions: ExtensionSet,
 }
@@ -106,10 +109,29 @@ impl std::fmt::Debug for A2aService {
     }
 }
 
+/// The agent's handler as extension methods reach it: the task operations, as the caller.
+struct HandlerTasks(Arc<dyn RequestHandler>);
+
+#[async_trait::async_trait]
+impl TaskAccess for HandlerTasks {
+    async fn get_task(&self, ctx: RequestContext, req: GetTaskRequest) -> Result<Task, A2aError> {
+        self.0.get_task(ctx, req).await
+    }
+
+    async fn list_tasks(
+        &self,
+        ctx: RequestContext,
+        req: ListTasksRequest,
+    ) -> Result<ListTasksResponse, A2aError> {
+        self.0.list_tasks(ctx, req).await
+    }
+}
+
 impl A2aService {
     /// A service dispatching to `handler`.
     pub fn new(handler: Arc<dyn RequestHandler>, limits: Limits) -> Self {
         Self {
+            tasks: Arc::new(HandlerTasks(handler.clone())),
             handler,
             limits,
             extensions: ExtensionSet::default(),
@@ -291,7 +313,7 @@ impl A2aService {
         ctx.extensions = negotiated;
         let mcx = crate::extension::MethodContext {
             request: ctx,
-            handler: Some(self.handler.clone()),
+            handler: Some(self.tasks.clone()),
         };
         let span =
             tracing::debug_span!("a2a_extension_method", method = name, uri = entry.extension);
@@ -639,14 +661,14 @@ fn record_task(task: &str, context: &str) {
 #[cfg(feature = "metrics")]
 tokio::task_local! {
     /// Where the operation of the request being served is noted, for its metrics.
-    static OPERATION: std::rc::Rc<std::cell::Cell<Option<crate::core::Operation>>>;
+    static OPERATION: std::rc::Rc<std::cell::Cell<Option<crate::protocol::Operation>>>;
 }
 
 /// Runs `fut`, and tells which operation it served (when it got as far as one).
 #[cfg(feature = "metrics")]
 pub(crate) async fn noting_operation<F: Future>(
     fut: F,
-) -> (F::Output, Option<crate::core::Operation>) {
+) -> (F::Output, Option<crate::protocol::Operation>) {
     let slot = std::rc::Rc::new(std::cell::Cell::new(None));
     let out = OPERATION.scope(slot.clone(), fut).await;
     (out, slot.get())

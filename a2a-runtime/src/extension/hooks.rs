@@ -7,10 +7,11 @@ use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU64, Ordering};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use super::RequestContext;
 use super::dependencies::Dependencies;
 use super::method::MethodEntry;
-use crate::core::{A2aRequest, RequestContext};
 use crate::error::A2aError;
+use crate::protocol::A2aRequest;
 use crate::types::{
     AgentCard, AgentExtension, Empty, ListTaskPushNotificationConfigsResponse, ListTasksResponse,
     Metadata, SendMessageResponse, StreamResponse, Task, TaskPushNotificationConfig, TaskStatus,
@@ -93,8 +94,8 @@ pub enum Reply<'a> {
 ///
 /// ```
 /// use a2a_runtime::a2a_extension;
-/// use a2a_runtime::core::{A2aRequest, RequestContext};
-/// use a2a_runtime::extension::{Activate, ExtensionHooks, MetadataExt, Reply};
+/// use a2a_runtime::extension::{Activate, ExtensionHooks, MetadataExt, Reply, RequestContext};
+/// use a2a_runtime::protocol::A2aRequest;
 /// use a2a_runtime::A2aError;
 /// use serde::{Deserialize, Serialize};
 ///

@@ -2,6 +2,7 @@
 //! [`MetadataExt::set_metadata_of`] on every object that carries metadata.
 
 use super::hooks::Extension;
+use crate::error::A2aError;
 use crate::types::{
     Artifact, CancelTaskRequest, Message, Metadata, Part, SendMessageRequest, Task,
     TaskArtifactUpdateEvent, TaskStatusUpdateEvent,
@@ -46,6 +47,17 @@ pub struct MetadataError {
     /// The decoding error.
     #[source]
     pub source: serde_json::Error,
+}
+
+/// Extension data of the wrong shape came with the request: InvalidParams on
+/// `metadata["<key>"]`.
+impl From<MetadataError> for A2aError {
+    fn from(e: MetadataError) -> Self {
+        Self::invalid_field(
+            format!("metadata[{:?}]", e.key),
+            format!("not the data of extension {}: {}", e.uri, e.source),
+        )
+    }
 }
 
 /// Typed reading and writing of an extension's data, keyed as the extension says.
@@ -149,5 +161,23 @@ impl AgentCardExt for crate::types::AgentCard {
 
     fn declares<E: Extension>(&self) -> bool {
         self.capabilities.extensions.iter().any(|d| d.uri == E::URI)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn data_of_the_wrong_shape_is_invalid_params_on_its_key() {
+        let err = MetadataError {
+            uri: "https://example.com/ext/x/v1",
+            key: "k",
+            source: serde_json::from_str::<u8>("\"x\"").unwrap_err(),
+        };
+        let e = A2aError::from(err);
+        assert_eq!(e.code(), -32602);
+        assert!(e.to_string().contains("metadata[\"k\"]"), "{e}");
     }
 }

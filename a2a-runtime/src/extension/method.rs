@@ -60,10 +60,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::RequestContext;
 use super::hooks::Extension;
-use crate::core::{RequestContext, RequestHandler};
 use crate::error::A2aError;
-use crate::types::{ListTasksRequest, ListTasksResponse};
+use crate::types::{GetTaskRequest, ListTasksRequest, ListTasksResponse, Task};
 
 /// A method added by an extension.
 pub trait ExtensionMethod: Send + Sync + 'static {
@@ -79,13 +79,45 @@ pub trait ExtensionMethod: Send + Sync + 'static {
     type Result: Serialize + DeserializeOwned + Send + 'static;
 }
 
-/// What a method handler gets: the request's context, and the agent's handler to reach tasks
-/// with the caller's own scope and rules.
+/// What a method handler may ask of the agent's tasks, as the caller (same tenant and
+/// principal, same visibility rules).
+///
+/// The core's [`RequestHandler`](crate::core::RequestHandler)s implement it: the server hands
+/// methods the agent's handler through it.
+///
+/// ```
+/// use a2a_runtime::extension::{MethodContext, TaskAccess};
+/// use a2a_runtime::types::GetTaskRequest;
+///
+/// async fn first_history_text(ctx: &MethodContext, id: &str) -> Option<String> {
+///     let tasks = ctx.handler()?;
+///     let task = tasks
+///         .get_task(ctx.request.clone(), GetTaskRequest { id: id.into(), ..Default::default() })
+///         .await
+///         .ok()?;
+///     task.history.first().map(|m| m.text())
+/// }
+/// ```
+#[async_trait::async_trait]
+pub trait TaskAccess: Send + Sync {
+    /// GetTask, as the caller of `ctx`.
+    async fn get_task(&self, ctx: RequestContext, req: GetTaskRequest) -> Result<Task, A2aError>;
+
+    /// ListTasks, as the caller of `ctx`.
+    async fn list_tasks(
+        &self,
+        ctx: RequestContext,
+        req: ListTasksRequest,
+    ) -> Result<ListTasksResponse, A2aError>;
+}
+
+/// What a method handler gets: the request's context, and the agent's tasks to reach with the
+/// caller's own scope and rules.
 #[derive(Clone)]
 pub struct MethodContext {
     /// The request: protocol version, tenant, principal, headers, activated extensions.
     pub request: RequestContext,
-    pub(crate) handler: Option<Arc<dyn RequestHandler>>,
+    pub(crate) handler: Option<Arc<dyn TaskAccess>>,
 }
 
 impl std::fmt::Debug for MethodContext {
@@ -107,8 +139,8 @@ impl MethodContext {
         }
     }
 
-    /// The agent's request handler (every core operation, as the caller).
-    pub fn handler(&self) -> Option<&Arc<dyn RequestHandler>> {
+    /// The agent's tasks, as the caller.
+    pub fn handler(&self) -> Option<&Arc<dyn TaskAccess>> {
         self.handler.as_ref()
     }
 }

@@ -43,6 +43,7 @@
 //! are echoed in the response's `A2A-Extensions` header (streams too).
 
 mod builtin;
+mod context;
 pub mod data_only;
 pub mod dependencies;
 mod header;
@@ -59,13 +60,14 @@ pub use builtin::{
     Step, StepAction, Timestamp, ToolInvocation, Traceability, Tracer, Verification, Verifier,
 };
 pub use builtin::{secure_passport, traceability};
+pub use context::RequestContext;
 pub use dependencies::Dependencies;
 pub use header::{
     ExtensionsHeaderError, MAX_EXTENSION_URIS, format_extensions_header, parse_extensions_header,
 };
 pub use hooks::{Activate, Extension, ExtensionHooks, Reply};
 pub use metadata::{AgentCardExt, HasMetadata, MetadataError, MetadataExt};
-pub use method::{ExtensionMethod, MethodContext, MethodEntry};
+pub use method::{ExtensionMethod, MethodContext, MethodEntry, TaskAccess};
 pub use negotiated::{Activated, Activation, Negotiated};
 pub use registry::{
     ExtensionMetrics, ExtensionRegistration, ExtensionRegistry, ExtensionSet, RegistryError,

@@ -10,8 +10,8 @@
 //!
 //! ```
 //! use a2a_runtime::a2a_extension;
-//! use a2a_runtime::core::{A2aRequest, RequestContext};
-//! use a2a_runtime::extension::{ExtensionHooks, MetadataExt, Reply};
+//! use a2a_runtime::extension::{ExtensionHooks, MetadataExt, Reply, RequestContext};
+//! use a2a_runtime::protocol::A2aRequest;
 //! use a2a_runtime::types::SendMessageResponse;
 //! use a2a_runtime::A2aError;
 //! use serde::{Deserialize, Serialize};

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use super::RequestContext;
 use super::dependencies::Dependencies;
 use super::hooks::{
     DROPPED_HOOKS, DynExtension, Extension, HOOK_EVENT, HOOK_OBSERVE, HOOK_REQUEST, HOOK_RESPONSE,
@@ -12,8 +13,8 @@ use super::hooks::{
 };
 use super::method::MethodEntry;
 use super::negotiated::{Activation, Negotiated};
-use crate::core::{A2aRequest, Operation, RequestContext};
 use crate::error::A2aError;
+use crate::protocol::{A2aRequest, Operation};
 use crate::types::{AgentExtension, StreamResponse, TaskStatus};
 
 /// One `#[a2a_extension]` type linked into the binary. Emitted by the attribute.
@@ -1154,7 +1155,7 @@ mod tests {
         config.add(Timestamp::default());
         let set = config.resolve().unwrap();
         let requested = || vec![Timestamp::URI.to_owned()];
-        let ctx = crate::core::RequestContext::v1();
+        let ctx = crate::extension::RequestContext::v1();
         // Without a subscriber: activated all the same (no span is built).
         assert_eq!(set.activate(requested(), &ctx).unwrap().activated.len(), 1);
         let spans = Arc::new(AtomicUsize::new(0));

@@ -21,8 +21,9 @@ use tracing::Instrument as _;
 
 use super::guard::{self, Blocked, GuardedDns};
 use super::{PushConfig, validate};
-use crate::core::{PushDispatcher, TraceContext};
+use crate::core::PushDispatcher;
 use crate::error::A2aError;
+use crate::protocol::TraceContext;
 use crate::store::{Delivery, NewDelivery, PushConfigStore, Scope, StoreError};
 use crate::types::{StreamResponse, TaskId, TaskPushNotificationConfig};
 

@@ -10,8 +10,10 @@ use actix_web::http::header::{
 use actix_web::web::{self, Bytes, BytesMut};
 use futures::StreamExt as _;
 
-use crate::core::{Limits, Principal, RequestContext, RequestHeaders};
+use crate::core::Limits;
 use crate::error::A2aError;
+use crate::extension::RequestContext;
+use crate::protocol::{Principal, RequestHeaders};
 
 /// The `A2A-Version` header name.
 pub const A2A_VERSION: &str = "a2a-version";
@@ -120,7 +122,7 @@ pub(crate) fn request_context_with(
         principal: Principal::anonymous(),
         headers,
         extensions: crate::extension::Negotiated::none(),
-        side: crate::core::Side::Server,
+        side: crate::protocol::Side::Server,
     }
 }
 

@@ -27,10 +27,11 @@ use super::http::{
 use super::sse::{self, Framing};
 use super::{Inner, ResponseExt as _};
 use crate::auth::AuthRequest;
-use crate::core::{A2aRequest, Operation, RequestContext, RequestHeaders, SeqEvent, Served};
+use crate::core::{SeqEvent, Served};
 use crate::error::A2aError;
-use crate::extension::Activated;
+use crate::extension::{Activated, RequestContext};
 use crate::json;
+use crate::protocol::{A2aRequest, Operation, RequestHeaders};
 
 /// The `id` member: absent (a notification) or any raw JSON value, kept verbatim (borrowed from
 /// the body).
@@ -237,7 +238,7 @@ fn process<'b>(
     req: &HttpRequest,
     body: &'b [u8],
     notification: &mut bool,
-    principal: Option<crate::core::Principal>,
+    principal: Option<crate::protocol::Principal>,
     mut headers: Option<RequestHeaders>,
 ) -> Result<
     (

@@ -30,7 +30,7 @@ use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 
 use super::A2aServer;
 use super::observe::Failure;
-use crate::core::Operation;
+use crate::protocol::Operation;
 
 /// The process's Prometheus recorder: renders every metric recorded through the `metrics`
 /// facade (this crate's and the application's) in the Prometheus text format.

@@ -67,11 +67,10 @@ pub use tls::{ClientAuth, TlsConfig};
 
 use crate::auth::{Authenticator, Authorizer, DefaultAuthorizer, Guard};
 use crate::compat::ProtocolVersion;
-use crate::core::{
-    A2aRequest, A2aService, AgentExecutor, DefaultRequestHandler, Limits, Operation, RequestHandler,
-};
+use crate::core::{A2aService, AgentExecutor, DefaultRequestHandler, Limits, RequestHandler};
 use crate::extension::registry::ExtensionConfig;
 use crate::extension::{Activated, Activation, Extension, RegistryError};
+use crate::protocol::{A2aRequest, Operation};
 use crate::store::{InMemoryPushConfigStore, InMemoryTaskStore, PushConfigStore, TaskStore};
 use crate::types::{AgentCard, Validate};
 use card::CardDoc;
@@ -143,7 +142,7 @@ impl Inner {
     /// the builder refuses one without an authenticator).
     fn authorize(
         &self,
-        ctx: &mut crate::core::RequestContext,
+        ctx: &mut crate::extension::RequestContext,
         req: &A2aRequest,
     ) -> Result<(), crate::A2aError> {
         match &self.guard {

@@ -12,8 +12,8 @@ use actix_web::http::header::HeaderName;
 use actix_web::{HttpRequest, HttpResponse};
 use tracing::field::Empty;
 
-use crate::core::{TRACEPARENT, TRACESTATE, TraceContext};
 use crate::error::A2aError;
+use crate::protocol::{TRACEPARENT, TRACESTATE, TraceContext};
 
 /// The error a binding answered with, kept on the response for the request's log line.
 pub(crate) struct Failure {

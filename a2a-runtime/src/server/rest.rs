@@ -14,10 +14,11 @@ use super::http::{
 use super::sse::{self, Framing};
 use super::{Inner, ResponseExt as _};
 use crate::auth::{AuthOperation, AuthRequest};
-use crate::core::{A2aRequest, Operation, SeqEvent, Served};
+use crate::core::{SeqEvent, Served};
 use crate::error::A2aError;
 use crate::extension::Activated;
 use crate::json;
+use crate::protocol::{A2aRequest, Operation};
 
 /// Where an operation takes its input from.
 #[derive(Clone, Copy, Debug)]
@@ -238,7 +239,7 @@ async fn process_method(
 /// What the authenticator sees of a REST request.
 pub(crate) fn auth_request<'a>(
     req: &'a HttpRequest,
-    ctx: &'a crate::core::RequestContext,
+    ctx: &'a crate::extension::RequestContext,
     tenant: Option<&'a str>,
     operation: AuthOperation<'a>,
 ) -> AuthRequest<'a> {

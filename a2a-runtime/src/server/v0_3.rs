@@ -11,9 +11,11 @@ use super::http::content_type;
 use super::sse::{self, Framing};
 use super::{Inner, ResponseExt as _};
 use crate::compat::v0_3::{self, convert};
-use crate::core::{A2aRequest, Operation, RequestContext, SeqEvent, Served};
+use crate::core::{SeqEvent, Served};
 use crate::error::A2aError;
+use crate::extension::RequestContext;
 use crate::json;
+use crate::protocol::{A2aRequest, Operation};
 
 /// Which protocol versions a server answers.
 #[derive(Clone, Copy, Debug)]

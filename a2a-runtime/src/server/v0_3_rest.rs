@@ -13,8 +13,9 @@ use super::sse::{self, Framing};
 use super::{Inner, ResponseExt as _, rest};
 use crate::auth::AuthOperation;
 use crate::compat::v0_3::{self, rest as wire};
-use crate::core::{A2aRequest, Operation, SeqEvent, Served};
+use crate::core::{SeqEvent, Served};
 use crate::error::A2aError;
+use crate::protocol::{A2aRequest, Operation};
 
 /// The tenant a v1.0 request to a v0.3 path is in.
 const TENANT: &str = "v1";

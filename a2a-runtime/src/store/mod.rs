@@ -46,7 +46,7 @@ pub struct Scope {
     /// The tenant (empty when the interface has none).
     pub tenant: String,
     /// The owner principal's id (borrowed for the anonymous principal: see
-    /// [`Principal::id`](crate::core::Principal::id)).
+    /// [`Principal::id`](crate::protocol::Principal::id)).
     pub owner: std::borrow::Cow<'static, str>,
 }
 

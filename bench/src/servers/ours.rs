@@ -68,9 +68,9 @@ impl ExtensionHooks for Trace {
 
     fn handle_request(
         &self,
-        request: &mut a2a_runtime::core::A2aRequest,
+        request: &mut a2a_runtime::protocol::A2aRequest,
         trace: &mut Option<String>,
-        _ctx: &a2a_runtime::core::RequestContext,
+        _ctx: &a2a_runtime::extension::RequestContext,
     ) -> Result<(), A2aError> {
         if let Some(message) = request.message() {
             *trace = message
@@ -110,9 +110,9 @@ macro_rules! noop_extensions {
 
                 fn handle_request(
                     &self,
-                    request: &mut a2a_runtime::core::A2aRequest,
+                    request: &mut a2a_runtime::protocol::A2aRequest,
                     seen: &mut u32,
-                    _ctx: &a2a_runtime::core::RequestContext,
+                    _ctx: &a2a_runtime::extension::RequestContext,
                 ) -> Result<(), A2aError> {
                     *seen += u32::from(request.message().is_some());
                     Ok(())

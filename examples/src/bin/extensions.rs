@@ -6,8 +6,9 @@
 //! `cargo run -p a2a-examples --bin extensions`
 
 use a2a_examples::Locale;
-use a2a_runtime::core::{A2aRequest, AgentContext, AgentExecutor, EventSink, RequestContext};
-use a2a_runtime::extension::{Extension, ExtensionHooks, MetadataExt, Timestamp};
+use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
+use a2a_runtime::extension::{Extension, ExtensionHooks, MetadataExt, RequestContext, Timestamp};
+use a2a_runtime::protocol::A2aRequest;
 use a2a_runtime::server::A2aServer;
 use a2a_runtime::types::{AgentCard, Artifact, Message, Part, Task};
 use a2a_runtime::{A2aError, a2a_extension};

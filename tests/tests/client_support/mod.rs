@@ -116,7 +116,7 @@ pub fn builder(name: &str) -> A2aServerBuilder {
         .card(card(name))
         .executor(TestAgent)
         .authenticator(a2a_runtime::auth::StaticTokens::bearer().principal(
-            a2a_runtime::core::Principal::authenticated("client-tests").with_tenants(["acme"]),
+            a2a_runtime::protocol::Principal::authenticated("client-tests").with_tenants(["acme"]),
             TOKEN,
         ))
         .push(a2a_runtime::push::PushConfig::new().allow_private_networks(true))

@@ -10,8 +10,9 @@ use std::time::Duration;
 
 use a2a_runtime::A2aError;
 use a2a_runtime::a2a_extension;
-use a2a_runtime::core::{A2aRequest, AgentContext, AgentExecutor, EventSink, RequestContext};
-use a2a_runtime::extension::{Activate, ExtensionHooks, Reply};
+use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
+use a2a_runtime::extension::{Activate, ExtensionHooks, Reply, RequestContext};
+use a2a_runtime::protocol::A2aRequest;
 use a2a_runtime::server::{A2aServer, A2aServerBuilder};
 use a2a_runtime::types::{AgentCard, Artifact, Message, Part, SendMessageResponse, StreamResponse};
 use actix_web::dev::ServerHandle;

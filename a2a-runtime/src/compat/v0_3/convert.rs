@@ -7,8 +7,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::core::Operation;
 use crate::error::A2aError;
+use crate::protocol::Operation;
 #[cfg(any(feature = "server", test))]
 use crate::types::AgentCard;
 

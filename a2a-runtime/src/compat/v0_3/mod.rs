@@ -10,7 +10,7 @@
 pub(crate) mod convert;
 pub(crate) mod rest;
 
-use crate::core::Operation;
+use crate::protocol::Operation;
 
 /// Whether a v1.0 task status ends a v0.3 stream (its `final`): a terminal or interrupted
 /// state.

@@ -8,8 +8,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::core::Operation;
 use crate::error::A2aError;
+use crate::protocol::Operation;
 
 type Object = Map<String, Value>;
 

@@ -93,9 +93,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::a2a_extension;
-use crate::core::{A2aRequest, RequestContext};
 use crate::error::A2aError;
-use crate::extension::{ExtensionHooks, MetadataExt};
+use crate::extension::{ExtensionHooks, MetadataExt, RequestContext};
+use crate::protocol::A2aRequest;
 use crate::types::Message;
 
 /// The Secure Passport payload (`CallerContext` in the specification): who is calling, and the
@@ -341,7 +341,7 @@ impl ExtensionHooks for SecurePassport {
         {
             Self::attach(message, caller);
         }
-        if ctx.side == crate::core::Side::Server {
+        if ctx.side == crate::protocol::Side::Server {
             *passport = self.read(message)?;
         }
         Ok(())

@@ -4,9 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::a2a_extension;
-use crate::core::RequestContext;
 use crate::error::A2aError;
-use crate::extension::{Activate, Extension, ExtensionHooks, MetadataExt};
+use crate::extension::{Activate, Extension, ExtensionHooks, MetadataExt, RequestContext};
 use crate::types::{
     Artifact, Message, Metadata, Role, StreamResponse, TaskState, Timestamp as WireTimestamp,
 };

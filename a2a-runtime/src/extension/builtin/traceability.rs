@@ -102,9 +102,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::a2a_extension;
-use crate::core::{A2aRequest, RequestContext};
 use crate::error::A2aError;
-use crate::extension::{Activate, Extension, ExtensionHooks, MetadataError, MetadataExt};
+use crate::extension::{
+    Activate, Extension, ExtensionHooks, MetadataError, MetadataExt, RequestContext,
+};
+use crate::protocol::A2aRequest;
 use crate::types::{
     ContextId, Message, Part, Role, SendMessageResponse, StreamResponse, Task, TaskId, TaskStatus,
     Timestamp,

@@ -18,15 +18,15 @@ use tonic::{Request, Response, Status};
 
 use super::Inner;
 use crate::auth::{AuthOperation, AuthRequest};
-use crate::core::{
-    A2aRequest, A2aResponse, Principal, RequestContext, RequestHeaders, TRACEPARENT, TRACESTATE,
-    TraceContext,
-};
+use crate::core::A2aResponse;
 use crate::error::A2aError;
-use crate::extension::Activated;
+use crate::extension::{Activated, RequestContext};
 use crate::grpc::pb::a2a_service_server::{A2aService as GrpcApi, A2aServiceServer};
 use crate::grpc::status::to_status;
 use crate::grpc::{EXTENSIONS_KEY, VERSION_KEY, pb};
+use crate::protocol::{
+    A2aRequest, Principal, RequestHeaders, TRACEPARENT, TRACESTATE, TraceContext,
+};
 use crate::types::{AgentCard, AgentInterface, ProtocolBinding};
 
 /// Where the gRPC listener is served (see `A2aServerBuilder::grpc_addr`).
@@ -89,7 +89,7 @@ fn request_context(meta: &MetadataMap) -> RequestContext {
         principal: Principal::anonymous(),
         headers: copy,
         extensions: crate::extension::Negotiated::none(),
-        side: crate::core::Side::Server,
+        side: crate::protocol::Side::Server,
     }
 }
 

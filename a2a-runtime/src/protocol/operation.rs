@@ -1,21 +1,18 @@
-//! The operations as data: [`Operation`] names them, [`A2aRequest`] and [`A2aResponse`] carry
-//! their typed payloads. Bindings map their routes and method names onto these; extension hooks
-//! see and may change them.
+//! The operations as data: [`Operation`] names them, [`A2aRequest`] carries their typed params
+//! (the results are [`A2aResponse`](crate::core::A2aResponse)). Bindings map their routes and
+//! method names onto these; extension hooks see and may change them.
 
 use std::fmt;
 
 use serde_json::Value;
 
-use super::events::EventStream;
 use crate::error::A2aError;
-use crate::extension::Reply;
 use crate::json;
 use crate::types::{
-    AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, Empty,
-    GetExtendedAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest,
-    ListTaskPushNotificationConfigsRequest, ListTaskPushNotificationConfigsResponse,
-    ListTasksRequest, ListTasksResponse, SendMessageRequest, SendMessageResponse,
-    SubscribeToTaskRequest, Task, TaskPushNotificationConfig, Validate, Violations,
+    CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
+    GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
+    ListTasksRequest, SendMessageRequest, SubscribeToTaskRequest, TaskPushNotificationConfig,
+    Validate, Violations,
 };
 
 macro_rules! operations {
@@ -130,76 +127,5 @@ impl Operation {
 impl fmt::Display for Operation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.method())
-    }
-}
-
-/// The typed result of one operation.
-pub enum A2aResponse {
-    /// SendMessage.
-    SendMessage(SendMessageResponse),
-    /// GetTask, CancelTask.
-    Task(Task),
-    /// ListTasks.
-    ListTasks(ListTasksResponse),
-    /// Create/Get push config.
-    PushConfig(TaskPushNotificationConfig),
-    /// List push configs.
-    PushConfigs(ListTaskPushNotificationConfigsResponse),
-    /// Delete push config.
-    Empty(Empty),
-    /// GetExtendedAgentCard.
-    AgentCard(Box<AgentCard>),
-    /// SendStreamingMessage, SubscribeToTask.
-    Stream(EventStream),
-}
-
-impl fmt::Debug for A2aResponse {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::SendMessage(r) => f.debug_tuple("SendMessage").field(r).finish(),
-            Self::Task(r) => f.debug_tuple("Task").field(r).finish(),
-            Self::ListTasks(r) => f.debug_tuple("ListTasks").field(r).finish(),
-            Self::PushConfig(r) => f.debug_tuple("PushConfig").field(r).finish(),
-            Self::PushConfigs(r) => f.debug_tuple("PushConfigs").field(r).finish(),
-            Self::Empty(r) => f.debug_tuple("Empty").field(r).finish(),
-            Self::AgentCard(r) => f.debug_tuple("AgentCard").field(&r.name).finish(),
-            Self::Stream(_) => f.write_str("Stream(..)"),
-        }
-    }
-}
-
-impl A2aResponse {
-    /// A mutable view of a unary result for extension hooks (`None` for streams).
-    pub fn reply(&mut self) -> Option<Reply<'_>> {
-        Some(match self {
-            Self::SendMessage(r) => Reply::SendMessage(r),
-            Self::Task(r) => Reply::Task(r),
-            Self::ListTasks(r) => Reply::ListTasks(r),
-            Self::PushConfig(r) => Reply::PushConfig(r),
-            Self::PushConfigs(r) => Reply::PushConfigs(r),
-            Self::Empty(r) => Reply::Empty(r),
-            Self::AgentCard(r) => Reply::AgentCard(r),
-            Self::Stream(_) => return None,
-        })
-    }
-
-    /// The JSON of a unary result (`None` for streams).
-    pub fn to_json(&self) -> Option<Result<Vec<u8>, serde_json::Error>> {
-        let mut out = Vec::with_capacity(512);
-        self.write_json(&mut out).map(|r| r.map(|()| out))
-    }
-
-    /// Appends the JSON of a unary result to `out` (`None` for streams, and `out` is unchanged).
-    pub fn write_json(&self, out: &mut Vec<u8>) -> Option<Result<(), serde_json::Error>> {
-        Some(match self {
-            Self::SendMessage(r) => crate::json_out::to_writer(out, r),
-            Self::Task(r) => crate::json_out::to_writer(out, r),
-            Self::ListTasks(r) => crate::json_out::to_writer(out, r),
-            Self::PushConfig(r) => crate::json_out::to_writer(out, r),
-            Self::PushConfigs(r) => crate::json_out::to_writer(out, r),
-            Self::Empty(r) => crate::json_out::to_writer(out, r),
-            Self::AgentCard(r) => crate::json_out::to_writer(out, r),
-            Self::Stream(_) => return None,
-        })
     }
 }

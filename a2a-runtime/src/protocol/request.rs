@@ -1,11 +1,11 @@
-//! [`RequestContext`]: what the core knows about one request, whatever binding carried it.
+//! What is known about one request besides its payload, whatever binding carried it: its
+//! caller ([`Principal`]), its headers ([`RequestHeaders`]) and the end it runs on ([`Side`]).
+//! The [`RequestContext`](crate::extension::RequestContext) holds them with the negotiated
+//! extensions.
 
 use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
-
-use crate::extension::Negotiated;
-use crate::store::Scope;
 
 /// The authenticated caller of a request.
 ///
@@ -224,7 +224,8 @@ impl<K: AsRef<str>, V: AsRef<str>> FromIterator<(K, V)> for RequestHeaders {
     }
 }
 
-/// Which end of a call code runs on: hooks see it in [`RequestContext::side`].
+/// Which end of a call code runs on: hooks see it in
+/// [`RequestContext::side`](crate::extension::RequestContext::side).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Side {
     /// In the agent's server, on a request it received.
@@ -233,69 +234,6 @@ pub enum Side {
     /// In a client, on a request it is about to send (only extensions that opt in with
     /// [`ExtensionHooks::RUNS_IN_CLIENT`](crate::extension::ExtensionHooks::RUNS_IN_CLIENT)).
     Client,
-}
-
-/// Everything the core needs to know about a request besides its payload.
-///
-/// Bindings build one per request; the extension negotiation fills [`RequestContext::extensions`]
-/// before the operation runs, and the agent sees it through its
-/// [`AgentContext`](crate::core::AgentContext).
-#[derive(Clone, Debug, Default)]
-pub struct RequestContext {
-    /// The `A2A-Version` the client sent (`None` when absent or empty, which means 0.3);
-    /// borrowed when it is the version this crate speaks (no allocation for the usual request).
-    pub protocol_version: Option<Cow<'static, str>>,
-    /// The tenant: REST path prefix, or the `tenant` field of the request.
-    pub tenant: String,
-    /// The authenticated caller (anonymous until an authenticator is configured).
-    pub principal: Principal,
-    /// The request's headers.
-    pub headers: RequestHeaders,
-    /// The extensions requested and activated for this request.
-    pub extensions: Arc<Negotiated>,
-    /// Where the request is being handled: received by a server, or sent by a client.
-    pub side: Side,
-}
-
-impl RequestContext {
-    /// A context for protocol version 1.0, anonymous, no tenant.
-    pub fn v1() -> Self {
-        Self {
-            protocol_version: Some(Cow::Borrowed(crate::PROTOCOL_VERSION)),
-            ..Self::default()
-        }
-    }
-
-    /// A context for a request a client sends (protocol version 1.0, [`Side::Client`]).
-    pub fn client() -> Self {
-        Self {
-            side: Side::Client,
-            ..Self::v1()
-        }
-    }
-
-    /// The store scope of this request: its tenant and principal.
-    pub fn scope(&self) -> Scope {
-        Scope {
-            tenant: self.tenant.clone(),
-            owner: self.principal.id.clone(),
-        }
-    }
-
-    /// True when the extension with `uri` was activated for this request.
-    pub fn is_active_uri(&self, uri: &str) -> bool {
-        self.extensions.is_active_uri(uri)
-    }
-
-    /// True when `E` was activated for this request.
-    pub fn is_active<E: crate::extension::Extension>(&self) -> bool {
-        self.extensions.is_active::<E>()
-    }
-
-    /// `E`'s activation value, when `E` was activated for this request.
-    pub fn extension<E: crate::extension::ExtensionHooks>(&self) -> Option<E::Activation> {
-        self.extensions.extension::<E>()
-    }
 }
 
 #[cfg(test)]

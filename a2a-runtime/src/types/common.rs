@@ -290,7 +290,7 @@ impl Timestamp {
         let t = &self.0;
         let year = u32::try_from(t.year()).ok().filter(|y| *y <= 9999)?;
         let nanos = t.timestamp_subsec_nanos();
-        if nanos > 999_999_999 || nanos % 1_000_000 != 0 {
+        if nanos > 999_999_999 || !nanos.is_multiple_of(1_000_000) {
             return None;
         }
         let millis = nanos / 1_000_000;

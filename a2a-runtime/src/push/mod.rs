@@ -1,5 +1,5 @@
 //! Push notifications: the webhook [`PushSender`], its retries through a
-//! [`PushOutbox`], and the URL guard.
+//! [`PushOutbox`](crate::store::PushOutbox), and the URL guard.
 //!
 //! Enable push on a server with [`A2aServerBuilder::push`](crate::server::A2aServerBuilder::push):
 //!
@@ -35,7 +35,7 @@
 //! snapshot that opens a new task's stream, which is no event of the log) goes to each config
 //! the task has when it is logged.
 //!
-//! Deliveries wait in the task store's [`PushOutbox`]
+//! Deliveries wait in the task store's [`PushOutbox`](crate::store::PushOutbox)
 //! ([`TaskStore::push_outbox`](crate::store::TaskStore::push_outbox)), written in the same
 //! write (transaction) as their event, one per config of the task: a delivery exists exactly
 //! when its event does, so a crash between the two cannot lose it and no queue between them

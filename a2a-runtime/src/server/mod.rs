@@ -105,7 +105,7 @@ pub enum BuildError {
     #[error("cannot build the push sender: {0}")]
     Push(String),
     /// Push is on but the task store writes no push deliveries
-    /// ([`TaskStore::push_outbox`](crate::store::TaskStore::push_outbox) is `None`).
+    /// ([`TaskStore::push_outbox`] is `None`).
     #[error(
         "push notifications need a task store that writes their deliveries with its events: use store::connect(..) stores, the default store, or InMemoryTaskStore::with_push_configs(..).with_push_outbox(..) with the same push config store"
     )]
@@ -1159,9 +1159,11 @@ impl A2aServerBuilder {
                     let mut memory = InMemoryTaskStore::with_retention(self.retain_finished)
                         .with_max_tasks(self.max_tasks);
                     if self.push_store.is_none() {
-                        memory = memory
-                            .with_push_configs(default_push.clone())
-                            .with_push_outbox(Arc::new(crate::store::InMemoryPushOutbox::new()));
+                        memory = memory.with_push_configs(default_push.clone());
+                        if push_on {
+                            let outbox = Arc::new(crate::store::InMemoryPushOutbox::new());
+                            memory = memory.with_push_outbox(outbox);
+                        }
                     }
                     Arc::new(memory)
                 });

@@ -55,6 +55,10 @@ pub struct Delivery {
 
 /// Where push deliveries wait to be sent, and the ones that were given up on.
 ///
+/// A task store writes into its outbox with each event it logs
+/// ([`TaskStore::push_outbox`](super::TaskStore::push_outbox)); [`enqueue`](Self::enqueue) is
+/// the same append on its own.
+///
 /// Implementations: [`InMemoryPushOutbox`], and the SQLite and PostgreSQL stores (durable:
 /// deliveries survive a restart and, across instances, each is sent by one instance only;
 /// [`Stores::outbox`](super::Stores::outbox) of a store opened by URL).

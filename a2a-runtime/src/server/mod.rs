@@ -820,15 +820,21 @@ impl A2aServerBuilder {
         self
     }
 
-    /// The push-config store (default: in memory).
+    /// The push-config store (default: in memory). With push on, the task store must write
+    /// the deliveries of these configs with its events
+    /// ([`TaskStore::push_outbox`]): give a matching [`task_store`](Self::task_store) too
+    /// (e.g. [`InMemoryTaskStore::with_push_configs`] and
+    /// [`with_push_outbox`](InMemoryTaskStore::with_push_outbox)), or use
+    /// [`stores`](Self::stores).
     pub fn push_config_store(mut self, store: Arc<dyn PushConfigStore>) -> Self {
         self.push_store = Some(store);
         self
     }
 
     /// Enables push notifications (and declares the capability): configs are checked by the
-    /// URL guard and every event of a task with configs is POSTed to them. See
-    /// [`crate::push`].
+    /// URL guard and every event a task with configs logs is POSTed to them, from the outbox
+    /// the task store writes with each event ([`TaskStore::push_outbox`]; the build fails
+    /// with [`BuildError::PushWithoutOutbox`] on a store without one). See [`crate::push`].
     #[cfg(feature = "push")]
     pub fn push(mut self, config: crate::push::PushConfig) -> Self {
         self.push = Some(config);

@@ -500,8 +500,20 @@ async fn a_hanging_receiver_times_out_and_retries_while_other_tasks_are_delivere
 /// delivered, once, in order per task, and the outbox drains.
 #[tokio::test]
 async fn a_burst_faster_than_the_receiver_is_delivered_whole_and_in_order() {
+    burst("memory:").await;
+}
+
+#[tokio::test]
+async fn a_burst_on_sqlite_is_delivered_whole_and_in_order() {
+    let (dir, url) = sqlite_file("a2a-push-burst");
+    burst(&url).await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// [`a_burst_faster_than_the_receiver_is_delivered_whole_and_in_order`] on `store_url`.
+async fn burst(store_url: &str) {
     let rx = Receiver::start().await;
-    let (server, sender, _control) = push_server(dev_push().concurrency(4)).await;
+    let (server, sender, _control) = server_on(store_url, "burst", dev_push().concurrency(4)).await;
     let tasks = 40;
     let mut expected = Vec::new();
     for i in 0..tasks {

@@ -16,8 +16,11 @@ use std::time::{Duration, Instant};
 use a2a_runtime::protocol::Principal;
 use a2a_runtime::push::{HostResolver, PushConfig, PushMetrics, PushSender, RetryPolicy};
 use a2a_runtime::server::{A2aServer, A2aServerBuilder, BuildError};
-use a2a_runtime::store::{InMemoryPushConfigStore, PushConfigStore, PushOutbox, Scope, StoreError};
-use a2a_runtime::types::{PushConfigId, TaskId, TaskPushNotificationConfig};
+use a2a_runtime::store::{
+    InMemoryPushConfigStore, InMemoryPushOutbox, InMemoryTaskStore, PushConfigStore, PushOutbox,
+    Scope, StoreError, TaskStore,
+};
+use a2a_runtime::types::TaskPushNotificationConfig;
 use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
 use common::*;
 use serde_json::{Value, json};
@@ -47,7 +50,7 @@ struct ReceiverState {
 }
 
 /// A webhook receiver on 127.0.0.1. Behaviour by path prefix:
-/// `/ok/…` 200; `/flaky/…` 500 three times, then 200; `/hang/…` never answers the first
+/// `/ok/…` 200; `/slow/…` 200 after 10 ms; `/flaky/…` 500 three times, then 200; `/hang/…` never answers the first
 /// request, then 200; `/redirect/…` 302 to the canary; anything else 200.
 struct Receiver {
     url: String,
@@ -96,6 +99,10 @@ async fn handle(req: HttpRequest, body: web::Bytes, st: web::Data<ReceiverState>
     }
     if path.starts_with("/hang/") && n == 1 {
         std::future::pending::<()>().await;
+    }
+    if path.starts_with("/slow/") {
+        // A slow receiver (its work, not a synchronization).
+        tokio::time::sleep(Duration::from_millis(10)).await;
     }
     if path.starts_with("/redirect/") {
         let to = st.redirect_to.lock().unwrap().clone();
@@ -309,6 +316,8 @@ async fn each_event_is_posted_once_per_config_in_order_with_headers_on_both_bind
             .unwrap();
         let mut events: Vec<Value> = first.collect().await.into_iter().map(|e| e.data).collect();
         let task_id = events[0]["task"]["id"].as_str().unwrap().to_owned();
+        // The opening snapshot of a new task's stream is the stream's own (no logged event).
+        events.remove(0);
         let a_path = format!("/ok/{tag}/a");
         let n = events.len();
         // The first turn is delivered before config b exists.
@@ -330,8 +339,7 @@ async fn each_event_is_posted_once_per_config_in_order_with_headers_on_both_bind
             .collect()
             .await
             .into_iter()
-            .map(|e| e.data)
-            .skip(1) // The opening snapshot of a continued stream is the stream's own.
+            .map(|e| e.data) // Its opening snapshot is the turn's logged start.
             .collect();
         assert!(later.len() >= 2, "{later:?}");
         events.extend(later.iter().cloned());
@@ -398,7 +406,8 @@ async fn three_500s_then_200_is_delivered_after_backoff_and_keeps_the_order() {
         .stream(Binding::JsonRpc, "SendStreamingMessage", params)
         .await
         .unwrap();
-    let events: Vec<Value> = stream.collect().await.into_iter().map(|e| e.data).collect();
+    let mut events: Vec<Value> = stream.collect().await.into_iter().map(|e| e.data).collect();
+    events.remove(0); // The stream's own opening snapshot.
     let n = events.len();
     eventually("delivered after retries", || {
         m(&sender).delivered == n as u64
@@ -447,7 +456,8 @@ async fn a_receiver_down_then_up_gets_the_notification() {
     let rx = Receiver::start_on(&format!("127.0.0.1:{port}")).await;
     eventually("delivered once up", || m(&sender).delivered >= 1).await;
     let hits = rx.hits("/ok/late");
-    assert_eq!(hits[0].body["task"]["id"], task["id"]);
+    // The first logged event: the echo agent's artifact.
+    assert_eq!(hits[0].body["artifactUpdate"]["taskId"], task["id"]);
     assert_eq!(m(&sender).dead, 0);
 }
 
@@ -464,11 +474,12 @@ async fn a_hanging_receiver_times_out_and_retries_while_other_tasks_are_delivere
     let fast = inline(msg("chatty"), json!({"url": format!("{}/ok/b", rx.url)}));
     let task = server.send_task(Binding::JsonRpc, fast).await;
     assert_eq!(state(&task), "TASK_STATE_COMPLETED");
-    eventually("the other task's webhook", || rx.hits("/ok/b").len() >= 4).await;
+    // Its three logged events (two steps, the completion).
+    eventually("the other task's webhook", || rx.hits("/ok/b").len() >= 3).await;
     assert_eq!(rx.hits("/hang/a").len(), 1, "still hanging meanwhile");
     // The receiver records a hit before it answers: the sender counts it once the answer is in.
-    eventually("the deliveries counted", || m(&sender).delivered >= 4).await;
-    assert_eq!(m(&sender).delivered, 4, "only the other task's, so far");
+    eventually("the deliveries counted", || m(&sender).delivered >= 3).await;
+    assert_eq!(m(&sender).delivered, 3, "only the other task's, so far");
     eventually("the hanging one retried", || rx.hits("/hang/a").len() >= 2).await;
     let first = rx.hits("/hang/a");
     assert_eq!(
@@ -484,68 +495,120 @@ async fn a_hanging_receiver_times_out_and_retries_while_other_tasks_are_delivere
     assert!(m(&sender).retried >= 1);
 }
 
-/// A push config store whose listing waits for a gate: the fan-out stage stalls, as behind a
-/// slow database.
-#[derive(Debug)]
-struct StalledConfigs {
-    inner: InMemoryPushConfigStore,
-    gate: tokio::sync::Semaphore,
-}
-
-#[a2a_runtime::async_trait]
-impl PushConfigStore for StalledConfigs {
-    async fn put(&self, s: &Scope, c: &TaskPushNotificationConfig) -> Result<(), StoreError> {
-        self.inner.put(s, c).await
-    }
-    async fn get(
-        &self,
-        s: &Scope,
-        t: &TaskId,
-        id: &PushConfigId,
-    ) -> Result<Option<TaskPushNotificationConfig>, StoreError> {
-        self.inner.get(s, t, id).await
-    }
-    async fn list(
-        &self,
-        s: &Scope,
-        t: &TaskId,
-    ) -> Result<Vec<TaskPushNotificationConfig>, StoreError> {
-        let _ = self.gate.acquire().await;
-        self.inner.list(s, t).await
-    }
-    async fn delete(&self, s: &Scope, t: &TaskId, id: &PushConfigId) -> Result<bool, StoreError> {
-        self.inner.delete(s, t, id).await
-    }
-    async fn delete_all(&self, s: &Scope, t: &TaskId) -> Result<(), StoreError> {
-        self.inner.delete_all(s, t).await
-    }
-}
-
-/// The queue between the agents and the outbox is bounded: when the outbox side stalls, agents
-/// finish anyway and what does not fit is dropped and counted.
+/// A burst of events much faster than the receiver (which takes 10 ms a request, one at a
+/// time per task): nothing waits in a queue that could drop, so every event of every task is
+/// delivered, once, in order per task, and the outbox drains.
 #[tokio::test]
-async fn a_stalled_outbox_never_blocks_agents_and_the_queue_is_bounded() {
-    let store = Arc::new(StalledConfigs {
-        inner: InMemoryPushConfigStore::new(),
-        gate: tokio::sync::Semaphore::new(0),
-    });
-    let (agent, _control) = script_agent();
-    let (server, sender) = start(
-        A2aServer::builder()
-            .card(card("stalled"))
-            .executor(agent)
-            .push_config_store(store.clone())
-            .push(dev_push().queue_capacity(4)),
-    )
-    .await;
-    for _ in 0..10 {
-        let task = server.send_task(Binding::JsonRpc, msg("chatty")).await;
+async fn a_burst_faster_than_the_receiver_is_delivered_whole_and_in_order() {
+    burst("memory:").await;
+}
+
+#[tokio::test]
+async fn a_burst_on_sqlite_is_delivered_whole_and_in_order() {
+    let (dir, url) = sqlite_file("a2a-push-burst");
+    burst(&url).await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// [`a_burst_faster_than_the_receiver_is_delivered_whole_and_in_order`] on `store_url`.
+async fn burst(store_url: &str) {
+    let rx = Receiver::start().await;
+    let (server, sender, _control) = server_on(store_url, "burst", dev_push().concurrency(4)).await;
+    let tasks = 40;
+    let mut expected = Vec::new();
+    for i in 0..tasks {
+        let path = format!("/slow/burst/{i}/");
+        let params = inline(msg("chatty"), json!({"url": format!("{}{path}", rx.url)}));
+        let task = server.send_task(Binding::JsonRpc, params).await;
         assert_eq!(state(&task), "TASK_STATE_COMPLETED");
+        expected.push((path, id(&task)));
+    }
+    // Every task's log: its two steps and its completion.
+    let total = 3 * tasks as u64;
+    eventually("every delivery", || m(&sender).delivered >= total).await;
+    for (path, id) in &expected {
+        let got: Vec<String> = delivered(&rx, path)
+            .iter()
+            .map(|b| {
+                assert_eq!(b["statusUpdate"]["taskId"], id.as_str());
+                b["statusUpdate"]["status"]["message"]["parts"][0]["text"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned()
+            })
+            .collect();
+        assert_eq!(
+            got,
+            ["step 1", "step 2", "finished"],
+            "{path}: in order, once each"
+        );
     }
     let metrics = m(&sender);
-    // 10 tasks x 4 events; at most 4 queued and 4 taken by the stalled fan-out.
-    assert!(metrics.dropped >= 40 - 8, "{metrics:?}");
-    store.gate.add_permits(1_000);
+    assert_eq!(
+        (metrics.attempted, metrics.delivered),
+        (total, total),
+        "{metrics:?}"
+    );
+    assert_eq!(sender.pending().await.unwrap(), 0);
+}
+
+/// The in-memory outbox's bound is its own, documented limit: a write that would pass it is
+/// refused whole (the event is not stored, the publish fails to be retried), never dropped
+/// after the event was stored.
+#[tokio::test]
+async fn the_in_memory_outbox_bound_refuses_the_write_it_cannot_hold() {
+    let configs = Arc::new(InMemoryPushConfigStore::new());
+    let outbox = Arc::new(InMemoryPushOutbox::new().with_max_pending(2));
+    let tasks = InMemoryTaskStore::new()
+        .with_push_configs(configs.clone())
+        .with_push_outbox(outbox.clone());
+    let scope = Scope::new("", "me");
+    let mut task = a2a_runtime::types::Task {
+        id: "t".into(),
+        context_id: "c".into(),
+        ..Default::default()
+    };
+    let config = TaskPushNotificationConfig {
+        id: "a".into(),
+        task_id: "t".into(),
+        url: "http://127.0.0.1:1/hook".into(),
+        ..TaskPushNotificationConfig::default()
+    };
+    configs.put(&scope, &config).await.unwrap();
+    let event = |t: &a2a_runtime::types::Task| a2a_runtime::types::StreamResponse::Task(t.clone());
+    assert_eq!(
+        tasks
+            .create(&scope, &task, Some(&event(&task)))
+            .await
+            .unwrap(),
+        1
+    );
+    task.status.state = a2a_runtime::types::TaskState::Working;
+    assert_eq!(
+        tasks
+            .update(&scope, &task, 1, Some(&event(&task)))
+            .await
+            .unwrap(),
+        2
+    );
+    task.status.state = a2a_runtime::types::TaskState::InputRequired;
+    let full = tasks.update(&scope, &task, 2, Some(&event(&task))).await;
+    assert!(matches!(full, Err(StoreError::OutboxFull(2))), "{full:?}");
+    assert_eq!(outbox.refused(), 1);
+    assert_eq!(outbox.pending().await.unwrap(), 2);
+    let stored = tasks.get(&scope, &"t".into()).await.unwrap().unwrap();
+    assert_eq!(stored.version, 2, "the refused event was not stored either");
+    // Once a delivery is settled there is room again.
+    let claimed = outbox.claim("me", i64::MAX - 1, i64::MAX, 1).await.unwrap();
+    outbox.complete(claimed[0].id).await.unwrap();
+    assert_eq!(
+        tasks
+            .update(&scope, &task, 2, Some(&event(&task)))
+            .await
+            .unwrap(),
+        3
+    );
+    assert_eq!(outbox.pending().await.unwrap(), 2);
 }
 
 /// A 3xx is not followed (the canary behind it sees nothing) and the delivery is dead, listed
@@ -848,11 +911,15 @@ async fn the_guard_refuses_the_whole_corpus_at_connect_time() {
     let canary = Receiver::start().await;
     let dns = Arc::new(TestDns::default());
     let store = Arc::new(InMemoryPushConfigStore::new());
+    let tasks = InMemoryTaskStore::new()
+        .with_push_configs(store.clone())
+        .with_push_outbox(Arc::new(InMemoryPushOutbox::new()));
     let (agent, _control) = script_agent();
     let (server, sender) = start(
         A2aServer::builder()
             .card(card("guarded"))
             .executor(agent)
+            .task_store(Arc::new(tasks))
             .push_config_store(store.clone())
             .push(guarded(dns.clone())),
     )
@@ -924,7 +991,8 @@ async fn figures_deliveries_per_second_and_latency() {
     let sent = t.elapsed();
     eventually("all delivered", || {
         let done = rx.hits("/ok/f").len();
-        done >= tasks * 3
+        // Each task's logged events: its artifact and its completion.
+        done >= tasks * 2
     })
     .await;
     let elapsed = t.elapsed();
@@ -1040,6 +1108,25 @@ impl Process {
     }
 }
 
+/// A server with push on the stores of `store_url`, in this runtime.
+async fn server_on(
+    store_url: &str,
+    name: &str,
+    push: PushConfig,
+) -> (TestServer, Arc<PushSender>, Control) {
+    let stores = a2a_runtime::store::connect(store_url).await.unwrap();
+    let (agent, control) = script_agent();
+    let (server, sender) = start(
+        A2aServer::builder()
+            .card(card(name))
+            .stores(stores)
+            .executor(agent)
+            .push(push),
+    )
+    .await;
+    (server, sender, control)
+}
+
 /// The deliveries the receiver acknowledged under `prefix`, in arrival order.
 fn delivered(rx: &Receiver, prefix: &str) -> Vec<Value> {
     rx.hits(prefix)
@@ -1066,7 +1153,8 @@ async fn restart_mid_retry(store_url: &str, outbox: Arc<dyn PushOutbox>) {
         .stream(Binding::JsonRpc, "SendStreamingMessage", params)
         .await
         .unwrap();
-    let events: Vec<Value> = stream.collect().await.into_iter().map(|e| e.data).collect();
+    let mut events: Vec<Value> = stream.collect().await.into_iter().map(|e| e.data).collect();
+    events.remove(0); // The stream's own opening snapshot.
     assert!(events.len() >= 2, "{events:?}");
     // Every event is in the outbox, and the first has failed at least once.
     let n = events.len();
@@ -1105,11 +1193,17 @@ async fn restart_mid_retry(store_url: &str, outbox: Arc<dyn PushOutbox>) {
     );
 }
 
-#[tokio::test]
-async fn sqlite_restart_mid_retry_resumes_from_the_outbox_and_delivers_once() {
-    let dir = std::env::temp_dir().join(format!("a2a-push-restart-{}", std::process::id()));
+/// A fresh directory `{name}-{pid}` for a test's SQLite file, and the file's store URL.
+fn sqlite_file(name: &str) -> (std::path::PathBuf, String) {
+    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let url = format!("sqlite://{}/tasks.db", dir.display());
+    (dir, url)
+}
+
+#[tokio::test]
+async fn sqlite_restart_mid_retry_resumes_from_the_outbox_and_delivers_once() {
+    let (dir, url) = sqlite_file("a2a-push-restart");
     let probe = Arc::new(a2a_runtime::store::SqliteStore::open(&url).await.unwrap());
     restart_mid_retry(&url, probe.clone()).await;
     probe.pool().close().await;
@@ -1137,17 +1231,7 @@ async fn two_instances_on_postgres_deliver_each_event_once_in_order() {
     let rx = Receiver::start().await;
     let mut instances = Vec::new();
     for _ in 0..2 {
-        let stores = a2a_runtime::store::connect(&db.url).await.unwrap();
-        let (agent, control) = script_agent();
-        let (server, sender) = start(
-            A2aServer::builder()
-                .card(card("cluster-push"))
-                .stores(stores)
-                .executor(agent)
-                .push(durable_push()),
-        )
-        .await;
-        instances.push((server, sender, control));
+        instances.push(server_on(&db.url, "cluster-push", durable_push()).await);
     }
     let per_instance = 15;
     let mut expected: Vec<(String, Vec<Value>)> = Vec::new();
@@ -1159,7 +1243,9 @@ async fn two_instances_on_postgres_deliver_each_event_once_in_order() {
                 .stream(Binding::JsonRpc, "SendStreamingMessage", params)
                 .await
                 .unwrap();
-            let events = stream.collect().await.into_iter().map(|e| e.data).collect();
+            let mut events: Vec<Value> =
+                stream.collect().await.into_iter().map(|e| e.data).collect();
+            events.remove(0); // The stream's own opening snapshot.
             expected.push((path, events));
         }
     }
@@ -1192,4 +1278,101 @@ async fn two_instances_on_postgres_deliver_each_event_once_in_order() {
         }
     })
     .await;
+}
+
+/// The crash window is closed: what the handler writes for a task with a webhook — the
+/// config, then the task's events — written through the stores while no sender exists (as
+/// by a process killed right after its writes, before any delivery was attempted), is
+/// delivered by the next server on the same database: each event once, in order.
+async fn events_written_without_a_sender_are_delivered_by_the_next_server(store_url: &str) {
+    use a2a_runtime::types::{StreamResponse, Task, TaskState, TaskStatus};
+    let rx = Receiver::start().await;
+    let path = "/ok/crash/t";
+    {
+        let stores = a2a_runtime::store::connect(store_url).await.unwrap();
+        let scope = Scope::new("", Principal::ANONYMOUS_ID);
+        let config = TaskPushNotificationConfig {
+            id: "hook".into(),
+            task_id: "t".into(),
+            url: format!("{}{path}", rx.url),
+            ..TaskPushNotificationConfig::default()
+        };
+        stores.push_configs.put(&scope, &config).await.unwrap();
+        let mut task = Task {
+            id: "t".into(),
+            context_id: "c".into(),
+            ..Task::default()
+        };
+        let mut version = 0;
+        for state in [
+            TaskState::Submitted,
+            TaskState::Working,
+            TaskState::Completed,
+        ] {
+            task.status = TaskStatus {
+                state,
+                ..TaskStatus::default()
+            };
+            let event = StreamResponse::Task(task.clone());
+            version = if version == 0 {
+                stores
+                    .tasks
+                    .create(&scope, &task, Some(&event))
+                    .await
+                    .unwrap()
+            } else {
+                stores
+                    .tasks
+                    .update(&scope, &task, version, Some(&event))
+                    .await
+                    .unwrap()
+            };
+        }
+        assert_eq!(
+            stores.outbox.pending().await.unwrap(),
+            3,
+            "written with the events"
+        );
+    }
+    let (_server, sender, _control) = server_on(store_url, "crash", dev_push()).await;
+    eventually("the deliveries", || m(&sender).delivered >= 3).await;
+    within("the outbox drains", async {
+        while sender.pending().await.unwrap() > 0 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    let states: Vec<Value> = rx
+        .hits(path)
+        .iter()
+        .map(|h| h.body["task"]["status"]["state"].clone())
+        .collect();
+    assert_eq!(
+        states,
+        [
+            "TASK_STATE_SUBMITTED",
+            "TASK_STATE_WORKING",
+            "TASK_STATE_COMPLETED"
+        ],
+        "each event once, in order"
+    );
+    let metrics = m(&sender);
+    assert_eq!(
+        (metrics.attempted, metrics.delivered),
+        (3, 3),
+        "{metrics:?}"
+    );
+}
+
+#[tokio::test]
+async fn sqlite_events_written_before_a_crash_are_delivered_once_after_it() {
+    let (dir, url) = sqlite_file("a2a-push-crash");
+    events_written_without_a_sender_are_delivered_by_the_next_server(&url).await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn postgres_events_written_before_a_crash_are_delivered_once_after_it() {
+    let db = common::pg::PgDatabase::create_named("a2a_push").await;
+    events_written_without_a_sender_are_delivered_by_the_next_server(&db.url).await;
 }

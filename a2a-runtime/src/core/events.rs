@@ -773,7 +773,8 @@ impl TaskRuntime {
     ) {
         st.version = version;
         if let Some(before) = before {
-            st.deliver(BusItem::Event(Arc::new(SeqEvent {
+            // The stream's own opening snapshot: no event of the log, so not one for push.
+            st.send_to_subscribers(BusItem::Event(Arc::new(SeqEvent {
                 seq: version.saturating_sub(1),
                 event: StreamResponse::Task(*before),
             })));
@@ -988,6 +989,9 @@ impl TaskRuntime {
             }
         };
         st.version = version;
+        // The turn's start is a logged event: push is told of it (its deliveries were written
+        // with it), as of every other.
+        st.tap(version, &turn);
         let first = match (&st.task, listen) {
             (Some(task), Listen::Stream) => Some(SeqEvent {
                 seq: version,

@@ -19,7 +19,9 @@ pub trait PushDispatcher: Send + Sync + std::fmt::Debug + 'static {
         prefix: &str,
     ) -> Result<(), A2aError>;
 
-    /// Takes an event of a task, as it was stored as `seq` (called in order, with the task
-    /// locked: it must not block).
+    /// Told of each event of a task once the store has logged it as `seq` (called in order,
+    /// with the task locked: it must not block). The store wrote the event's deliveries in
+    /// the same write ([`TaskStore::push_outbox`](crate::store::TaskStore::push_outbox)), so
+    /// this is a wake-up, not a hand-over: a dispatcher that never runs loses nothing.
     fn dispatch(&self, scope: &Scope, task_id: &TaskId, seq: u64, event: &StreamResponse);
 }

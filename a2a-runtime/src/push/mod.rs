@@ -1,5 +1,5 @@
 //! Push notifications: the webhook [`PushSender`], its retries through a
-//! [`PushOutbox`], and the URL guard.
+//! [`PushOutbox`](crate::store::PushOutbox), and the URL guard.
 //!
 //! Enable push on a server with [`A2aServerBuilder::push`](crate::server::A2aServerBuilder::push):
 //!
@@ -31,12 +31,22 @@
 //! full jitter until [`RetryPolicy`] gives up, and the delivery is then dead: logged, counted,
 //! and listed by [`PushSender::dead_deliveries`].
 //!
-//! Deliveries wait in a [`PushOutbox`]: in memory by default, or in the SQLite or PostgreSQL
-//! database of the server's [`stores`](crate::server::A2aServerBuilder::stores), where a
-//! delivery waiting for its retry survives a restart and continues, and where instances
-//! sharing the database each take a delivery under a lease ([`PushConfig::lease`]), so that
-//! it is sent by one of them, in order per (task, config). A delivery is written to the outbox
-//! just after its event is stored (not in the same transaction).
+//! What is sent is the task's event log: each event the task store logs (not the synthetic
+//! snapshot that opens a new task's stream, which is no event of the log) goes to each config
+//! the task has when it is logged.
+//!
+//! Deliveries wait in the task store's [`PushOutbox`](crate::store::PushOutbox)
+//! ([`TaskStore::push_outbox`](crate::store::TaskStore::push_outbox)), written in the same
+//! write (transaction) as their event, one per config of the task: a delivery exists exactly
+//! when its event does, so a crash between the two cannot lose it and no queue between them
+//! can drop it. The sender is only woken once the write is done (and polls, for deliveries
+//! another instance wrote or a restart left). In memory by default (bounded: a full outbox
+//! refuses the event's write, see [`InMemoryPushOutbox`](crate::store::InMemoryPushOutbox)),
+//! or in the SQLite or PostgreSQL database of the server's
+//! [`stores`](crate::server::A2aServerBuilder::stores), where a delivery waiting for its retry
+//! survives a restart and continues, and where instances sharing the database each take a
+//! delivery under a lease ([`PushConfig::lease`]), so that it is sent by one of them, in order
+//! per (task, config).
 //!
 //! The URL guard is on by default: webhooks must be global unicast addresses on ports 80, 443
 //! or 1024-65535, checked at registration and again on the addresses the sender connects to.
@@ -52,8 +62,6 @@ use std::time::Duration;
 pub use guard::{Blocked, HostResolver, SystemResolver, ip_range, ipv4_range, ipv6_range};
 pub use sender::{PushMetrics, PushSender};
 pub use validate::{MAX_CREDENTIALS_LEN, MAX_ID_LEN, MAX_SCHEME_LEN, MAX_TOKEN_LEN, MAX_URL_LEN};
-
-use crate::store::{InMemoryPushOutbox, PushOutbox};
 
 /// When a failed delivery is tried again, and when it is given up.
 ///
@@ -100,21 +108,17 @@ impl RetryPolicy {
 }
 
 /// How a server sends push notifications. [`PushConfig::new`] gives the defaults: guard on,
-/// 10 s timeout, [`RetryPolicy::default`], the outbox of the server's stores (in memory by
-/// default).
+/// 10 s timeout, [`RetryPolicy::default`]. Deliveries wait in the outbox of the server's task
+/// store ([`TaskStore::push_outbox`](crate::store::TaskStore::push_outbox)).
 #[derive(Clone, Debug)]
 pub struct PushConfig {
     pub(crate) allow_private_networks: bool,
     pub(crate) timeout: Duration,
     pub(crate) retry: RetryPolicy,
     pub(crate) concurrency: usize,
-    pub(crate) queue_capacity: usize,
     pub(crate) poll_interval: Duration,
     pub(crate) lease: Option<Duration>,
     pub(crate) resolver: Arc<dyn HostResolver>,
-    pub(crate) outbox: Arc<dyn PushOutbox>,
-    /// Whether [`outbox`](Self::outbox) was called (else the server's stores may bring theirs).
-    pub(crate) outbox_chosen: bool,
 }
 
 impl Default for PushConfig {
@@ -131,12 +135,9 @@ impl PushConfig {
             timeout: Duration::from_secs(10),
             retry: RetryPolicy::default(),
             concurrency: 64,
-            queue_capacity: 10_000,
             poll_interval: Duration::from_secs(1),
             lease: None,
             resolver: Arc::new(SystemResolver),
-            outbox: Arc::new(InMemoryPushOutbox::new()),
-            outbox_chosen: false,
         }
     }
 
@@ -163,13 +164,6 @@ impl PushConfig {
     /// Default 64.
     pub fn concurrency(mut self, n: usize) -> Self {
         self.concurrency = n.max(1);
-        self
-    }
-
-    /// How many events may wait to be written to the outbox; past this, events are dropped
-    /// (logged and counted) rather than slow the agents down. Default 10,000.
-    pub fn queue_capacity(mut self, n: usize) -> Self {
-        self.queue_capacity = n.max(1);
         self
     }
 
@@ -200,15 +194,6 @@ impl PushConfig {
     /// Resolves webhook host names (default: the system's resolver).
     pub fn resolver(mut self, resolver: Arc<dyn HostResolver>) -> Self {
         self.resolver = resolver;
-        self
-    }
-
-    /// Where deliveries wait. Default: the outbox of the stores given to
-    /// [`A2aServerBuilder::stores`](crate::server::A2aServerBuilder::stores) (in the SQLite or
-    /// PostgreSQL database, surviving restarts), else in memory (lost on restart).
-    pub fn outbox(mut self, outbox: Arc<dyn PushOutbox>) -> Self {
-        self.outbox = outbox;
-        self.outbox_chosen = true;
         self
     }
 }

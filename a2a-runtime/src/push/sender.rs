@@ -1,14 +1,16 @@
 //! [`PushSender`]: from task events to webhook calls, through the outbox.
 //!
-//! Three stages, none of which can hold up an agent:
-//! 1. `dispatch` (called with the task locked) encodes the event and puts it in a bounded
-//!    queue; when the queue is full the event is dropped, logged and counted.
-//! 2. One fan-out task reads the queue in order, looks up the task's configs and enqueues one
-//!    outbox delivery per config (so per (task, config) the outbox holds them in event order).
-//! 3. A scheduler claims due deliveries (the outbox hands out only the oldest of each
+//! Two stages, neither of which can hold up an agent:
+//! 1. The task store writes each logged event's deliveries into its outbox, in the event's
+//!    own write (one per push config of the task, see
+//!    [`TaskStore::push_outbox`](crate::store::TaskStore::push_outbox)); `dispatch`, called
+//!    with the task locked once the write is done, only wakes the scheduler. Nothing waits in
+//!    memory between the two: a delivery exists exactly when its event does.
+//! 2. A scheduler claims due deliveries (the outbox hands out only the oldest of each
 //!    (task, config), and only once it is settled) and runs each attempt as its own task, at
 //!    most `concurrency` at once, each bounded by the timeout: a hanging receiver holds one
-//!    slot for at most the timeout and delays only its own (task, config).
+//!    slot for at most the timeout and delays only its own (task, config). Deliveries written
+//!    by another instance, or whose wake-up was missed (a restart), are found by the poll.
 
 use std::collections::{HashMap, VecDeque};
 use std::hash::BuildHasher as _;
@@ -16,7 +18,7 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use tokio::sync::{Notify, Semaphore, mpsc};
+use tokio::sync::{Notify, Semaphore};
 use tracing::Instrument as _;
 
 use super::guard::{self, Blocked, GuardedDns};
@@ -24,7 +26,7 @@ use super::{PushConfig, validate};
 use crate::core::PushDispatcher;
 use crate::error::A2aError;
 use crate::protocol::TraceContext;
-use crate::store::{Delivery, NewDelivery, PushConfigStore, Scope, StoreError};
+use crate::store::{Delivery, PushConfigStore, PushOutbox, Scope, StoreError};
 use crate::types::{StreamResponse, TaskId, TaskPushNotificationConfig};
 
 /// How long a registration waits for a host name to resolve before it accepts the config
@@ -47,8 +49,6 @@ pub struct PushMetrics {
     pub blocked: u64,
     /// Configs refused by the URL guard at registration.
     pub refused_configs: u64,
-    /// Events dropped because the queue to the outbox was full.
-    pub dropped: u64,
 }
 
 #[derive(Debug, Default)]
@@ -59,22 +59,12 @@ struct Counters {
     dead: AtomicU64,
     blocked: AtomicU64,
     refused_configs: AtomicU64,
-    dropped: AtomicU64,
 }
 
 impl Counters {
     fn bump(counter: &AtomicU64) {
         counter.fetch_add(1, Ordering::Relaxed);
     }
-}
-
-/// An event waiting to be written to the outbox.
-#[derive(Debug)]
-struct Pending {
-    scope: Scope,
-    task_id: TaskId,
-    seq: u64,
-    payload: bytes::Bytes,
 }
 
 /// How many events' trace contexts are kept for their deliveries.
@@ -122,8 +112,7 @@ pub struct PushSender {
     config: PushConfig,
     client: reqwest::Client,
     configs: Arc<dyn PushConfigStore>,
-    tx: mpsc::Sender<Pending>,
-    rx: Mutex<Option<mpsc::Receiver<Pending>>>,
+    outbox: Arc<dyn PushOutbox>,
     started: AtomicBool,
     wake: Notify,
     /// The earliest retry this instance scheduled (ms since the epoch; `i64::MAX`: none).
@@ -165,11 +154,14 @@ fn millis(d: Duration) -> i64 {
 }
 
 impl PushSender {
-    /// A sender for the configs in `configs`, as `config` says. Fails when the HTTP client
+    /// A sender for the configs in `configs`, as `config` says, sending the deliveries that
+    /// the task store writes into `outbox` (its
+    /// [`push_outbox`](crate::store::TaskStore::push_outbox)). Fails when the HTTP client
     /// cannot be built (no TLS roots).
     pub fn new(
         config: PushConfig,
         configs: Arc<dyn PushConfigStore>,
+        outbox: Arc<dyn PushOutbox>,
     ) -> Result<Arc<Self>, reqwest::Error> {
         let dns = GuardedDns {
             resolver: config.resolver.clone(),
@@ -183,13 +175,11 @@ impl PushSender {
             .dns_resolver(Arc::new(dns))
             .user_agent(concat!("a2a-runtime/", env!("CARGO_PKG_VERSION")))
             .build()?;
-        let (tx, rx) = mpsc::channel(config.queue_capacity);
         Ok(Arc::new_cyclic(|me| Self {
             config,
             client,
             configs,
-            tx,
-            rx: Mutex::new(Some(rx)),
+            outbox,
             started: AtomicBool::new(false),
             wake: Notify::new(),
             next_retry_ms: AtomicI64::new(i64::MAX),
@@ -213,14 +203,6 @@ impl PushSender {
         if self.started.swap(true, Ordering::AcqRel) {
             return;
         }
-        let rx = self
-            .rx
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        if let Some(rx) = rx {
-            handle.spawn(fan_out(self.me.clone(), rx));
-        }
         handle.spawn(schedule(self.me.clone()));
     }
 
@@ -235,18 +217,17 @@ impl PushSender {
             dead: get(&c.dead),
             blocked: get(&c.blocked),
             refused_configs: get(&c.refused_configs),
-            dropped: get(&c.dropped),
         }
     }
 
     /// The most recent deliveries given up on, newest first (each with its last error).
     pub async fn dead_deliveries(&self, limit: usize) -> Result<Vec<Delivery>, StoreError> {
-        self.config.outbox.list_dead(limit).await
+        self.outbox.list_dead(limit).await
     }
 
     /// The number of deliveries waiting in the outbox.
     pub async fn pending(&self) -> Result<usize, StoreError> {
-        self.config.outbox.pending().await
+        self.outbox.pending().await
     }
 
     /// Checks where `url` points (after [`validate::parse_url`]), without resolving it.
@@ -284,13 +265,13 @@ impl PushSender {
             // The config was deleted: nothing is sent after a deletion.
             Ok(None) => {
                 tracing::debug!("push config deleted; delivery dropped");
-                self.settle(self.config.outbox.complete(delivery.id).await);
+                self.settle(self.outbox.complete(delivery.id).await);
                 return;
             }
             Ok(Some(config)) => self.send(&config, d.payload.clone()).await,
             Err(e) => Err(Failure::Retry(format!("push config store: {e}"))),
         };
-        let outbox = &self.config.outbox;
+        let outbox = &self.outbox;
         match outcome {
             Ok(()) => {
                 Counters::bump(&self.counters.delivered);
@@ -324,7 +305,7 @@ impl PushSender {
     async fn give_up(&self, delivery: &Delivery, why: &str) {
         Counters::bump(&self.counters.dead);
         tracing::warn!(error = %why, attempts = delivery.attempts, "push notification dead");
-        self.settle(self.config.outbox.dead(delivery.id, why).await);
+        self.settle(self.outbox.dead(delivery.id, why).await);
     }
 
     /// Logs an outbox failure (the lease then expires and the delivery is tried again).
@@ -430,80 +411,24 @@ impl PushDispatcher for PushSender {
         Ok(())
     }
 
-    fn dispatch(&self, scope: &Scope, task_id: &TaskId, seq: u64, event: &StreamResponse) {
-        // A direct message reply has no task to notify about.
+    fn dispatch(&self, _scope: &Scope, task_id: &TaskId, seq: u64, event: &StreamResponse) {
+        // A direct message reply has no task to notify about (and is never logged).
         if matches!(event, StreamResponse::Message(_)) {
             return;
         }
         self.start();
-        let payload = match crate::json_out::to_vec(event) {
-            Ok(p) => bytes::Bytes::from(p),
-            Err(e) => {
-                tracing::error!(error = %e, "cannot encode a push notification");
-                return;
-            }
-        };
         if let Some(tc) = TraceContext::outgoing() {
             self.traces
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .remember(task_id, seq, tc);
         }
-        let pending = Pending {
-            scope: scope.clone(),
-            task_id: task_id.clone(),
-            seq,
-            payload,
-        };
-        if self.tx.try_send(pending).is_err() {
-            Counters::bump(&self.counters.dropped);
-            tracing::error!(%task_id, seq, capacity = self.config.queue_capacity, "push queue full; notification dropped");
-        }
+        // The store wrote the event's deliveries with it: they only need claiming.
+        self.wake.notify_one();
     }
 }
 
-/// Stage 2: events to outbox deliveries, in order.
-async fn fan_out(sender: std::sync::Weak<PushSender>, mut rx: mpsc::Receiver<Pending>) {
-    let mut batch = Vec::new();
-    // At most a queue's worth is taken at once: the bound on what waits stays twice the queue.
-    let most = rx.max_capacity().min(256);
-    while rx.recv_many(&mut batch, most).await > 0 {
-        let Some(sender) = sender.upgrade() else {
-            return;
-        };
-        let mut deliveries = Vec::new();
-        for p in batch.drain(..) {
-            let configs = match sender.configs.list(&p.scope, &p.task_id).await {
-                Ok(c) => c,
-                Err(e) => {
-                    Counters::bump(&sender.counters.dropped);
-                    tracing::error!(task_id = %p.task_id, error = %e, "cannot read push configs; notification dropped");
-                    continue;
-                }
-            };
-            for c in configs {
-                deliveries.push(NewDelivery {
-                    scope: p.scope.clone(),
-                    task_id: p.task_id.clone(),
-                    config_id: c.id,
-                    seq: p.seq,
-                    payload: p.payload.clone(),
-                });
-            }
-        }
-        if deliveries.is_empty() {
-            continue;
-        }
-        let n = deliveries.len() as u64;
-        if let Err(e) = sender.config.outbox.enqueue(deliveries, now_ms()).await {
-            sender.counters.dropped.fetch_add(n, Ordering::Relaxed);
-            tracing::error!(error = %e, "cannot write push deliveries to the outbox; dropped");
-        }
-        sender.wake.notify_one();
-    }
-}
-
-/// Stage 3: claims due deliveries and runs their attempts.
+/// Stage 2: claims due deliveries and runs their attempts.
 async fn schedule(sender: std::sync::Weak<PushSender>) {
     let slots = match sender.upgrade() {
         Some(s) => Arc::new(Semaphore::new(s.config.concurrency)),
@@ -529,7 +454,7 @@ async fn schedule(sender: std::sync::Weak<PushSender>) {
                     Ordering::Acquire,
                 );
             }
-            match s.config.outbox.claim(&s.owner, now, lease, free).await {
+            match s.outbox.claim(&s.owner, now, lease, free).await {
                 Ok(batch) => {
                     claimed = batch.len();
                     for d in batch {

@@ -103,6 +103,12 @@ pub enum BuildError {
     /// The push sender could not be built.
     #[error("cannot build the push sender: {0}")]
     Push(String),
+    /// Push is on but the task store writes no push deliveries
+    /// ([`TaskStore::push_outbox`] is `None`).
+    #[error(
+        "push notifications need a task store that writes their deliveries with its events: use store::connect(..) stores, the default store, or InMemoryTaskStore::with_push_configs(..).with_push_outbox(..) with the same push config store"
+    )]
+    PushWithoutOutbox,
     /// The TLS settings are not usable (a certificate or key that does not parse, a key that
     /// does not match the certificate, an empty client CA bundle).
     #[error("TLS: {0}")]
@@ -236,9 +242,6 @@ pub struct A2aServerBuilder {
     versions: v0_3::Versions,
     #[cfg(feature = "push")]
     push: Option<crate::push::PushConfig>,
-    /// The outbox of the stores given to [`stores`](A2aServerBuilder::stores).
-    #[cfg(feature = "push")]
-    store_outbox: Option<Arc<dyn crate::store::PushOutbox>>,
     #[cfg(feature = "grpc")]
     grpc: Option<grpc::GrpcConfig>,
     #[cfg(feature = "tls")]
@@ -288,8 +291,6 @@ impl A2aServer {
             versions: v0_3::Versions::default(),
             #[cfg(feature = "push")]
             push: None,
-            #[cfg(feature = "push")]
-            store_outbox: None,
             #[cfg(feature = "grpc")]
             grpc: None,
             #[cfg(feature = "tls")]
@@ -818,15 +819,21 @@ impl A2aServerBuilder {
         self
     }
 
-    /// The push-config store (default: in memory).
+    /// The push-config store (default: in memory). With push on, the task store must write
+    /// the deliveries of these configs with its events
+    /// ([`TaskStore::push_outbox`]): give a matching [`task_store`](Self::task_store) too
+    /// (e.g. [`InMemoryTaskStore::with_push_configs`] and
+    /// [`with_push_outbox`](InMemoryTaskStore::with_push_outbox)), or use
+    /// [`stores`](Self::stores).
     pub fn push_config_store(mut self, store: Arc<dyn PushConfigStore>) -> Self {
         self.push_store = Some(store);
         self
     }
 
     /// Enables push notifications (and declares the capability): configs are checked by the
-    /// URL guard and every event of a task with configs is POSTed to them. See
-    /// [`crate::push`].
+    /// URL guard and every event a task with configs logs is POSTed to them, from the outbox
+    /// the task store writes with each event ([`TaskStore::push_outbox`]; the build fails
+    /// with [`BuildError::PushWithoutOutbox`] on a store without one). See [`crate::push`].
     #[cfg(feature = "push")]
     pub fn push(mut self, config: crate::push::PushConfig) -> Self {
         self.push = Some(config);
@@ -834,18 +841,10 @@ impl A2aServerBuilder {
     }
 
     /// The task and push-config stores opened by [`store::connect`](crate::store::connect)
-    /// (`memory:`, `sqlite://path`, `postgres://…`), and their push outbox: with push on,
-    /// deliveries wait in the same database as the tasks (unless
-    /// [`PushConfig::outbox`](crate::push::PushConfig::outbox) names another).
+    /// (`memory:`, `sqlite://path`, `postgres://…`): with push on, deliveries wait in the
+    /// same database as the tasks, written with their events.
     pub fn stores(self, stores: crate::store::Stores) -> Self {
-        #[cfg(feature = "push")]
-        let this = Self {
-            store_outbox: Some(stores.outbox),
-            ..self
-        };
-        #[cfg(not(feature = "push"))]
-        let this = self;
-        let this = this
+        let this = self
             .task_store(stores.tasks)
             .push_config_store(stores.push_configs);
         match stores.cluster {
@@ -1158,28 +1157,31 @@ impl A2aServerBuilder {
         let handler: Arc<dyn RequestHandler> = match (self.handler, self.executor) {
             (Some(h), _) => h,
             (None, Some(make)) => {
-                // The default stores are linked: a task evicted takes its push configs along.
+                // The default stores are linked: a task evicted takes its push configs along,
+                // and each logged event writes its push deliveries with it.
                 let default_push = Arc::new(InMemoryPushConfigStore::new());
                 let store = self.task_store.unwrap_or_else(|| {
                     let mut memory = InMemoryTaskStore::with_retention(self.retain_finished)
                         .with_max_tasks(self.max_tasks);
                     if self.push_store.is_none() {
                         memory = memory.with_push_configs(default_push.clone());
+                        if push_on {
+                            let outbox = Arc::new(crate::store::InMemoryPushOutbox::new());
+                            memory = memory.with_push_outbox(outbox);
+                        }
                     }
                     Arc::new(memory)
                 });
+                #[cfg(feature = "push")]
+                let outbox = store.push_outbox();
                 let push = self.push_store.unwrap_or(default_push);
                 #[cfg(feature = "push")]
                 let configs = push.clone();
                 let mut handler = make(store, push, shared, self.limits.clone());
                 #[cfg(feature = "push")]
-                if let Some(mut config) = self.push {
-                    if !config.outbox_chosen
-                        && let Some(outbox) = self.store_outbox
-                    {
-                        config.outbox = outbox;
-                    }
-                    let s = crate::push::PushSender::new(config, configs)
+                if let Some(config) = self.push {
+                    let outbox = outbox.ok_or(BuildError::PushWithoutOutbox)?;
+                    let s = crate::push::PushSender::new(config, configs, outbox)
                         .map_err(|e| BuildError::Push(e.to_string()))?;
                     // Resumes what a durable outbox holds, when built inside a runtime.
                     s.start();

@@ -14,8 +14,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::frozen::Frozen;
 use super::{
-    ListCursor, PushConfigStore, Scope, SeqEvent, StoreError, StoredTask, TaskPage, TaskQuery,
-    TaskRef, TaskStore,
+    InMemoryPushOutbox, ListCursor, NewDelivery, PushConfigStore, Scope, SeqEvent, StoreError,
+    StoredTask, TaskPage, TaskQuery, TaskRef, TaskStore,
 };
 use crate::FastHash;
 use crate::types::{
@@ -339,6 +339,8 @@ pub struct InMemoryTaskStore {
     events_per_task: usize,
     /// The push configs that go with a task that goes.
     push_configs: Option<Arc<InMemoryPushConfigStore>>,
+    /// Where each logged event's push deliveries are written, with the event.
+    outbox: Option<Arc<InMemoryPushOutbox>>,
     /// Tasks evicted so far (global cap, per-scope retention, age).
     evicted: std::sync::atomic::AtomicU64,
 }
@@ -351,6 +353,7 @@ impl Default for InMemoryTaskStore {
             max_tasks: DEFAULT_MAX_TASKS,
             events_per_task: DEFAULT_EVENTS_PER_TASK,
             push_configs: None,
+            outbox: None,
             evicted: std::sync::atomic::AtomicU64::new(0),
         }
     }
@@ -397,6 +400,68 @@ impl InMemoryTaskStore {
     pub fn with_push_configs(mut self, configs: Arc<InMemoryPushConfigStore>) -> Self {
         self.push_configs = Some(configs);
         self
+    }
+
+    /// Writes push deliveries into `outbox`: with each event it logs, in the same write, one
+    /// per config the task has in the store given to
+    /// [`with_push_configs`](Self::with_push_configs) (without one, none is written), in
+    /// config order. When the outbox is full ([`InMemoryPushOutbox::with_max_pending`]) the
+    /// write is refused whole with [`StoreError::OutboxFull`]: nothing is stored and nothing
+    /// is lost. See [`TaskStore::push_outbox`].
+    pub fn with_push_outbox(mut self, outbox: Arc<InMemoryPushOutbox>) -> Self {
+        self.outbox = Some(outbox);
+        self
+    }
+
+    /// The deliveries of the logged `event` of task `id` (none without a linked outbox, for a
+    /// task without configs, or for a direct Message reply), with the outbox they go to.
+    fn deliveries(
+        &self,
+        scope: &Scope,
+        id: &TaskId,
+        event: Option<&Arc<SeqEvent>>,
+    ) -> Result<Option<(&InMemoryPushOutbox, Vec<NewDelivery>)>, StoreError> {
+        let (Some(outbox), Some(configs), Some(ev)) = (&self.outbox, &self.push_configs, event)
+        else {
+            return Ok(None);
+        };
+        if matches!(ev.event, StreamResponse::Message(_)) {
+            return Ok(None);
+        }
+        let ids = configs.ids_of(scope, id);
+        if ids.is_empty() {
+            return Ok(None);
+        }
+        let payload = crate::json_out::to_vec(&ev.event)
+            .map_err(|e| StoreError::Backend(format!("encode push notification: {e}")))?;
+        let payload = bytes::Bytes::from(payload);
+        let list = ids
+            .into_iter()
+            .map(|config_id| NewDelivery {
+                scope: scope.clone(),
+                task_id: id.clone(),
+                config_id,
+                seq: ev.seq,
+                payload: payload.clone(),
+            })
+            .collect();
+        Ok(Some((outbox, list)))
+    }
+
+    /// Runs `write` and, when it succeeds, appends `deliveries` to their outbox, holding the
+    /// outbox's lock throughout: both happen, or neither (a full outbox refuses the write).
+    fn with_deliveries(
+        deliveries: Option<(&InMemoryPushOutbox, Vec<NewDelivery>)>,
+        write: impl FnOnce() -> Result<u64, StoreError>,
+    ) -> Result<u64, StoreError> {
+        let Some((outbox, list)) = deliveries else {
+            return write();
+        };
+        let mut st = outbox.lock();
+        outbox.check_room(&st, list.len())?;
+        let version = write()?;
+        InMemoryPushOutbox::append(&mut st, list, now_ms());
+        Ok(version)
     }
 
     /// How many tasks retention has evicted so far (the global cap, the per-scope bound and
@@ -497,8 +562,11 @@ impl InMemoryTaskStore {
         json: Option<&[u8]>,
         event: Option<Arc<SeqEvent>>,
     ) -> Result<u64, StoreError> {
+        let deliveries = self.deliveries(scope, &task.id, event.as_ref())?;
         let mut gone = Gone::new();
-        let created = self.create_locked(scope, task, json, event, &mut gone);
+        let created = Self::with_deliveries(deliveries, || {
+            self.create_locked(scope, task, json, event, &mut gone)
+        });
         self.forget(gone);
         created
     }
@@ -579,8 +647,11 @@ impl InMemoryTaskStore {
         change: (u64, Option<Delta<'_>>),
         event: Option<Arc<SeqEvent>>,
     ) -> Result<u64, StoreError> {
+        let deliveries = self.deliveries(scope, &task.id, event.as_ref())?;
         let mut gone = Gone::new();
-        let updated = self.update_locked(scope, task, json, change, event, &mut gone);
+        let updated = Self::with_deliveries(deliveries, || {
+            self.update_locked(scope, task, json, change, event, &mut gone)
+        });
         self.forget(gone);
         updated
     }
@@ -667,6 +738,13 @@ impl InMemoryTaskStore {
 
 #[async_trait::async_trait]
 impl TaskStore for InMemoryTaskStore {
+    fn push_outbox(&self) -> Option<Arc<dyn super::PushOutbox>> {
+        match (&self.outbox, &self.push_configs) {
+            (Some(outbox), Some(_)) => Some(outbox.clone()),
+            _ => None,
+        }
+    }
+
     async fn get(&self, scope: &Scope, id: &TaskId) -> Result<Option<StoredTask>, StoreError> {
         let found = self
             .lock()
@@ -888,6 +966,17 @@ impl InMemoryPushConfigStore {
         self.configs
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The ids of the configs of task `id` of `scope`, oldest first.
+    pub(crate) fn ids_of(&self, scope: &Scope, id: &TaskId) -> Vec<PushConfigId> {
+        let map = self.lock();
+        if map.is_empty() {
+            return Vec::new();
+        }
+        map.get(&(scope.clone(), id.clone()))
+            .map(|l| l.iter().map(|c| c.id.clone()).collect())
+            .unwrap_or_default()
     }
 
     /// Removes every config of task `id` of `scope` (the task went).

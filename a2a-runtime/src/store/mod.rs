@@ -27,7 +27,7 @@ use std::fmt;
 pub use cluster::{Cluster, Lease, TaskChange};
 pub use memory::{DEFAULT_MAX_TASKS, InMemoryPushConfigStore, InMemoryTaskStore};
 pub(crate) use memory::{Delta, Write};
-pub use outbox::{Delivery, InMemoryPushOutbox, NewDelivery, PushOutbox};
+pub use outbox::{DEFAULT_MAX_PENDING, Delivery, InMemoryPushOutbox, NewDelivery, PushOutbox};
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresStore;
 #[cfg(feature = "sqlite")]
@@ -127,6 +127,10 @@ pub enum StoreError {
     /// to make room).
     #[error("the task store holds its maximum of {0} tasks, all of them live; retry later")]
     Full(usize),
+    /// The push outbox holds as many waiting deliveries as it may (its documented bound):
+    /// the write that would pass it is refused whole, its event included.
+    #[error("the push outbox holds its maximum of {0} waiting deliveries; retry later")]
+    OutboxFull(usize),
     /// The backend failed.
     #[error("store backend error: {0}")]
     Backend(String),
@@ -141,7 +145,7 @@ impl From<StoreError> for A2aError {
             StoreError::EventsGone { .. } => {
                 A2aError::invalid_field("Last-Event-ID", e.to_string())
             }
-            StoreError::Full(_) => A2aError::Unavailable(e.to_string()),
+            StoreError::Full(_) | StoreError::OutboxFull(_) => A2aError::Unavailable(e.to_string()),
             other => A2aError::Internal(other.to_string()),
         }
     }
@@ -273,6 +277,20 @@ pub trait TaskStore: std::any::Any + Send + Sync + fmt::Debug + 'static {
 
     /// Removes a task and its event log (retention). Returns whether it existed.
     async fn delete(&self, scope: &Scope, id: &TaskId) -> Result<bool, StoreError>;
+
+    /// The outbox this store appends push deliveries to, in the same write (transaction) as
+    /// each event it logs: one [`Delivery`] per push config the task holds in the store, in
+    /// config order, carrying the logged event's JSON. A server with push on sends from this
+    /// outbox, so that a delivery exists exactly when its event does — a crash between the
+    /// two cannot lose it, and no queue in between can drop it.
+    ///
+    /// The SQLite and PostgreSQL stores return their own outbox (their push configs are in
+    /// the same database); [`InMemoryTaskStore`] returns the one it was linked with
+    /// ([`InMemoryTaskStore::with_push_outbox`]). `None` (the default): the store writes no
+    /// deliveries, and the server hands its events to the outbox after each write instead.
+    fn push_outbox(&self) -> Option<std::sync::Arc<dyn PushOutbox>> {
+        None
+    }
 
     /// Retention: at most `limit` tasks, over all scopes, in one of `states` and last written
     /// before `before`, in no promised order (the runtime ends interrupted tasks left untouched

@@ -55,6 +55,10 @@ pub struct Delivery {
 
 /// Where push deliveries wait to be sent, and the ones that were given up on.
 ///
+/// A task store writes into its outbox with each event it logs
+/// ([`TaskStore::push_outbox`](super::TaskStore::push_outbox)); [`enqueue`](Self::enqueue) is
+/// the same append on its own.
+///
 /// Implementations: [`InMemoryPushOutbox`], and the SQLite and PostgreSQL stores (durable:
 /// deliveries survive a restart and, across instances, each is sent by one instance only;
 /// [`Stores::outbox`](super::Stores::outbox) of a store opened by URL).
@@ -69,8 +73,8 @@ pub trait PushOutbox: Send + Sync + fmt::Debug + 'static {
 
     /// Leases up to `limit` due deliveries to `owner` until `lease_until_ms`: for each
     /// (task, config), only its oldest unsettled delivery, and only when that one is due
-    /// (`next_attempt_ms <= now_ms`) and not leased by anyone (or its lease expired). Counts
-    /// the attempt.
+    /// (`next_attempt_ms <= now_ms`) and not leased by anyone (or its lease expired); the
+    /// earliest due first, then the oldest. Counts the attempt.
     async fn claim(
         &self,
         owner: &str,
@@ -100,7 +104,7 @@ pub trait PushOutbox: Send + Sync + fmt::Debug + 'static {
 type PairKey = (Scope, TaskId, PushConfigId);
 
 #[derive(Debug, Default)]
-struct State {
+pub(crate) struct State {
     next_id: u64,
     /// Waiting deliveries by id (ids increase, so each pair's oldest comes first).
     rows: BTreeMap<u64, Row>,
@@ -116,11 +120,24 @@ struct Row {
 }
 
 /// An in-memory [`PushOutbox`] (lost on restart), keeping at most `max_dead` dead deliveries.
+///
+/// It holds at most [`max_pending`](Self::with_max_pending) waiting deliveries (default
+/// [`DEFAULT_MAX_PENDING`]): that is its bound, not a queue that drops. A write that would
+/// pass it is refused whole with [`StoreError::OutboxFull`] — by
+/// [`enqueue`](PushOutbox::enqueue), and by an [`InMemoryTaskStore`](super::InMemoryTaskStore)
+/// linked to it ([`with_push_outbox`](super::InMemoryTaskStore::with_push_outbox)), whose
+/// event is then not stored either (the agent's publish fails with Unavailable, to retry
+/// later); [`refused`](Self::refused) counts them.
 #[derive(Debug)]
 pub struct InMemoryPushOutbox {
     state: Mutex<State>,
     max_dead: usize,
+    max_pending: usize,
+    refused: std::sync::atomic::AtomicU64,
 }
+
+/// Waiting deliveries an [`InMemoryPushOutbox`] holds at most by default.
+pub const DEFAULT_MAX_PENDING: usize = 100_000;
 
 impl Default for InMemoryPushOutbox {
     fn default() -> Self {
@@ -142,37 +159,50 @@ impl InMemoryPushOutbox {
                 ..State::default()
             }),
             max_dead,
+            max_pending: DEFAULT_MAX_PENDING,
+            refused: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+    /// Holds at most `max` waiting deliveries (default [`DEFAULT_MAX_PENDING`]; at least 1):
+    /// beyond, writes are refused with [`StoreError::OutboxFull`].
+    pub fn with_max_pending(mut self, max: usize) -> Self {
+        self.max_pending = max.max(1);
+        self
+    }
+
+    /// How many writes were refused because the outbox was full.
+    pub fn refused(&self) -> u64 {
+        self.refused.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    pub(crate) fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Takes row `id` out of the queue.
-    fn remove(st: &mut State, id: u64) -> Option<Delivery> {
-        let row = st.rows.remove(&id)?;
-        let d = &row.delivery.new;
-        let key = (d.scope.clone(), d.task_id.clone(), d.config_id.clone());
-        if let Some(q) = st.pairs.get_mut(&key) {
-            q.retain(|x| *x != id);
-            if q.is_empty() {
-                st.pairs.remove(&key);
-            }
+    /// Refuses (and counts) a write of `n` deliveries that would pass the bound.
+    pub(crate) fn check_room(&self, st: &State, n: usize) -> Result<(), StoreError> {
+        if st.rows.len().saturating_add(n) > self.max_pending {
+            self.refused
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            #[cfg(feature = "metrics")]
+            metrics::counter!("a2a_push_outbox_refused_total").increment(1);
+            tracing::warn!(
+                max_pending = self.max_pending,
+                "push outbox full; the write is refused"
+            );
+            return Err(StoreError::OutboxFull(self.max_pending));
         }
-        Some(row.delivery)
+        Ok(())
     }
-}
 
-#[async_trait::async_trait]
-impl PushOutbox for InMemoryPushOutbox {
-    async fn enqueue(
-        &self,
-        deliveries: Vec<NewDelivery>,
+    /// Appends `deliveries` (room checked), due at `now_ms`; returns their ids.
+    pub(crate) fn append(
+        st: &mut State,
+        deliveries: impl IntoIterator<Item = NewDelivery>,
         now_ms: i64,
-    ) -> Result<Vec<u64>, StoreError> {
-        let mut st = self.lock();
-        let mut ids = Vec::with_capacity(deliveries.len());
+    ) -> Vec<u64> {
+        let mut ids = Vec::new();
         for new in deliveries {
             let id = st.next_id;
             st.next_id += 1;
@@ -198,7 +228,34 @@ impl PushOutbox for InMemoryPushOutbox {
             );
             ids.push(id);
         }
-        Ok(ids)
+        ids
+    }
+
+    /// Takes row `id` out of the queue.
+    fn remove(st: &mut State, id: u64) -> Option<Delivery> {
+        let row = st.rows.remove(&id)?;
+        let d = &row.delivery.new;
+        let key = (d.scope.clone(), d.task_id.clone(), d.config_id.clone());
+        if let Some(q) = st.pairs.get_mut(&key) {
+            q.retain(|x| *x != id);
+            if q.is_empty() {
+                st.pairs.remove(&key);
+            }
+        }
+        Some(row.delivery)
+    }
+}
+
+#[async_trait::async_trait]
+impl PushOutbox for InMemoryPushOutbox {
+    async fn enqueue(
+        &self,
+        deliveries: Vec<NewDelivery>,
+        now_ms: i64,
+    ) -> Result<Vec<u64>, StoreError> {
+        let mut st = self.lock();
+        self.check_room(&st, deliveries.len())?;
+        Ok(Self::append(&mut st, deliveries, now_ms))
     }
 
     async fn claim(
@@ -216,8 +273,13 @@ impl PushOutbox for InMemoryPushOutbox {
             .collect();
         let mut claimed = Vec::new();
         let mut heads = heads;
-        // Oldest first, so that a backlog drains fairly.
-        heads.sort_unstable();
+        // Earliest due first, then oldest (as the SQL outboxes claim), so that a backlog
+        // drains fairly.
+        heads.sort_unstable_by_key(|id| {
+            st.rows
+                .get(id)
+                .map_or((i64::MAX, *id), |r| (r.delivery.next_attempt_ms, *id))
+        });
         for id in heads {
             if claimed.len() >= limit {
                 break;

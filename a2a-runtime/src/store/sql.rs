@@ -136,8 +136,44 @@ macro_rules! sql_store {
             }
         }
 
+        /// Appends, in the transaction `tx` that logs event `seq` of task `id` (encoded as
+        /// `event`), one push delivery per config the task has, in config order (none when it
+        /// has none): the delivery is durable exactly when its event is. A direct Message
+        /// reply is never logged, so it is never delivered either.
+        async fn enqueue_deliveries(
+            tx: &mut sqlx::Transaction<'_, $db>,
+            scope: &Scope,
+            id: &TaskId,
+            seq: i64,
+            event: &str,
+            now: i64,
+        ) -> Result<(), StoreError> {
+            sqlx::query(
+                "INSERT INTO a2a_push_outbox \
+                 (tenant, owner, task_id, config_id, seq, payload, enqueued_ms, next_ms) \
+                 SELECT tenant, owner, task_id, id, $4, $5, $6, $6 FROM a2a_push_configs \
+                 WHERE tenant = $1 AND owner = $2 AND task_id = $3 ORDER BY ord",
+            )
+            .bind(scope.tenant.as_str())
+            .bind(&*scope.owner)
+            .bind(id.as_str())
+            .bind(seq)
+            .bind(event.as_bytes())
+            .bind(now)
+            .execute(&mut **tx)
+            .await
+            .map_err(backend)?;
+            Ok(())
+        }
+
         #[async_trait::async_trait]
         impl TaskStore for $store {
+            /// This store's own outbox: every logged event gets its deliveries in its
+            /// transaction (see `enqueue_deliveries`).
+            fn push_outbox(&self) -> Option<std::sync::Arc<dyn $crate::store::PushOutbox>> {
+                Some(std::sync::Arc::new(self.clone()))
+            }
+
             async fn get(
                 &self,
                 scope: &Scope,
@@ -203,10 +239,11 @@ macro_rules! sql_store {
                     .bind(&*scope.owner)
                     .bind(task.id.as_str())
                     .bind(now)
-                    .bind(event)
+                    .bind(&event)
                     .execute(&mut *tx)
                     .await
                     .map_err(backend)?;
+                    enqueue_deliveries(&mut tx, scope, &task.id, 1, &event, now).await?;
                 }
                 tx.commit().await.map_err(backend)?;
                 Ok(1)
@@ -275,10 +312,11 @@ macro_rules! sql_store {
                     .bind(task.id.as_str())
                     .bind(version)
                     .bind(now)
-                    .bind(event)
+                    .bind(&event)
                     .execute(&mut *tx)
                     .await
                     .map_err(backend)?;
+                    enqueue_deliveries(&mut tx, scope, &task.id, version, &event, now).await?;
                 }
                 tx.commit().await.map_err(backend)?;
                 to_u64(version)

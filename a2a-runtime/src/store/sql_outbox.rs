@@ -1,7 +1,10 @@
 //! The durable [`PushOutbox`](super::PushOutbox) of the SQLite and PostgreSQL stores, in the
 //! same database as the tasks (see `migrations/*/0003_push_outbox.sql`).
 //!
-//! - `a2a_push_outbox` holds the waiting deliveries, keyed by an increasing id. A claim is one
+//! - `a2a_push_outbox` holds the waiting deliveries, keyed by an increasing id. They are written
+//!   by the store's own create/update, in the transaction that logs their event (see
+//!   `enqueue_deliveries` in `store/sql.rs`), so a delivery exists exactly when its event does.
+//!   A claim is one
 //!   statement: `UPDATE … SET lease_owner, lease_until_ms, attempts = attempts + 1 WHERE id IN
 //!   (the oldest due rows that are not leased, or whose lease expired, and that have no older
 //!   row of their (tenant, owner, task, config)) RETURNING …`. On PostgreSQL the inner select
@@ -13,6 +16,24 @@
 //! Attempts are counted when a row is claimed, so an instance that dies mid-attempt leaves the
 //! attempt counted and the lease to expire; the row is then claimed again (by another instance,
 //! or the restarted one).
+
+/// The claim's inner select: the ids of the due rows whose lease is free and that have no
+/// older row of their (tenant, owner, task, config), earliest due first, then oldest; `$3` is
+/// now, `$4` the limit. The range on `next_ms`, in that order, is served by the index
+/// `a2a_push_outbox_due` on `(next_ms, id)` (`migrations/*/0005_push_outbox_due.sql`), the
+/// older-row check by `a2a_push_outbox_pair`.
+macro_rules! claim_due {
+    () => {
+        "SELECT o.id FROM a2a_push_outbox o \
+         WHERE o.next_ms <= $3 AND o.lease_until_ms <= $3 \
+         AND NOT EXISTS (SELECT 1 FROM a2a_push_outbox p \
+           WHERE p.tenant = o.tenant AND p.owner = o.owner \
+           AND p.task_id = o.task_id AND p.config_id = o.config_id \
+           AND p.id < o.id) \
+         ORDER BY o.next_ms, o.id LIMIT $4"
+    };
+}
+pub(super) use claim_due;
 
 /// The most rows one `INSERT` of [`PushOutbox::enqueue`](super::PushOutbox::enqueue) writes (8
 /// parameters each).
@@ -126,13 +147,8 @@ macro_rules! sql_outbox {
                     let rows = sqlx::query(concat!(
                         "UPDATE a2a_push_outbox \
                          SET lease_owner = $1, lease_until_ms = $2, attempts = attempts + 1 \
-                         WHERE id IN (SELECT o.id FROM a2a_push_outbox o \
-                           WHERE o.next_ms <= $3 AND o.lease_until_ms <= $3 \
-                           AND NOT EXISTS (SELECT 1 FROM a2a_push_outbox p \
-                             WHERE p.tenant = o.tenant AND p.owner = o.owner \
-                             AND p.task_id = o.task_id AND p.config_id = o.config_id \
-                             AND p.id < o.id) \
-                           ORDER BY o.id LIMIT $4",
+                         WHERE id IN (",
+                        $crate::store::sql_outbox::claim_due!(),
                         $lock,
                         ") RETURNING ",
                         columns!()
@@ -145,8 +161,8 @@ macro_rules! sql_outbox {
                     .await
                     .map_err(backend)?;
                     let mut claimed = rows.iter().map(delivery).collect::<Result<Vec<_>, _>>()?;
-                    // Oldest first, as the in-memory outbox hands them out.
-                    claimed.sort_unstable_by_key(|d| d.id);
+                    // Earliest due, then oldest, first, as the in-memory outbox hands them out.
+                    claimed.sort_unstable_by_key(|d| (d.next_attempt_ms, d.id));
                     Ok(claimed)
                 }
 
@@ -240,3 +256,85 @@ macro_rules! sql_outbox {
 }
 
 pub(super) use sql_outbox;
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    /// The claim's select with literals for its parameters (now, limit).
+    fn claim_query() -> String {
+        claim_due!().replace("$3", "1000").replace("$4", "10")
+    }
+
+    #[cfg(feature = "sqlite")]
+    #[tokio::test]
+    async fn the_sqlite_claim_searches_the_due_index() {
+        let dir = std::env::temp_dir().join(format!("a2a-claim-plan-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let url = format!("sqlite://{}/plan.db", dir.display());
+        let store = super::super::SqliteStore::open(&url).await.unwrap();
+        let rows: Vec<(i64, i64, i64, String)> =
+            sqlx::query_as(&format!("EXPLAIN QUERY PLAN {}", claim_query()))
+                .fetch_all(store.pool())
+                .await
+                .unwrap();
+        let plan: Vec<&str> = rows.iter().map(|r| r.3.as_str()).collect();
+        store.pool().close().await;
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(
+            plan.iter()
+                .any(|d| d.starts_with("SEARCH o USING INDEX a2a_push_outbox_due (next_ms<?)")),
+            "{plan:?}"
+        );
+        assert!(
+            !plan.iter().any(|d| d.contains("TEMP B-TREE")),
+            "the index gives the order: {plan:?}"
+        );
+    }
+
+    #[cfg(feature = "postgres")]
+    #[tokio::test]
+    async fn the_postgres_claim_scans_the_due_index() {
+        use sqlx::Connection as _;
+        let admin = std::env::var("A2A_TEST_POSTGRES")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+        let name = format!(
+            "a2a_claim_plan_{}_{}",
+            std::process::id(),
+            chrono::Utc::now().timestamp_micros()
+        );
+        let mut conn = sqlx::PgConnection::connect(&admin).await.unwrap();
+        sqlx::query(&format!("CREATE DATABASE {name}"))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        let root = admin.rsplit_once('/').unwrap().0;
+        let url = format!("{root}/{name}");
+        let store = super::super::PostgresStore::connect(&url).await.unwrap();
+        let plan = async {
+            let mut c = store.pool().acquire().await.unwrap();
+            // An empty table is scanned whatever its indexes: ask whether the index serves
+            // the claim at all, as it does once the table is large.
+            sqlx::query("SET enable_seqscan = off")
+                .execute(&mut *c)
+                .await
+                .unwrap();
+            let lines: Vec<String> = sqlx::query_scalar(&format!("EXPLAIN {}", claim_query()))
+                .fetch_all(&mut *c)
+                .await
+                .unwrap();
+            lines
+        }
+        .await;
+        store.pool().close().await;
+        sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        let outer = plan
+            .iter()
+            .find(|l| l.contains(" on a2a_push_outbox o"))
+            .unwrap();
+        assert!(outer.contains("a2a_push_outbox_due"), "{plan:#?}");
+    }
+}

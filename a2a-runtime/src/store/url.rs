@@ -17,8 +17,8 @@ pub struct Stores {
     pub push_configs: Arc<dyn PushConfigStore>,
     /// Where push deliveries wait to be sent: in the database for SQLite and PostgreSQL (they
     /// survive a restart, and instances sharing the database each send a delivery once), in
-    /// memory for `memory:`. A server built with [`stores`](crate::server::A2aServerBuilder::stores)
-    /// uses it unless its [`PushConfig`](crate::push::PushConfig) names another outbox.
+    /// memory for `memory:`. It is the task store's [`push_outbox`](TaskStore::push_outbox):
+    /// each delivery is written there with its event, in the same write.
     pub outbox: Arc<dyn PushOutbox>,
     /// Where the data lives, for startup logs (the URL, or the file of a SQLite store).
     pub location: String,
@@ -43,10 +43,14 @@ pub async fn connect(url: &str) -> Result<Stores, StoreError> {
     match scheme {
         "memory" => {
             let push_configs = Arc::new(InMemoryPushConfigStore::new());
+            let outbox = Arc::new(InMemoryPushOutbox::new());
+            let tasks = InMemoryTaskStore::new()
+                .with_push_configs(push_configs.clone())
+                .with_push_outbox(outbox.clone());
             Ok(Stores {
-                tasks: Arc::new(InMemoryTaskStore::new().with_push_configs(push_configs.clone())),
+                tasks: Arc::new(tasks),
                 push_configs,
-                outbox: Arc::new(InMemoryPushOutbox::new()),
+                outbox,
                 location: "memory:".into(),
                 cluster: None,
             })

@@ -354,6 +354,8 @@ async fn conformance(stores: Stores) {
     p.delete_all(&scope, &"race".into()).await.unwrap();
     assert!(p.list(&scope, &"race".into()).await.unwrap().is_empty());
 
+    large_tasks(s, &scope).await;
+
     // Delete: the task and its log are gone.
     assert!(s.delete(&scope, &t1.id).await.unwrap());
     assert!(!s.delete(&scope, &t1.id).await.unwrap());
@@ -364,6 +366,120 @@ async fn conformance(stores: Stores) {
             .unwrap()
             .is_empty()
     );
+}
+
+/// A text of about `n` bytes, distinct per `tag`.
+fn filler(tag: &str, n: usize) -> String {
+    format!("{tag} {}", "x".repeat(n))
+}
+
+/// Stores `t` as its next version and checks that it reads back equal, alone and listed.
+async fn write_and_check(s: &dyn TaskStore, scope: &Scope, t: &Task, version: &mut u64) {
+    *version = s
+        .update(scope, t, *version, Some(&status_event(t, t.status.state)))
+        .await
+        .unwrap();
+    let got = s.get(scope, &t.id).await.unwrap().unwrap();
+    assert_eq!(got.version, *version);
+    assert!(got.task == *t, "read back differs at version {version}");
+    let listed = s
+        .list(
+            scope,
+            &TaskQuery {
+                context_id: Some(t.context_id.clone()),
+                ..query(10)
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(listed.tasks.len(), 1);
+    assert!(listed.tasks[0] == *t, "listed differs at version {version}");
+}
+
+/// Large tasks (long histories, many artifact chunks, megabytes in all) read back exactly as
+/// written through every kind of change: appended chunks, a replaced artifact, a trimmed,
+/// replaced and emptied history, a shrunken task; a stale write still fails; a deleted large
+/// task leaves nothing behind for a new task of the same id.
+async fn large_tasks(s: &dyn TaskStore, scope: &Scope) {
+    use a2a_runtime::types::{Message, Role};
+    let message = |n: usize| Message {
+        message_id: format!("m{n}").into(),
+        ..Message::new(
+            Role::User,
+            [Part::text(filler(&format!("message {n}"), 1000))],
+        )
+    };
+    let mut t = task("big", "c-big", TaskState::Working, 50_000);
+    t.history = (0..40).map(message).collect();
+    t.artifacts = vec![
+        Artifact::new([Part::text(filler("a chunk 0", 1000))]).with_id("a"),
+        Artifact::new([Part::text("b")]).with_id("b"),
+    ];
+    s.create(scope, &t, Some(&StreamResponse::Task(t.clone())))
+        .await
+        .unwrap();
+    let got = s.get(scope, &t.id).await.unwrap().unwrap();
+    assert!(got.task == t && got.version == 1);
+    let mut version = 1;
+    // Chunks appended one by one: the task grows to about a quarter of a megabyte.
+    for n in 1..=200 {
+        t.artifacts[0]
+            .parts
+            .push(Part::text(filler(&format!("a chunk {n}"), 1000)));
+        if n % 50 == 0 {
+            write_and_check(s, scope, &t, &mut version).await;
+        } else {
+            version = s
+                .update(scope, &t, version, Some(&chunk_event(&t, n)))
+                .await
+                .unwrap();
+        }
+    }
+    // One event adds a new artifact and changes the metadata of another.
+    t.artifacts
+        .push(Artifact::new([Part::text("c")]).with_id("c"));
+    t.artifacts[1].name = "renamed".into();
+    write_and_check(s, scope, &t, &mut version).await;
+    // The long artifact replaced by a short one, in place.
+    t.artifacts[0] = Artifact::new([Part::text("replaced")]).with_id("a");
+    write_and_check(s, scope, &t, &mut version).await;
+    // History: the 10 oldest trimmed and 3 appended; then one message changed in the middle.
+    t.history.drain(..10);
+    t.history.extend((40..43).map(message));
+    write_and_check(s, scope, &t, &mut version).await;
+    t.history[5].parts = vec![Part::text("edited")];
+    write_and_check(s, scope, &t, &mut version).await;
+    // History replaced by other messages, then by fewer, then emptied with the artifacts.
+    t.history = (100..130).map(message).collect();
+    write_and_check(s, scope, &t, &mut version).await;
+    t.history.truncate(3);
+    write_and_check(s, scope, &t, &mut version).await;
+    t.history.clear();
+    t.artifacts.clear();
+    t.status.state = TaskState::Completed;
+    write_and_check(s, scope, &t, &mut version).await;
+    // And large again.
+    t.history = (200..240).map(message).collect();
+    write_and_check(s, scope, &t, &mut version).await;
+    // A stale writer still fails.
+    assert!(matches!(
+        s.update(scope, &t, version - 1, None).await,
+        Err(StoreError::Conflict { .. })
+    ));
+    assert_eq!(
+        s.events_after(scope, &t.id, 0, 1000).await.unwrap().len() as u64,
+        version
+    );
+    // Deleted, then created again small under the same id: nothing of the old one is left.
+    assert!(s.delete(scope, &t.id).await.unwrap());
+    let small = task("big", "c-big", TaskState::Submitted, 60_000);
+    s.create(scope, &small, None).await.unwrap();
+    assert_eq!(s.get(scope, &small.id).await.unwrap().unwrap().task, small);
+    let mut v = 1;
+    let mut grown = small.clone();
+    grown.history = (300..330).map(message).collect();
+    write_and_check(s, scope, &grown, &mut v).await;
+    assert!(s.delete(scope, &small.id).await.unwrap());
 }
 
 fn query(page_size: usize) -> TaskQuery {
@@ -431,6 +547,99 @@ async fn postgres_store_conforms() {
     let db = PgDatabase::create().await;
     let stores = store::connect(&db.url).await.unwrap();
     conformance(stores).await;
+}
+
+/// Appends `chunks` chunks of about 1 KiB to one artifact of task `id`, one event each, and
+/// returns what the store wrote (task row bodies plus item bodies, counted by triggers in the
+/// database) for each of the last `last` events.
+async fn bytes_per_chunk(
+    s: &dyn TaskStore,
+    written: impl AsyncFn() -> i64,
+    chunks: usize,
+    last: usize,
+) -> Vec<i64> {
+    let scope = Scope::new("", "streamer");
+    let mut t = task("long", "c", TaskState::Working, 1);
+    t.artifacts = vec![Artifact::new([Part::text(filler("chunk 0", 1000))]).with_id("a")];
+    s.create(&scope, &t, None).await.unwrap();
+    let mut out = Vec::new();
+    for n in 1..chunks {
+        t.artifacts[0]
+            .parts
+            .push(Part::text(filler(&format!("chunk {n}"), 1000)));
+        let before = written().await;
+        s.update(&scope, &t, n as u64, Some(&chunk_event(&t, n)))
+            .await
+            .unwrap();
+        if n >= chunks - last {
+            out.push(written().await - before);
+        }
+    }
+    let got = s.get(&scope, &t.id).await.unwrap().unwrap().task;
+    assert!(got == t, "the long task reads back whole");
+    assert_eq!(got.artifacts[0].parts.len(), chunks);
+    out
+}
+
+/// A long streamed task does not rewrite itself at every event: with 300 chunks of 1 KiB
+/// (300 KiB in the task), each of the last events writes the new chunk, the last group of
+/// parts (under 4 KiB) and the task's head, not the whole task — in a SQLite file and on
+/// PostgreSQL, where triggers count the bytes written.
+#[tokio::test]
+async fn a_long_task_is_written_chunk_by_chunk() {
+    const SQLITE: [&str; 5] = [
+        "CREATE TABLE written (bytes INTEGER NOT NULL)",
+        "INSERT INTO written VALUES (0)",
+        "CREATE TRIGGER w1 AFTER UPDATE ON a2a_tasks BEGIN \
+         UPDATE written SET bytes = bytes + length(NEW.body); END",
+        "CREATE TRIGGER w2 AFTER INSERT ON a2a_task_items BEGIN \
+         UPDATE written SET bytes = bytes + length(NEW.body); END",
+        "CREATE TRIGGER w3 AFTER UPDATE ON a2a_task_items BEGIN \
+         UPDATE written SET bytes = bytes + length(NEW.body); END",
+    ];
+    const POSTGRES: [&str; 5] = [
+        "CREATE TABLE written (bytes BIGINT NOT NULL)",
+        "INSERT INTO written VALUES (0)",
+        "CREATE FUNCTION count_written() RETURNS trigger AS $$ BEGIN \
+         UPDATE written SET bytes = bytes + length(NEW.body); RETURN NEW; END $$ \
+         LANGUAGE plpgsql",
+        "CREATE TRIGGER w1 AFTER UPDATE ON a2a_tasks \
+         FOR EACH ROW EXECUTE FUNCTION count_written()",
+        "CREATE TRIGGER w2 AFTER INSERT OR UPDATE ON a2a_task_items \
+         FOR EACH ROW EXECUTE FUNCTION count_written()",
+    ];
+    const WRITTEN: &str = "SELECT bytes FROM written";
+    let file = SqliteFile::new();
+    let sqlite = SqliteStore::open(&file.url()).await.unwrap();
+    let db = PgDatabase::create().await;
+    let postgres = PostgresStore::connect(&db.url).await.unwrap();
+    for stmt in SQLITE {
+        sqlx::query(stmt).execute(sqlite.pool()).await.unwrap();
+    }
+    for stmt in POSTGRES {
+        sqlx::query(stmt).execute(postgres.pool()).await.unwrap();
+    }
+    let on_sqlite = async || {
+        let q = sqlx::query_scalar::<_, i64>(WRITTEN);
+        q.fetch_one(sqlite.pool()).await.unwrap()
+    };
+    let on_postgres = async || {
+        let q = sqlx::query_scalar::<_, i64>(WRITTEN);
+        q.fetch_one(postgres.pool()).await.unwrap()
+    };
+    let per_event = [
+        ("sqlite", bytes_per_chunk(&sqlite, on_sqlite, 300, 8).await),
+        (
+            "postgres",
+            bytes_per_chunk(&postgres, on_postgres, 300, 8).await,
+        ),
+    ];
+    for (store, bytes) in per_event {
+        assert!(
+            bytes.iter().all(|b| (1000..8000).contains(b)),
+            "{store}: {bytes:?} bytes for one chunk each"
+        );
+    }
 }
 
 /// Retention, the same way for every store: old interrupted tasks are found by state and age;

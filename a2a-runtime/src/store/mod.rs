@@ -10,6 +10,8 @@
 
 mod cluster;
 mod frozen;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod layout;
 mod memory;
 mod outbox;
 #[cfg(feature = "postgres")]

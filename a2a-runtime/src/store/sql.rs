@@ -6,7 +6,10 @@
 //!   `(tenant, owner, id)`; listings are served by the index on
 //!   `(tenant, owner, status_ms DESC, id DESC)`;
 //! - `a2a_events`: the append-only event log, keyed by `(tenant, owner, task_id, seq)`;
-//! - `a2a_push_configs`: push notification configs, keyed by `(tenant, owner, task_id, id)`.
+//! - `a2a_push_configs`: push notification configs, keyed by `(tenant, owner, task_id, id)`;
+//! - `a2a_task_items`: the messages, artifacts and parts of large tasks, one row each (see
+//!   [`layout`](super::layout)), so that a long streamed task does not rewrite itself whole at
+//!   every event.
 //!
 //! The statements are written once (numbered `$n` parameters, which both drivers accept) and
 //! the trait implementations are stamped out per driver by [`sql_store!`].
@@ -74,8 +77,11 @@ pub(super) const FINISHED: [TaskState; 4] = [
 ];
 
 /// The tables besides `a2a_tasks` that hold rows of a task, with their task id column.
-pub(super) const TASK_PARTS: [(&str, &str); 2] =
-    [("a2a_events", "task_id"), ("a2a_push_configs", "task_id")];
+pub(super) const TASK_PARTS: [(&str, &str); 3] = [
+    ("a2a_events", "task_id"),
+    ("a2a_push_configs", "task_id"),
+    ("a2a_task_items", "task_id"),
+];
 
 /// The most events one `events_after` call returns.
 pub(super) const MAX_EVENTS_PER_READ: usize = 1000;
@@ -94,6 +100,7 @@ macro_rules! sql_store {
         };
         use $crate::store::TaskRef;
         use $crate::store::sql::{FINISHED, TASK_PARTS};
+        use $crate::store::layout::{self, ITEMS_PER_STATEMENT, SPLIT_ABOVE, Split, Stored};
         use $crate::types::{
             PushConfigId, StreamResponse, Task, TaskId, TaskPushNotificationConfig, TaskState,
             Timestamp,
@@ -166,6 +173,141 @@ macro_rules! sql_store {
             Ok(())
         }
 
+        /// The task's encoded form for its row: whole, or split when large (see
+        /// [`layout`](crate::store::layout)).
+        fn encode_row(task: &Task) -> Result<(String, Option<Split>), StoreError> {
+            if layout::size_at_least(task) > SPLIT_ABOVE {
+                let split = layout::split(task)?;
+                return Ok((split.head.clone(), Some(split)));
+            }
+            let whole = encode_task(task)?;
+            if whole.len() <= SPLIT_ABOVE {
+                return Ok((whole, None));
+            }
+            let split = layout::split(task)?;
+            Ok((split.head.clone(), Some(split)))
+        }
+
+        /// Brings the stored items of task `id` in line with `split`, in the transaction that
+        /// writes its row: only the items that changed are written.
+        async fn write_items(
+            tx: &mut sqlx::Transaction<'_, $db>,
+            scope: &Scope,
+            id: &TaskId,
+            split: &mut Split,
+        ) -> Result<(), StoreError> {
+            let rows = sqlx::query(
+                "SELECT kind, a, p, digest FROM a2a_task_items \
+                 WHERE tenant = $1 AND owner = $2 AND task_id = $3",
+            )
+            .bind(scope.tenant.as_str())
+            .bind(&*scope.owner)
+            .bind(id.as_str())
+            .fetch_all(&mut **tx)
+            .await
+            .map_err(backend)?;
+            let stored = rows
+                .iter()
+                .map(|row| {
+                    Ok(Stored {
+                        slot: (
+                            row.try_get::<i16, _>(0).map_err(backend)?,
+                            row.try_get::<i64, _>(1).map_err(backend)?,
+                            row.try_get::<i64, _>(2).map_err(backend)?,
+                        ),
+                        digest: row.try_get::<Vec<u8>, _>(3).map_err(backend)?,
+                    })
+                })
+                .collect::<Result<Vec<_>, StoreError>>()?;
+            let plan = layout::plan(split, &stored);
+            for chunk in plan.deletes.chunks(ITEMS_PER_STATEMENT) {
+                let mut q = sqlx::QueryBuilder::<$db>::new(
+                    "DELETE FROM a2a_task_items WHERE tenant = ",
+                );
+                q.push_bind(scope.tenant.as_str());
+                q.push(" AND owner = ");
+                q.push_bind(&*scope.owner);
+                q.push(" AND task_id = ");
+                q.push_bind(id.as_str());
+                q.push(" AND (kind, a, p) IN (");
+                for (n, (kind, a, p)) in chunk.iter().enumerate() {
+                    q.push(if n == 0 { "(" } else { ", (" });
+                    q.push_bind(*kind);
+                    q.push(", ");
+                    q.push_bind(*a);
+                    q.push(", ");
+                    q.push_bind(*p);
+                    q.push(")");
+                }
+                q.push(")");
+                q.build().execute(&mut **tx).await.map_err(backend)?;
+            }
+            for chunk in plan.upserts.chunks(ITEMS_PER_STATEMENT) {
+                let mut q = sqlx::QueryBuilder::<$db>::new(
+                    "INSERT INTO a2a_task_items (tenant, owner, task_id, kind, a, p, digest, body) ",
+                );
+                q.push_values(chunk, |mut b, item| {
+                    b.push_bind(scope.tenant.as_str())
+                        .push_bind(&*scope.owner)
+                        .push_bind(id.as_str())
+                        .push_bind(item.slot.0)
+                        .push_bind(item.slot.1)
+                        .push_bind(item.slot.2)
+                        .push_bind(&item.digest[..])
+                        .push_bind(item.body.as_str());
+                });
+                q.push(
+                    " ON CONFLICT (tenant, owner, task_id, kind, a, p) \
+                     DO UPDATE SET digest = excluded.digest, body = excluded.body",
+                );
+                q.build().execute(&mut **tx).await.map_err(backend)?;
+            }
+            Ok(())
+        }
+
+        /// A split task, its row and items read in one statement (one snapshot).
+        async fn read_split<'e, E>(
+            executor: E,
+            scope: &Scope,
+            id: &str,
+        ) -> Result<Option<StoredTask>, StoreError>
+        where
+            E: sqlx::Executor<'e, Database = $db>,
+        {
+            let rows = sqlx::query(
+                "SELECT t.version, t.body, i.kind, i.a, i.p, i.body FROM a2a_tasks t \
+                 LEFT JOIN a2a_task_items i \
+                 ON i.tenant = t.tenant AND i.owner = t.owner AND i.task_id = t.id \
+                 WHERE t.tenant = $1 AND t.owner = $2 AND t.id = $3 \
+                 ORDER BY i.kind, i.a, i.p",
+            )
+            .bind(scope.tenant.as_str())
+            .bind(&*scope.owner)
+            .bind(id)
+            .fetch_all(executor)
+            .await
+            .map_err(backend)?;
+            let Some(first) = rows.first() else {
+                return Ok(None);
+            };
+            let version: i64 = first.try_get(0).map_err(backend)?;
+            let head: String = first.try_get(1).map_err(backend)?;
+            let mut items = Vec::with_capacity(rows.len());
+            for row in &rows {
+                let Some(kind) = row.try_get::<Option<i16>, _>(2).map_err(backend)? else {
+                    continue;
+                };
+                let a: i64 = row.try_get(3).map_err(backend)?;
+                let p: i64 = row.try_get(4).map_err(backend)?;
+                let body: String = row.try_get(5).map_err(backend)?;
+                items.push(((kind, a, p), body));
+            }
+            Ok(Some(StoredTask {
+                task: layout::assemble(&head, items)?,
+                version: to_u64(version)?,
+            }))
+        }
+
         #[async_trait::async_trait]
         impl TaskStore for $store {
             /// This store's own outbox: every logged event gets its deliveries in its
@@ -180,7 +322,7 @@ macro_rules! sql_store {
                 id: &TaskId,
             ) -> Result<Option<StoredTask>, StoreError> {
                 let row = sqlx::query(
-                    "SELECT body, version FROM a2a_tasks \
+                    "SELECT body, version, split FROM a2a_tasks \
                      WHERE tenant = $1 AND owner = $2 AND id = $3",
                 )
                 .bind(scope.tenant.as_str())
@@ -192,6 +334,9 @@ macro_rules! sql_store {
                 let Some(row) = row else {
                     return Ok(None);
                 };
+                if row.try_get::<bool, _>(2).map_err(backend)? {
+                    return read_split(&self.pool, scope, id.as_str()).await;
+                }
                 let body: String = row.try_get(0).map_err(backend)?;
                 let version: i64 = row.try_get(1).map_err(backend)?;
                 Ok(Some(StoredTask {
@@ -206,15 +351,15 @@ macro_rules! sql_store {
                 task: &Task,
                 event: Option<&StreamResponse>,
             ) -> Result<u64, StoreError> {
-                let body = encode_task(task)?;
+                let (body, mut split) = encode_row(task)?;
                 let event = event.map(encode_event).transpose()?;
                 let now = now_ms();
                 let mut tx = self.pool.begin().await.map_err(backend)?;
                 let inserted = sqlx::query(
                     "INSERT INTO a2a_tasks \
                      (tenant, owner, id, context_id, state, status_ms, version, created_ms, \
-                      updated_ms, body) \
-                     VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $7, $8) ON CONFLICT DO NOTHING",
+                      updated_ms, body, split) \
+                     VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $7, $8, $9) ON CONFLICT DO NOTHING",
                 )
                 .bind(scope.tenant.as_str())
                 .bind(&*scope.owner)
@@ -224,11 +369,15 @@ macro_rules! sql_store {
                 .bind(status_ms(task))
                 .bind(now)
                 .bind(body)
+                .bind(split.is_some())
                 .execute(&mut *tx)
                 .await
                 .map_err(backend)?;
                 if inserted.rows_affected() == 0 {
                     return Err(StoreError::Exists(task.id.clone(), "already exists"));
+                }
+                if let Some(split) = &mut split {
+                    write_items(&mut tx, scope, &task.id, split).await?;
                 }
                 if let Some(event) = event {
                     sqlx::query(
@@ -256,18 +405,20 @@ macro_rules! sql_store {
                 expected_version: u64,
                 event: Option<&StreamResponse>,
             ) -> Result<u64, StoreError> {
-                let body = encode_task(task)?;
+                let (body, mut split) = encode_row(task)?;
                 let event = event.map(encode_event).transpose()?;
                 let expected = to_i64(expected_version)?;
                 let version = expected + 1;
                 let now = now_ms();
                 let mut tx = self.pool.begin().await.map_err(backend)?;
                 // The version check and the write are one statement: of two writers that read
-                // the same version, exactly one matches it.
-                let updated = sqlx::query(
+                // the same version, exactly one matches it. A task once split stays split
+                // (`split` comes back true), so a small write over a split task is redone as one.
+                let updated: Option<bool> = sqlx::query_scalar(
                     "UPDATE a2a_tasks SET context_id = $4, state = $5, status_ms = $6, \
-                     version = $7, updated_ms = $8, body = $9 \
-                     WHERE tenant = $1 AND owner = $2 AND id = $3 AND version = $10",
+                     version = $7, updated_ms = $8, body = $9, split = (split OR $11) \
+                     WHERE tenant = $1 AND owner = $2 AND id = $3 AND version = $10 \
+                     RETURNING split",
                 )
                 .bind(scope.tenant.as_str())
                 .bind(&*scope.owner)
@@ -279,10 +430,11 @@ macro_rules! sql_store {
                 .bind(now)
                 .bind(body)
                 .bind(expected)
-                .execute(&mut *tx)
+                .bind(split.is_some())
+                .fetch_optional(&mut *tx)
                 .await
                 .map_err(backend)?;
-                if updated.rows_affected() == 0 {
+                let Some(is_split) = updated else {
                     let found: Option<i64> = sqlx::query_scalar(
                         "SELECT version FROM a2a_tasks \
                          WHERE tenant = $1 AND owner = $2 AND id = $3",
@@ -301,6 +453,24 @@ macro_rules! sql_store {
                             found: to_u64(found)?,
                         },
                     });
+                };
+                if is_split && split.is_none() {
+                    let resplit = layout::split(task)?;
+                    sqlx::query(
+                        "UPDATE a2a_tasks SET body = $4 \
+                         WHERE tenant = $1 AND owner = $2 AND id = $3",
+                    )
+                    .bind(scope.tenant.as_str())
+                    .bind(&*scope.owner)
+                    .bind(task.id.as_str())
+                    .bind(resplit.head.as_str())
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(backend)?;
+                    split = Some(resplit);
+                }
+                if let Some(split) = &mut split {
+                    write_items(&mut tx, scope, &task.id, split).await?;
                 }
                 if let Some(event) = event {
                     sqlx::query(
@@ -412,8 +582,9 @@ macro_rules! sql_store {
                     .fetch_one(&self.pool)
                     .await
                     .map_err(backend)?;
-                let mut page =
-                    sqlx::QueryBuilder::<$db>::new("SELECT id, status_ms, body FROM a2a_tasks");
+                let mut page = sqlx::QueryBuilder::<$db>::new(
+                    "SELECT id, status_ms, body, split FROM a2a_tasks",
+                );
                 push_filters(&mut page, scope, query);
                 if let Some(after) = &after {
                     page.push(" AND (status_ms, id) < (");
@@ -435,8 +606,15 @@ macro_rules! sql_store {
                 for row in rows.into_iter().take(size) {
                     let id: String = row.try_get(0).map_err(backend)?;
                     let millis: i64 = row.try_get(1).map_err(backend)?;
-                    let body: String = row.try_get(2).map_err(backend)?;
-                    tasks.push(decode_task(&body)?);
+                    if row.try_get::<bool, _>(3).map_err(backend)? {
+                        // None: deleted since the page was read; it is left out.
+                        if let Some(t) = read_split(&self.pool, scope, &id).await? {
+                            tasks.push(t.task);
+                        }
+                    } else {
+                        let body: String = row.try_get(2).map_err(backend)?;
+                        tasks.push(decode_task(&body)?);
+                    }
                     last = Some(ListCursor {
                         millis,
                         id: TaskId::from(id),
@@ -456,8 +634,7 @@ macro_rules! sql_store {
             async fn delete(&self, scope: &Scope, id: &TaskId) -> Result<bool, StoreError> {
                 let mut tx = self.pool.begin().await.map_err(backend)?;
                 let mut existed = false;
-                for table in ["a2a_tasks", "a2a_events", "a2a_push_configs"] {
-                    let key = if table == "a2a_tasks" { "id" } else { "task_id" };
+                for (table, key) in std::iter::once(("a2a_tasks", "id")).chain(TASK_PARTS) {
                     let done = sqlx::query(&format!(
                         "DELETE FROM {table} WHERE tenant = $1 AND owner = $2 AND {key} = $3"
                     ))

@@ -5,12 +5,14 @@
 //! agent: a stream on one follows a task whose agent runs on another, in order, without gaps,
 //! resumable with Last-Event-ID on a third; a cancel served by any instance reaches the agent;
 //! a cancel racing a completion ends in exactly one terminal state; the task of an instance
-//! that stopped (its lease expired) ends FAILED.
+//! that stopped (its lease expired) ends FAILED; a PostgreSQL server restarted under load (one
+//! of its own) costs errors while it is down, never a panic, and service is back soon after.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use a2a_runtime::core::ClusterOptions;
 use a2a_runtime::server::A2aServer;
@@ -18,7 +20,7 @@ use a2a_runtime::store;
 use common::{BOTH, Binding, Control, TestServer, msg, with_config};
 use serde_json::{Value, json};
 
-use common::pg::PgDatabase;
+use common::pg::{PgDatabase, PrivateCluster};
 
 /// One instance: a server on its own port with its own scripted agent.
 struct Instance {
@@ -28,7 +30,12 @@ struct Instance {
 
 /// An instance on `db` (the cluster is set by `stores` for PostgreSQL).
 async fn instance(db: &PgDatabase, options: ClusterOptions) -> Instance {
-    let stores = store::connect(&db.url).await.unwrap();
+    instance_at(&db.url, options).await
+}
+
+/// An instance on the database at `url`.
+async fn instance_at(url: &str, options: ClusterOptions) -> Instance {
+    let stores = store::connect(url).await.unwrap();
     assert!(stores.cluster.is_some(), "PostgreSQL stores form a cluster");
     let (agent, control) = common::script_agent();
     let server = common::serve(
@@ -285,4 +292,113 @@ async fn a_task_of_a_stopped_instance_ends_failed() {
     assert_eq!(common::state(&t), "TASK_STATE_FAILED");
     let _ = &mut a.agent;
     let _ = Value::Null;
+}
+
+/// What the load loop saw: when the request started, when its answer came, and the answer.
+type Outcome = (Instant, Instant, Result<Value, common::ApiError>);
+
+/// PostgreSQL stopped at once (`pg_ctl stop -m immediate`) while a client sends to instance A
+/// without pause: requests fail with a clear error while it is down (the server answers, it
+/// neither panics nor hangs), and within 10 s of PostgreSQL accepting connections again
+/// requests succeed; the tasks acknowledged before are all there, and instance B hears A's
+/// writes through notifications again (its poll is 60 s).
+#[tokio::test]
+async fn postgres_restarted_under_load() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let pg = PrivateCluster::start();
+    let url = pg.url("postgres");
+    let options = ClusterOptions {
+        poll_every: Duration::from_secs(60),
+        ..ClusterOptions::default()
+    };
+    let mut a = instance_at(&url, options.clone()).await;
+    let b = instance_at(&url, options).await;
+    let a_server = Arc::new(a.server);
+    let stop = Arc::new(AtomicBool::new(false));
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<Outcome>(64);
+    let load = tokio::spawn({
+        let server = a_server.clone();
+        let stop = stop.clone();
+        async move {
+            for _ in 0..1_000_000 {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let started = Instant::now();
+                let r = server
+                    .call(Binding::JsonRpc, "SendMessage", msg("hello"))
+                    .await;
+                if tx.send((started, Instant::now(), r)).await.is_err() {
+                    break;
+                }
+            }
+        }
+    });
+    let mut next = async || {
+        common::within("the next answer", rx.recv())
+            .await
+            .expect("the load loop runs")
+    };
+    // Up: every request succeeds.
+    let mut acked = Vec::new();
+    while acked.len() < 20 {
+        let (_, _, r) = next().await;
+        let r = r.unwrap_or_else(|e| panic!("before the stop: {}", e.body));
+        assert_eq!(common::state(common::task_of(&r)), "TASK_STATE_COMPLETED");
+        acked.push(common::id(common::task_of(&r)));
+    }
+    // Down: a request sent after the stop fails with a JSON-RPC error.
+    pg.stop_immediate();
+    let down = Instant::now();
+    let error = loop {
+        let (started, _, r) = next().await;
+        if let Err(e) = r
+            && started >= down
+        {
+            break e;
+        }
+    };
+    assert_eq!(error.http, 200, "{error:?}");
+    assert!(
+        [-32603, -32004].contains(&error.code) || error.code <= -32000,
+        "{error:?}"
+    );
+    eprintln!("while down: {} {}", error.code, error.message);
+    // Up again: service is back within 10 s of PostgreSQL accepting connections.
+    pg.start_again();
+    let up = Instant::now();
+    let back = loop {
+        let (started, answered, r) = next().await;
+        if started >= up && r.is_ok() {
+            break answered.duration_since(up);
+        }
+        assert!(
+            up.elapsed() < Duration::from_secs(25),
+            "not back after 25 s"
+        );
+    };
+    eprintln!("back {back:?} after PostgreSQL accepted connections");
+    assert!(back <= Duration::from_secs(10), "back after {back:?}");
+    stop.store(true, Ordering::Relaxed);
+    while rx.recv().await.is_some() {}
+    load.await.unwrap();
+    for id in &acked {
+        let t = b
+            .server
+            .ok(Binding::Rest, "GetTask", json!({"id": id}))
+            .await;
+        assert_eq!(common::state(&t), "TASK_STATE_COMPLETED");
+    }
+    // Notifications again: a task run on A streams to B without B's (60 s) poll.
+    let task_id = start(&a_server, Binding::Rest, "gate 2").await;
+    assert_eq!(a.agent.started().await, task_id);
+    let mut on_b = subscribe(&b.server, Binding::Rest, &task_id, None).await;
+    assert_eq!(on_b.next().await.unwrap().member(), "task");
+    a.agent.release(3);
+    let rest = on_b.collect().await;
+    assert_eq!(
+        rest.last().and_then(|e| e.state()),
+        Some("TASK_STATE_COMPLETED"),
+        "{rest:?}"
+    );
 }

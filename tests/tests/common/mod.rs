@@ -65,13 +65,16 @@ pub struct TestServer {
     pub url: String,
     /// The HTTP client.
     pub client: reqwest::Client,
-    handle: ServerHandle,
+    /// The in-process server's handle; `None` for a server in another process.
+    handle: Option<ServerHandle>,
 }
 
 impl Drop for TestServer {
     fn drop(&mut self) {
         // `stop` sends the command at once; the returned future only waits for completion.
-        drop(self.handle.stop(false));
+        if let Some(handle) = &self.handle {
+            drop(handle.stop(false));
+        }
     }
 }
 
@@ -467,13 +470,20 @@ fn rest_call(op: &str, params: &Value) -> RestCall {
 impl TestServer {
     /// A server already listening at `url`.
     pub fn at(url: String, handle: ServerHandle) -> Self {
+        let mut server = Self::remote(url);
+        server.handle = Some(handle);
+        server
+    }
+
+    /// The server at `url`, running in another process.
+    pub fn remote(url: String) -> Self {
         Self {
             url,
             client: reqwest::Client::builder()
                 .no_proxy()
                 .build()
                 .expect("an HTTP client"),
-            handle,
+            handle: None,
         }
     }
 

@@ -118,9 +118,12 @@ where
     g.bench_function("ours", |b| {
         b.iter(|| serde_json::to_vec(black_box(ours)).unwrap())
     });
-    assert_eq!(a2a_runtime::json_out::to_vec(ours).unwrap(), ours_bytes);
+    assert_eq!(
+        a2a_runtime::__private::json_writer::to_vec(ours).unwrap(),
+        ours_bytes
+    );
     g.bench_function("ours_json_out", |b| {
-        b.iter(|| a2a_runtime::json_out::to_vec(black_box(ours)).unwrap())
+        b.iter(|| a2a_runtime::__private::json_writer::to_vec(black_box(ours)).unwrap())
     });
     g.bench_function("a2a_pb_conv", |b| {
         b.iter(|| {

@@ -9,3 +9,9 @@ pub use crate::extension::{
     DynExtension, Extension, ExtensionRegistration, Probe, ViaData, ViaDefault, ViaHooks,
     ViaNoDefault,
 };
+
+/// The crate's compact JSON writer (byte-identical to `serde_json::to_vec`), named by the
+/// crate's own benchmarks and byte-for-byte tests.
+pub mod json_writer {
+    pub use crate::json::writer::{to_vec, to_writer};
+}

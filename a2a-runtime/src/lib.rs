@@ -7,7 +7,7 @@
 //! From the bottom:
 //!
 //! 1. `error`: the errors every layer answers with
-//! 2. `json`, `json_out`: reading and writing the wire format
+//! 2. `json`: reading and writing the wire format (ProtoJSON, JSON-RPC envelopes)
 //! 3. `types`: the protocol's data types
 //! 4. `protocol`: the request model: operations, their typed params, the caller, headers, trace
 //! 5. `compat`, `grpc`, `otel`, `store`: v0.3 and protobuf encodings, span export, persistence
@@ -32,7 +32,6 @@ pub mod extension;
 #[cfg(feature = "grpc")]
 pub mod grpc;
 pub mod json;
-pub mod json_out;
 #[cfg(feature = "otel")]
 pub mod otel;
 pub mod protocol;

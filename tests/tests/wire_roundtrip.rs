@@ -12,8 +12,8 @@
 
 use std::collections::BTreeMap;
 
+use a2a_runtime::__private::json_writer as json_out;
 use a2a_runtime::json::{self, DEFAULT_MAX_DEPTH};
-use a2a_runtime::json_out;
 use a2a_runtime::types::{
     AgentCapabilities, AgentCard, AgentCardSignature, AgentExtension, AgentInterface,
     AgentProvider, AgentSkill, ApiKeySecurityScheme, Artifact, AuthorizationCodeOAuthFlow,

@@ -195,8 +195,8 @@ impl RuntimeState {
     }
 }
 
-/// How a SendMessage result holding a task begins (see [`reply_for`]).
-const REPLY_OPEN: &[u8] = br#"{"task":"#;
+/// The member of a SendMessage result that holds a task (see [`reply_for`]).
+const REPLY_MEMBER: &str = "task";
 
 /// The room a reply is encoded in at first (an echo task's takes about 450 bytes).
 const REPLY_CAPACITY: usize = 1024;
@@ -223,15 +223,15 @@ fn reply_for(
         return None;
     }
     let mut reply = Vec::with_capacity(REPLY_CAPACITY);
-    reply.extend_from_slice(REPLY_OPEN);
-    crate::json_out::to_writer(&mut reply, task).ok()?;
+    crate::json::splice::member(&mut reply, true, REPLY_MEMBER);
+    crate::json::writer::to_writer(&mut reply, task).ok()?;
     reply.push(b'}');
     Some(reply)
 }
 
 /// The task's JSON in a reply from [`reply_for`].
 fn task_json(reply: &[u8]) -> Option<&[u8]> {
-    reply.get(REPLY_OPEN.len()..reply.len().checked_sub(1)?)
+    crate::json::splice::only_member(reply, REPLY_MEMBER)
 }
 
 /// Does this event end a blocking SendMessage wait? Terminal and interrupted states, and messages.
@@ -1442,7 +1442,7 @@ mod tests {
                 // SendMessage result's JSON, and what the store holds.
                 let expected = SendMessageResponse::Task(Task::clone(&t));
                 let reply = reply.unwrap();
-                assert_eq!(&reply[..], crate::json_out::to_vec(&expected).unwrap());
+                assert_eq!(&reply[..], crate::json::writer::to_vec(&expected).unwrap());
                 let stored = store.get(&rt.scope, &rt.id).await.unwrap().unwrap();
                 assert_eq!(&stored.task, &*t);
             }
@@ -1459,7 +1459,7 @@ mod tests {
             history: vec![Message::default()],
             ..Task::default()
         };
-        let result = crate::json_out::to_vec(&SendMessageResponse::Task(task.clone())).unwrap();
+        let result = crate::json::writer::to_vec(&SendMessageResponse::Task(task.clone())).unwrap();
         let none = Negotiated::default();
         let mut guard = rt.state.lock().await;
         let st = &mut *guard;
@@ -1480,7 +1480,7 @@ mod tests {
         for state in [TaskState::Completed, TaskState::InputRequired] {
             let reply = reply_for(&st.waiters, &none, &status(state), &task).unwrap();
             assert_eq!(reply, result);
-            let json = crate::json_out::to_vec(&task).unwrap();
+            let json = crate::json::writer::to_vec(&task).unwrap();
             assert_eq!(task_json(&reply), Some(&json[..]));
         }
         // `returnImmediately` on a new task: any task event answers it.

@@ -69,13 +69,13 @@ impl A2aResponse {
     /// Appends the JSON of a unary result to `out` (`None` for streams, and `out` is unchanged).
     pub fn write_json(&self, out: &mut Vec<u8>) -> Option<Result<(), serde_json::Error>> {
         Some(match self {
-            Self::SendMessage(r) => crate::json_out::to_writer(out, r),
-            Self::Task(r) => crate::json_out::to_writer(out, r),
-            Self::ListTasks(r) => crate::json_out::to_writer(out, r),
-            Self::PushConfig(r) => crate::json_out::to_writer(out, r),
-            Self::PushConfigs(r) => crate::json_out::to_writer(out, r),
-            Self::Empty(r) => crate::json_out::to_writer(out, r),
-            Self::AgentCard(r) => crate::json_out::to_writer(out, r),
+            Self::SendMessage(r) => crate::json::writer::to_writer(out, r),
+            Self::Task(r) => crate::json::writer::to_writer(out, r),
+            Self::ListTasks(r) => crate::json::writer::to_writer(out, r),
+            Self::PushConfig(r) => crate::json::writer::to_writer(out, r),
+            Self::PushConfigs(r) => crate::json::writer::to_writer(out, r),
+            Self::Empty(r) => crate::json::writer::to_writer(out, r),
+            Self::AgentCard(r) => crate::json::writer::to_writer(out, r),
             Self::Stream(_) => return None,
         })
     }

@@ -599,7 +599,7 @@ mod tests {
             };
             assert_eq!(task.metadata.contains_key("stamp"), stamped);
             let expected =
-                crate::json_out::to_vec(&SendMessageResponse::Task(task.clone())).unwrap();
+                crate::json::writer::to_vec(&SendMessageResponse::Task(task.clone())).unwrap();
             assert_eq!(
                 served.to_json().unwrap().unwrap(),
                 expected,

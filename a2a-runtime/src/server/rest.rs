@@ -290,7 +290,7 @@ struct RestFraming;
 
 impl Framing for RestFraming {
     fn event(&self, event: &SeqEvent, out: &mut Vec<u8>) {
-        let _ = crate::json_out::to_writer(out, &event.event);
+        let _ = crate::json::writer::to_writer(out, &event.event);
     }
 
     fn error(&self, error: &A2aError, out: &mut Vec<u8>) {

@@ -14,7 +14,10 @@ use crate::compat::v0_3::{self, convert};
 use crate::core::{SeqEvent, Served};
 use crate::error::A2aError;
 use crate::extension::RequestContext;
-use crate::json;
+use crate::json::{
+    self,
+    rpc::{self, Member},
+};
 use crate::protocol::{A2aRequest, Operation};
 
 /// Which protocol versions a server answers.
@@ -123,11 +126,7 @@ fn respond(inner: &Inner, id: &str, op: Operation, served: Served) -> HttpRespon
 }
 
 fn write_result(id: &str, result: &Value, out: &mut Vec<u8>) {
-    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-    out.extend_from_slice(id.as_bytes());
-    out.extend_from_slice(br#","result":"#);
-    let _ = serde_json::to_writer(&mut *out, result);
-    out.push(b'}');
+    let _ = rpc::write(out, id, Member::Result, result);
 }
 
 /// Frames stream events as v0.3 JSON-RPC responses (`kind`, `final`).
@@ -142,10 +141,6 @@ impl Framing for V03Framing {
     }
 
     fn error(&self, error: &A2aError, out: &mut Vec<u8>) {
-        out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-        out.extend_from_slice(self.id.as_bytes());
-        out.extend_from_slice(br#","error":"#);
-        let _ = serde_json::to_writer(&mut *out, &convert::error_out(error));
-        out.push(b'}');
+        let _ = rpc::write(out, &self.id, Member::Error, &convert::error_out(error));
     }
 }

@@ -19,7 +19,7 @@ use serde_json::Value;
 use smallvec::SmallVec;
 
 use super::StoreError;
-use crate::json::{self, DEFAULT_MAX_DEPTH};
+use crate::json::{self, DEFAULT_MAX_DEPTH, splice};
 use crate::types::{
     Artifact, ContextId, Message, Metadata, Part, PartContent, Task, TaskId, TaskState, TaskStatus,
     Timestamp,
@@ -171,37 +171,35 @@ impl Frozen {
             metadata,
         };
         Self::assemble(task, None, |out| {
-            crate::json_out::to_writer(out, &body).ok()
+            crate::json::writer::to_writer(out, &body).ok()
         })
     }
 
     /// As [`encode`](Self::encode), from `json`, the task's JSON exactly as
-    /// [`json_out`](crate::json_out) writes a [`Task`] (the runtime has it when it is about to
+    /// the JSON writer writes a [`Task`] (the runtime has it when it is about to
     /// send the task as a reply): its body is copied instead of encoded again, straight into a
     /// box of the right size. `None` as `encode`, and when `json` does not begin with the task's
     /// ids.
     pub(super) fn from_json(task: &Task, json: &[u8]) -> Option<Self> {
         // The ids as the task's serializer writes them, then the body's first member (written
         // in the scratch buffer, which is free here).
-        let ids = |ids: &mut Vec<u8>| -> Option<usize> {
+        let members = |ids: &mut Vec<u8>| -> Option<&[u8]> {
             ids.clear();
-            ids.extend_from_slice(br#"{"id":"#);
-            crate::json_out::to_writer(ids, &task.id).ok()?;
+            splice::member(ids, true, "id");
+            crate::json::writer::to_writer(ids, &task.id).ok()?;
             if !task.context_id.is_empty() {
-                ids.extend_from_slice(br#","contextId":"#);
-                crate::json_out::to_writer(ids, &task.context_id).ok()?;
+                splice::member(ids, false, "contextId");
+                crate::json::writer::to_writer(ids, &task.context_id).ok()?;
             }
-            ids.extend_from_slice(br#","status":"#);
-            json.starts_with(ids).then_some(ids.len())
+            splice::members_from(json, ids, "status")
         };
-        let ids = match SCRATCH
-            .try_with(|scratch| scratch.try_borrow_mut().ok().map(|mut s| ids(&mut s)))
+        // `"status":…` onwards, after a `{`: the body.
+        let rest = match SCRATCH
+            .try_with(|scratch| scratch.try_borrow_mut().ok().map(|mut s| members(&mut s)))
         {
             Ok(Some(found)) => found,
-            _ => ids(&mut Vec::new()),
+            _ => members(&mut Vec::new()),
         }?;
-        // `{` and `"status":…` onwards: the body.
-        let rest = json.get(ids - br#""status":"#.len()..)?;
         Self::assemble(task, Some(1 + rest.len()), |out| {
             out.push(b'{');
             out.extend_from_slice(rest);
@@ -560,7 +558,7 @@ mod tests {
             });
         }
         for task in &tasks {
-            let json = crate::json_out::to_vec(task).unwrap();
+            let json = crate::json::writer::to_vec(task).unwrap();
             let frozen = Frozen::from_json(task, &json);
             assert_eq!(frozen, Frozen::encode(task), "{task:?}");
             assert_eq!(frozen.unwrap().decode(task.id.as_str()).unwrap(), *task);
@@ -570,7 +568,7 @@ mod tests {
     #[test]
     fn json_that_is_not_the_tasks_is_refused() {
         let task = rich_task();
-        let json = crate::json_out::to_vec(&task).unwrap();
+        let json = crate::json::writer::to_vec(&task).unwrap();
         let mut other = rich_task();
         other.id = "4f1a0c2e-8b7d-4c5e-9a3f-2d6b1e0f7a99".into();
         assert!(Frozen::from_json(&other, &json).is_none(), "another id");
@@ -595,7 +593,7 @@ mod tests {
             .status
             .timestamp
             .map(|t| Timestamp(t.0 + chrono::Duration::microseconds(1)));
-        let json = crate::json_out::to_vec(&fine).unwrap();
+        let json = crate::json::writer::to_vec(&fine).unwrap();
         assert!(Frozen::from_json(&fine, &json).is_none());
     }
 

@@ -432,7 +432,7 @@ impl InMemoryTaskStore {
         if ids.is_empty() {
             return Ok(None);
         }
-        let payload = crate::json_out::to_vec(&ev.event)
+        let payload = crate::json::writer::to_vec(&ev.event)
             .map_err(|e| StoreError::Backend(format!("encode push notification: {e}")))?;
         let payload = bytes::Bytes::from(payload);
         let list = ids

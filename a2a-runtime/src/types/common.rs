@@ -3,11 +3,13 @@
 use std::fmt;
 use std::sync::Arc;
 
-use chrono::{DateTime, Datelike, SecondsFormat, Timelike, Utc};
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
 use serde_json::{Map, Value};
 
 use crate::error::{A2aError, FieldViolation};
+use crate::json::timestamp;
+pub use crate::json::timestamp::TimestampError;
 
 /// `*dst = src.clone()`, skipped when they are already equal (no allocation for what did not
 /// change).
@@ -243,14 +245,7 @@ impl Timestamp {
     /// Parses RFC 3339 with any offset and normalises to UTC. A time outside years 0001–9999
     /// once in UTC (e.g. `0001-01-01T00:30:00+01:00`) is out of range, as in ProtoJSON.
     pub fn parse(text: &str) -> Result<Self, TimestampError> {
-        let t = DateTime::parse_from_rfc3339(text)
-            .map_err(TimestampError::Syntax)?
-            .with_timezone(&Utc);
-        if (1..=9999).contains(&t.year()) {
-            Ok(Self(t))
-        } else {
-            Err(TimestampError::OutOfRange)
-        }
+        timestamp::parse(text).map(Self)
     }
 
     /// Milliseconds since the Unix epoch.
@@ -265,80 +260,7 @@ impl Timestamp {
 
     /// The wire form: RFC 3339, UTC, `Z`, milliseconds.
     pub fn to_rfc3339(&self) -> String {
-        let mut buf = [0u8; 24];
-        match self.write_wire_form(&mut buf) {
-            Some(text) => text.to_owned(),
-            None => self.slow_wire_form(),
-        }
-    }
-
-    /// chrono's formatter, for what [`Self::write_wire_form`] leaves to it.
-    fn slow_wire_form(&self) -> String {
-        self.0.to_rfc3339_opts(SecondsFormat::Millis, true)
-    }
-
-    /// Writes `YYYY-MM-DDTHH:MM:SS.mmmZ` into `buf` without going through chrono's formatter.
-    /// `None` outside years 0–9999 and inside a leap second, which take chrono's slower path.
-    fn write_wire_form<'b>(&self, buf: &'b mut [u8; 24]) -> Option<&'b str> {
-        let t = &self.0;
-        let year = u32::try_from(t.year()).ok().filter(|y| *y <= 9999)?;
-        let millis = t.timestamp_subsec_millis();
-        if millis > 999 {
-            return None;
-        }
-        let mut put = |at: usize, value: u32, width: usize| {
-            let mut v = value;
-            for i in (at..at + width).rev() {
-                buf[i] = b'0' + (v % 10) as u8;
-                v /= 10;
-            }
-        };
-        put(0, year, 4);
-        put(5, t.month(), 2);
-        put(8, t.day(), 2);
-        put(11, t.hour(), 2);
-        put(14, t.minute(), 2);
-        put(17, t.second(), 2);
-        put(20, millis, 3);
-        for (at, sep) in [
-            (4, b'-'),
-            (7, b'-'),
-            (10, b'T'),
-            (13, b':'),
-            (16, b':'),
-            (19, b'.'),
-            (23, b'Z'),
-        ] {
-            buf[at] = sep;
-        }
-        std::str::from_utf8(buf).ok()
-    }
-}
-
-/// Why a text is not a [`Timestamp`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TimestampError {
-    /// Not RFC 3339.
-    Syntax(chrono::ParseError),
-    /// Outside years 0001–9999 once normalised to UTC.
-    OutOfRange,
-}
-
-impl fmt::Display for TimestampError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Syntax(e) => fmt::Display::fmt(e, f),
-            Self::OutOfRange => f.write_str("outside years 0001-9999 in UTC"),
-        }
-    }
-}
-
-impl std::error::Error for TimestampError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Self::Syntax(e) => Some(e),
-            Self::OutOfRange => None,
-        }
+        timestamp::wire_form(&self.0, &mut [0u8; 24]).into_owned()
     }
 }
 
@@ -350,11 +272,7 @@ impl fmt::Debug for Timestamp {
 
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut buf = [0u8; 24];
-        match self.write_wire_form(&mut buf) {
-            Some(text) => f.write_str(text),
-            None => f.write_str(&self.slow_wire_form()),
-        }
+        f.write_str(&timestamp::wire_form(&self.0, &mut [0u8; 24]))
     }
 }
 
@@ -366,11 +284,7 @@ impl From<DateTime<Utc>> for Timestamp {
 
 impl Serialize for Timestamp {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut buf = [0u8; 24];
-        match self.write_wire_form(&mut buf) {
-            Some(text) => s.serialize_str(text),
-            None => s.collect_str(self),
-        }
+        s.serialize_str(&timestamp::wire_form(&self.0, &mut [0u8; 24]))
     }
 }
 

@@ -13,6 +13,11 @@
 //! of the wrong shape, with the field path). The REQUIRED-field and value rules are then checked by
 //! [`Validate`](crate::types::Validate).
 
+pub(crate) mod rpc;
+pub(crate) mod splice;
+pub(crate) mod timestamp;
+pub(crate) mod writer;
+
 use std::fmt;
 
 use base64::Engine as _;

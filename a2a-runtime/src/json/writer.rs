@@ -26,7 +26,7 @@ use serde_json::ser::{CompactFormatter, Formatter};
 
 /// The error of [`to_writer`] and [`to_vec`]: serde_json's, with the same message and
 /// category as `serde_json::to_writer` gives for the same value.
-pub type Error = serde_json::Error;
+pub(crate) type Error = serde_json::Error;
 
 type Result<T, E = Error> = std::result::Result<T, E>;
 

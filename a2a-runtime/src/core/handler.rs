@@ -36,7 +36,7 @@ use crate::types::{
 /// the result; they never implement protocol rules themselves. Requests arrive validated (see
 /// [`crate::types::Validate`]), with the tenant resolved into the context.
 #[async_trait::async_trait]
-pub trait RequestHandler: Send + Sync + 'static {
+pub trait RequestHandler: std::any::Any + Send + Sync + 'static {
     /// SendMessage: a Task (after it is terminal or interrupted, unless `returnImmediately`) or a
     /// direct Message.
     async fn send_message(
@@ -44,17 +44,6 @@ pub trait RequestHandler: Send + Sync + 'static {
         ctx: RequestContext,
         req: SendMessageRequest,
     ) -> Result<SendMessageResponse, A2aError>;
-    /// SendMessage as the service calls it: the result, with its JSON when the handler has it
-    /// at hand — the default runtime encodes a task it answers with once, for the store and for
-    /// the reply. The default calls [`send_message`](Self::send_message) and has no JSON; a
-    /// handler that wraps another forwards this too, or its replies are encoded again.
-    fn send_message_encoded(
-        &self,
-        ctx: RequestContext,
-        req: SendMessageRequest,
-    ) -> BoxFuture<'_, Result<(SendMessageResponse, Option<bytes::Bytes>), A2aError>> {
-        Box::pin(self.send_message(ctx, req).map(|r| r.map(|r| (r, None))))
-    }
     /// SendStreamingMessage: the task's events as they happen.
     async fn send_streaming_message(
         &self,
@@ -437,9 +426,9 @@ impl DefaultRequestHandler {
         }
     }
 
-    /// SendMessage: begins the task at once, then waits (see
-    /// [`RequestHandler::send_message_encoded`]).
-    fn send(
+    /// SendMessage: begins the task at once, then waits. The answer comes with the task's JSON
+    /// when the store encoded the final task already (the service then sends those bytes).
+    pub(super) fn send(
         &self,
         ctx: RequestContext,
         req: SendMessageRequest,
@@ -874,14 +863,6 @@ impl RequestHandler for DefaultRequestHandler {
         Self: 'async_trait,
     {
         Box::pin(self.send(ctx, req).map(|r| r.map(|(response, _)| response)))
-    }
-
-    fn send_message_encoded(
-        &self,
-        ctx: RequestContext,
-        req: SendMessageRequest,
-    ) -> BoxFuture<'_, Result<(SendMessageResponse, Option<bytes::Bytes>), A2aError>> {
-        Box::pin(self.send(ctx, req))
     }
 
     async fn send_streaming_message(

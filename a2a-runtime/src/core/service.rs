@@ -17,10 +17,11 @@ use crate::extension::{Activated, ExtensionSet, Negotiated, Reply, TaskAccess};
 use crate::protocol::A2aRequest;
 use crate::types::{
     AgentCard, Empty, GetTaskRequest, ListTaskPushNotificationConfigsResponse, ListTasksRequest,
-    ListTasksResponse, SendMessageResponse, Task, TaskPushNotificationConfig, Validate,
+    ListTasksResponse, SendMessageRequest, SendMessageResponse, Task, TaskPushNotificationConfig,
+    Validate,
 };
-use futures::StreamExt as _;
 use futures::future::BoxFuture;
+use futures::{FutureExt as _, StreamExt as _};
 
 /// The protocol versions this runtime serves.
 pub const SUPPORTED_VERSIONS: &[&str] = &[crate::PROTOCOL_VERSION];
@@ -39,8 +40,7 @@ pub struct A2aService {
     extensions: ExtensionSet,
 }
 
-/// The result of [`A2aService::call`]: the response, its JSON when the handler had it at hand
-/// (see [`RequestHandler::send_message_encoded`]), and the extensions activated for it (to echo
+/// The result of [`A2aService::call`]: the response and the extensions activated for it (to echo
 /// in the `A2A-Extensions` response header).
 #[derive(Debug)]
 pub struct Served {
@@ -77,7 +77,8 @@ impl Served {
     }
 
     /// Appends the JSON of a unary result to `out` (`None` for streams, and `out` is
-    /// unchanged), as [`A2aResponse::write_json`] does; copied when the handler wrote it already.
+    /// unchanged), as [`A2aResponse::write_json`] does.
+    // Copied when the handler wrote it already.
     pub fn write_json(&self, out: &mut Vec<u8>) -> Option<Result<(), serde_json::Error>> {
         match &self.json {
             Some(json) => {
@@ -88,9 +89,9 @@ impl Served {
         }
     }
 
-    /// The JSON of a unary result (`None` for streams), as [`A2aResponse::to_json`] gives it;
-    /// shared, not copied, when the handler wrote it already.
-    pub fn to_json(&self) -> Option<Result<bytes::Bytes, serde_json::Error>> {
+    /// The JSON of a unary result (`None` for streams), as [`A2aResponse::to_json`] gives it.
+    // Shared, not copied, when the handler wrote it already.
+    pub(crate) fn to_json(&self) -> Option<Result<bytes::Bytes, serde_json::Error>> {
         match &self.json {
             Some(json) => Some(Ok(json.clone())),
             None => self
@@ -379,7 +380,7 @@ pub fn dispatch<'a>(
     req: A2aRequest,
 ) -> Dispatch<'a> {
     Dispatch(match req {
-        A2aRequest::SendMessage(r) => Pending::SendMessage(handler.send_message_encoded(ctx, r)),
+        A2aRequest::SendMessage(r) => Pending::SendMessage(send_message(handler, ctx, r)),
         A2aRequest::SendStreamingMessage(r) => {
             Pending::Stream(handler.send_streaming_message(ctx, r))
         }
@@ -403,6 +404,25 @@ pub fn dispatch<'a>(
             Pending::AgentCard(handler.get_extended_agent_card(ctx, r))
         }
     })
+}
+
+/// SendMessage on `handler`, with the task's JSON when the default handler has it at hand.
+// The default handler encodes the final task once, for its store; the reply reuses those bytes
+// (one encoding fewer per SendMessage). Any other handler's answer is encoded by the binding.
+fn send_message<'a>(
+    handler: &'a dyn RequestHandler,
+    ctx: RequestContext,
+    req: SendMessageRequest,
+) -> BoxFuture<'a, Result<(SendMessageResponse, Option<bytes::Bytes>), A2aError>> {
+    let any: &dyn std::any::Any = handler;
+    match any.downcast_ref::<super::DefaultRequestHandler>() {
+        Some(default) => Box::pin(default.send(ctx, req)),
+        None => Box::pin(
+            handler
+                .send_message(ctx, req)
+                .map(|r| r.map(|response| (response, None))),
+        ),
+    }
 }
 
 /// The future of [`dispatch`].

@@ -9,13 +9,13 @@ use std::sync::Arc;
 
 /// The authenticated caller of a request.
 ///
-/// Records are owned by [`Principal::id`]; the tenants, roles and claims are what the
+/// Records are owned by its [`id`](Principal::id); the tenants, roles and claims are what the
 /// authenticator learnt about the caller, for authorization and for the agent.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Principal {
-    /// A stable identifier; records are owned by it. Borrowed for the anonymous principal, so
-    /// that a request without authentication allocates no id (nor a copy for its scope).
-    pub id: Cow<'static, str>,
+    // Borrowed for the anonymous principal, so that a request without authentication allocates
+    // no id (nor a copy for its scope).
+    pub(crate) id: Cow<'static, str>,
     /// False for the anonymous principal.
     pub authenticated: bool,
     /// The tenants the caller belongs to (as its credential says; the authorizer may add more).
@@ -29,6 +29,11 @@ pub struct Principal {
 impl Principal {
     /// The id of the anonymous principal.
     pub const ANONYMOUS_ID: &'static str = "anonymous";
+
+    /// A stable identifier of the caller; records are owned by it.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
 
     /// The principal of unauthenticated requests.
     pub fn anonymous() -> Self {

@@ -45,11 +45,9 @@ use crate::types::{
 /// Who owns a record: the tenant of the request and the authenticated principal.
 #[derive(Clone, Debug, Default, Eq, PartialOrd, Ord)]
 pub struct Scope {
-    /// The tenant (empty when the interface has none).
-    pub tenant: String,
-    /// The owner principal's id (borrowed for the anonymous principal: see
-    /// [`Principal::id`](crate::protocol::Principal::id)).
-    pub owner: std::borrow::Cow<'static, str>,
+    pub(crate) tenant: String,
+    // Borrowed for the anonymous principal (no allocation per request).
+    pub(crate) owner: std::borrow::Cow<'static, str>,
 }
 
 impl PartialEq for Scope {
@@ -81,6 +79,16 @@ impl Scope {
             tenant: tenant.into(),
             owner: std::borrow::Cow::Owned(owner.into()),
         }
+    }
+
+    /// The tenant (empty when the interface has none).
+    pub fn tenant(&self) -> &str {
+        &self.tenant
+    }
+
+    /// The owner: the id of the principal that created the record.
+    pub fn owner(&self) -> &str {
+        &self.owner
     }
 }
 

@@ -28,5 +28,5 @@ pub use resume::RESUME_EXTENSION;
 pub use retention::{Retention, RetentionMetrics, Swept};
 #[cfg(feature = "metrics")]
 pub(crate) use service::noting_operation;
-pub use service::{A2aService, SUPPORTED_VERSIONS, Served, check_version, dispatch};
+pub use service::{A2aService, SUPPORTED_VERSIONS, Served, check_version};
 pub use trace_context::trace_headers;

@@ -371,10 +371,9 @@ fn major_minor(v: &str) -> Option<&str> {
 }
 
 /// Runs one request on a handler.
-///
-/// The handler's future is created by this call; the one returned wraps its output in an
-/// [`A2aResponse`] (no allocation besides the handler's own).
-pub fn dispatch<'a>(
+// The handler's future is created by this call; the one returned wraps its output in an
+// `A2aResponse` (no allocation besides the handler's own).
+pub(crate) fn dispatch<'a>(
     handler: &'a dyn RequestHandler,
     ctx: RequestContext,
     req: A2aRequest,
@@ -427,7 +426,7 @@ fn send_message<'a>(
 
 /// The future of [`dispatch`].
 #[must_use = "futures do nothing unless polled"]
-pub struct Dispatch<'a>(Pending<'a>);
+pub(crate) struct Dispatch<'a>(Pending<'a>);
 
 /// The handler's future, by the shape of its output.
 enum Pending<'a> {

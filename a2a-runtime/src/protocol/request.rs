@@ -92,9 +92,9 @@ impl Default for Principal {
 
 /// Request headers (service parameters and anything else), independent of the HTTP library.
 ///
-/// Names are compared case-insensitively; repeated headers keep every value in order. All names
-/// and values share one buffer, so building it costs two allocations, not two per header. Values
+/// Names are compared case-insensitively; repeated headers keep every value in order. Values
 /// are kept as received and checked to be UTF-8 when read: one that is not is never returned.
+// All names and values share one buffer: building it costs two allocations, not two per header.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct RequestHeaders {
     /// Names (lowercase ASCII) and values, back to back.

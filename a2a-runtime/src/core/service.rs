@@ -91,6 +91,7 @@ impl Served {
 
     /// The JSON of a unary result (`None` for streams), as [`A2aResponse::to_json`] gives it.
     // Shared, not copied, when the handler wrote it already.
+    #[cfg(any(feature = "server", test))]
     pub(crate) fn to_json(&self) -> Option<Result<bytes::Bytes, serde_json::Error>> {
         match &self.json {
             Some(json) => Some(Ok(json.clone())),

@@ -13,6 +13,7 @@
 //! of the wrong shape, with the field path). The REQUIRED-field and value rules are then checked by
 //! [`Validate`](crate::types::Validate).
 
+#[cfg(feature = "server")]
 pub(crate) mod rpc;
 pub(crate) mod splice;
 pub(crate) mod timestamp;

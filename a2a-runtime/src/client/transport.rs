@@ -211,19 +211,6 @@ fn meta(resp: &reqwest::Response) -> Meta {
     }
 }
 
-/// Percent-encodes a query value.
-fn encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
 /// The REST method, path and body of a request.
 fn rest_route(req: &A2aRequest, params: &Value) -> (reqwest::Method, String, Option<Value>) {
     use reqwest::Method;
@@ -231,7 +218,7 @@ fn rest_route(req: &A2aRequest, params: &Value) -> (reqwest::Method, String, Opt
         params
             .get(k)
             .and_then(Value::as_str)
-            .map(encode)
+            .map(crate::protocol::uri::encode_component)
             .unwrap_or_default()
     };
     let query_from = |skip: &[&str]| -> String {
@@ -247,7 +234,11 @@ fn rest_route(req: &A2aRequest, params: &Value) -> (reqwest::Method, String, Opt
                     Value::Bool(b) => b.to_string(),
                     _ => continue,
                 };
-                q.push(format!("{}={}", encode(k), encode(&text)));
+                q.push(format!(
+                    "{}={}",
+                    crate::protocol::uri::encode_component(k),
+                    crate::protocol::uri::encode_component(&text)
+                ));
             }
         }
         if q.is_empty() {
@@ -413,7 +404,10 @@ impl Transport {
                 let tenant = if self.interface.tenant.is_empty() {
                     String::new()
                 } else {
-                    format!("/{}", encode(&self.interface.tenant))
+                    format!(
+                        "/{}",
+                        crate::protocol::uri::encode_component(&self.interface.tenant)
+                    )
                 };
                 // v0.3 servers read `application/json` bodies only.
                 let media = if self.v0_3 {

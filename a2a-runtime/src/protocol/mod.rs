@@ -9,6 +9,7 @@
 mod operation;
 mod request;
 mod trace_context;
+pub(crate) mod uri;
 
 pub use operation::{A2aRequest, Operation};
 pub use request::{Principal, RequestHeaders, Side};

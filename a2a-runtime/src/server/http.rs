@@ -178,40 +178,9 @@ pub(crate) fn challenge(response: &mut actix_web::HttpResponseBuilder, error: &A
 
 /// The first value of `name` in a query string (percent-decoded).
 pub(crate) fn query_param(query: &str, name: &str) -> Option<String> {
-    url_pairs(query).find(|(k, _)| k == name).map(|(_, v)| v)
-}
-
-/// Decoded `key=value` pairs of a query string.
-pub(crate) fn url_pairs(query: &str) -> impl Iterator<Item = (String, String)> + '_ {
-    query.split('&').filter(|p| !p.is_empty()).map(|pair| {
-        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-        (percent_decode(k), percent_decode(v))
-    })
-}
-
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => {
-                let hex = |b: u8| (b as char).to_digit(16);
-                match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                    (Some(h), Some(l)) => {
-                        out.push(u8::try_from(h * 16 + l).unwrap_or(b'?'));
-                        i += 3;
-                        continue;
-                    }
-                    _ => out.push(b'%'),
-                }
-            }
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    crate::protocol::uri::query_pairs(query)
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v)
 }
 
 /// The media type of a request, without parameters (as sent: compare ignoring ASCII case).

@@ -8,9 +8,7 @@ use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::{Map, Value};
 
-use super::http::{
-    A2A_JSON, check_json_content_type, content_type, read_body, request_context, url_pairs,
-};
+use super::http::{A2A_JSON, check_json_content_type, content_type, read_body, request_context};
 use super::sse::{self, Framing};
 use super::{Inner, ResponseExt as _};
 use crate::auth::{AuthOperation, AuthRequest};
@@ -255,7 +253,7 @@ pub(crate) fn auth_request<'a>(
 /// The query string as a JSON object of strings (enum numbers become numbers).
 pub(crate) fn query_object(query: &str) -> Map<String, Value> {
     let mut m = Map::new();
-    for (k, v) in url_pairs(query) {
+    for (k, v) in crate::protocol::uri::query_pairs(query) {
         if k.eq_ignore_ascii_case("a2a-version") {
             continue;
         }

@@ -626,20 +626,6 @@ pub(crate) fn result_out(op: Operation, result: Value) -> Value {
 
 // ---- client side: v1.0 params → v0.3 requests, v0.3 bodies → v1.0 results ------------------
 
-/// Percent-encodes a path segment or query value.
-#[cfg(any(feature = "client", test))]
-fn encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
 /// A v0.3 REST request: HTTP method, path below the interface URL (query included), body.
 #[derive(Debug, PartialEq)]
 #[cfg(any(feature = "client", test))]
@@ -658,7 +644,7 @@ pub(crate) fn request_out(op: Operation, params: Value) -> Option<Request> {
     };
     let mut s = |k: &str| {
         p.remove(k)
-            .and_then(|v| v.as_str().map(encode))
+            .and_then(|v| v.as_str().map(crate::protocol::uri::encode_component))
             .unwrap_or_default()
     };
     let (method, path, body) = match op {
@@ -722,7 +708,10 @@ pub(crate) fn request_out(op: Operation, params: Value) -> Option<Request> {
             });
             (
                 "POST",
-                format!("/v1/tasks/{}/pushNotificationConfigs", encode(&task_id)),
+                format!(
+                    "/v1/tasks/{}/pushNotificationConfigs",
+                    crate::protocol::uri::encode_component(&task_id)
+                ),
                 Some(body),
             )
         }

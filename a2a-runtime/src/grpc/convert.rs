@@ -147,14 +147,14 @@ impl Conv<Timestamp> for prost_types::Timestamp {
 }
 
 /// A JSON object as a `google.protobuf.Struct`.
-pub fn to_struct(map: Map<String, Value>) -> prost_types::Struct {
+pub(crate) fn to_struct(map: Map<String, Value>) -> prost_types::Struct {
     prost_types::Struct {
         fields: map.into_iter().map(|(k, v)| (k, to_value(v))).collect(),
     }
 }
 
 /// A `google.protobuf.Struct` as a JSON object.
-pub fn from_struct(s: prost_types::Struct) -> Map<String, Value> {
+pub(crate) fn from_struct(s: prost_types::Struct) -> Map<String, Value> {
     s.fields
         .into_iter()
         .map(|(k, v)| (k, from_value(v)))
@@ -162,7 +162,7 @@ pub fn from_struct(s: prost_types::Struct) -> Map<String, Value> {
 }
 
 /// A JSON value as a `google.protobuf.Value`.
-pub fn to_value(v: Value) -> prost_types::Value {
+pub(crate) fn to_value(v: Value) -> prost_types::Value {
     let kind = match v {
         Value::Null => Kind::NullValue(0),
         Value::Bool(b) => Kind::BoolValue(b),
@@ -181,7 +181,7 @@ const EXACT: f64 = 9_007_199_254_740_992.0;
 
 /// A `google.protobuf.Value` as JSON (integral numbers within ±2^53 as integers; NaN and the
 /// infinities, which JSON cannot hold, as null).
-pub fn from_value(v: prost_types::Value) -> Value {
+pub(crate) fn from_value(v: prost_types::Value) -> Value {
     match v.kind {
         None | Some(Kind::NullValue(_)) => Value::Null,
         Some(Kind::BoolValue(b)) => Value::Bool(b),

@@ -86,7 +86,7 @@ pub enum Blocked {
 ///
 /// Every range of the IANA IPv4 special-purpose registry is refused, whether or not the
 /// registry marks it globally reachable (AS112, AMT and the 6to4 relay are never webhooks).
-pub fn ipv4_range(ip: Ipv4Addr) -> Option<&'static str> {
+pub(crate) fn ipv4_range(ip: Ipv4Addr) -> Option<&'static str> {
     let [a, b, c, _] = ip.octets();
     let r = match (a, b, c) {
         (0, _, _) => "\"this network\" (0.0.0.0/8)",
@@ -117,7 +117,7 @@ pub fn ipv4_range(ip: Ipv4Addr) -> Option<&'static str> {
 /// Only global unicast (2000::/3) outside every IANA special-purpose block passes. An IPv4
 /// address carried inside IPv6 (IPv4-mapped, NAT64 well-known prefix, 6to4) is judged as the
 /// IPv4 address it carries; IPv4-compatible addresses (deprecated) and Teredo are refused.
-pub fn ipv6_range(ip: Ipv6Addr) -> Option<&'static str> {
+pub(crate) fn ipv6_range(ip: Ipv6Addr) -> Option<&'static str> {
     let s = ip.segments();
     if ip.is_unspecified() {
         return Some("unspecified (::/128)");
@@ -156,7 +156,7 @@ pub fn ipv6_range(ip: Ipv6Addr) -> Option<&'static str> {
 }
 
 /// The special-purpose range of `ip` that webhooks may not target, if any.
-pub fn ip_range(ip: IpAddr) -> Option<&'static str> {
+pub(crate) fn ip_range(ip: IpAddr) -> Option<&'static str> {
     match ip {
         IpAddr::V4(v4) => ipv4_range(v4),
         IpAddr::V6(v6) => ipv6_range(v6),

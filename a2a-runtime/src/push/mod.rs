@@ -59,7 +59,7 @@ mod validate;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use guard::{Blocked, HostResolver, SystemResolver, ip_range, ipv4_range, ipv6_range};
+pub use guard::{Blocked, HostResolver, SystemResolver};
 pub use sender::{PushMetrics, PushSender};
 pub use validate::{MAX_CREDENTIALS_LEN, MAX_ID_LEN, MAX_SCHEME_LEN, MAX_TOKEN_LEN, MAX_URL_LEN};
 

@@ -2,7 +2,7 @@
 //! implemented by hand) traits, and their object-safe form.
 
 use std::any::{Any, TypeId};
-use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU16, Ordering};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -136,7 +136,6 @@ pub trait ExtensionHooks: Extension {
     /// activated with the default activation value.
     fn activate(&self, requested: &[String], ctx: &RequestContext) -> Activate<Self::Activation> {
         let _ = (requested, ctx);
-        default_ran::<Self>(HOOK_ACTIVATE);
         Activate::Activated(Self::Activation::default())
     }
 
@@ -284,14 +283,6 @@ impl Slot {
         Self::Scalar(scalar)
     }
 
-    /// The value, when it is held inline.
-    pub(crate) fn scalar(&self) -> Option<Scalar> {
-        match *self {
-            Self::Scalar(v) => Some(v),
-            Self::Boxed(_) => None,
-        }
-    }
-
     /// The value, as a `dyn Any`.
     pub(crate) fn as_any(&self) -> &dyn Any {
         match self {
@@ -346,9 +337,6 @@ pub(crate) const HOOK_OBSERVE: u8 = 16;
 /// Every hook.
 pub(crate) const HOOK_ALL: u8 =
     HOOK_REQUEST | HOOK_RESPONSE | HOOK_EVENT | HOOK_TRANSITION | HOOK_OBSERVE;
-/// `activate` (probed like the hooks, tracked apart from them: see
-/// [`DynExtension::prototype`]).
-pub(crate) const HOOK_ACTIVATE: u8 = 32;
 
 thread_local! {
     /// The extension type and hook whose default (no-op) body ran last on this thread.
@@ -367,13 +355,8 @@ fn default_ran<E: 'static>(hook: u8) {
 #[doc(hidden)]
 pub type HookOutcome = Result<(), Box<A2aError>>;
 
-/// How many hooks have been found to be default bodies, in every extension set: a hook mask
-/// computed before the last of those may name a hook that is no longer called.
-pub(crate) static DROPPED_HOOKS: AtomicU64 = AtomicU64::new(0);
-
 /// The registry's knowledge of one extension's hooks (not a public API): which may do
-/// something (`HOOK_*` bits; a hook found to be the default body is dropped, and counted in
-/// [`DROPPED_HOOKS`]) and which are known to be implemented (those run without asking the
+/// something (`HOOK_*` bits; a hook found to be the default body is dropped) and which are known to be implemented (those run without asking the
 /// extension's own record, which is another cache line per call).
 #[doc(hidden)]
 #[derive(Debug)]
@@ -403,8 +386,7 @@ impl Live {
     }
 
     fn drop_hook(&self, hook: u8) {
-        self.0.fetch_and(!u16::from(hook), Ordering::Release);
-        DROPPED_HOOKS.fetch_add(1, Ordering::Release);
+        self.0.fetch_and(!u16::from(hook), Ordering::Relaxed);
     }
 }
 
@@ -448,9 +430,6 @@ pub trait DynExtension: Send + Sync + 'static {
     fn has_hooks(&self) -> bool;
     /// The hooks that may do something (`HOOK_*` bits); the others are never called.
     fn hooks(&self) -> u8;
-    /// The value every activation gets, once `activate` is known to be the default body and
-    /// the value is a small scalar: copied instead of calling `activate`.
-    fn prototype(&self) -> Option<Scalar>;
 }
 
 /// A data-only extension (no [`ExtensionHooks`] impl).
@@ -458,87 +437,52 @@ pub trait DynExtension: Send + Sync + 'static {
 #[derive(Debug)]
 pub struct DataOnly<E>(pub E);
 
-/// An extension with [`ExtensionHooks`], the hooks it is known to implement and those known
-/// to be the default body (`HOOK_*` bits; a hook is probed until it is known).
+/// An extension with [`ExtensionHooks`].
 #[doc(hidden)]
 #[derive(Debug)]
-pub struct WithHooks<E>(pub E, AtomicU8, AtomicU8);
+pub struct WithHooks<E>(pub E);
 
 impl<E> WithHooks<E> {
     /// Wraps `ext`.
     pub fn new(ext: E) -> Self {
-        Self(ext, AtomicU8::new(0), AtomicU8::new(0))
+        Self(ext)
     }
 
-    /// Runs `hook` through `f`. The first call finds out whether it is the default (no-op)
-    /// body, and records the answer (in `live` too: the registry's, when it has one for
-    /// `hook`). Once `live` knows, a hook is just called: the bookkeeping around the other
-    /// calls is out of line, so that the hot path of every extension's hooks stays a few
-    /// instructions long.
+    /// Runs `hook` through `f`. Until `live` knows whether `hook` is implemented, the call
+    /// finds out (did the default body run?) and records the answer there; once it knows, the
+    /// hook is just called. The bookkeeping is out of line, so that the hot path of every
+    /// extension's hooks stays a few instructions long.
     #[inline(always)]
-    fn run(
-        &self,
-        hook: u8,
-        live: Option<&Live>,
-        f: impl FnOnce() -> Result<(), A2aError>,
-    ) -> HookOutcome
+    fn run(&self, hook: u8, live: &Live, f: impl FnOnce() -> Result<(), A2aError>) -> HookOutcome
     where
         E: 'static,
     {
-        let known = match live {
-            Some(live) => live.known(hook),
-            // `activate`: the extension's own record.
-            None => self.recorded(hook),
-        };
-        if known {
+        if live.known(hook) {
             return f().map_err(Box::new);
         }
-        let probing = self.before_unknown(hook);
+        before_unknown();
         let outcome = f().map_err(Box::new);
-        self.after_unknown(hook, live, probing);
+        after_unknown::<E>(hook, live);
         outcome
     }
+}
 
-    /// Before a call `live` does not know about: true when this extension does not know either
-    /// (the call is then watched for the default body).
-    #[cold]
-    #[inline(never)]
-    fn before_unknown(&self, hook: u8) -> bool {
-        let known = self.recorded(hook);
-        if !known {
-            DEFAULT_RAN.with(|c| c.set(None));
-        }
-        !known
-    }
+/// Before a call whose hook is not known yet: forgets the last default body that ran.
+#[cold]
+#[inline(never)]
+fn before_unknown() {
+    DEFAULT_RAN.with(|c| c.set(None));
+}
 
-    /// True when this extension's own record says whether `hook` is implemented.
-    #[inline(always)]
-    fn recorded(&self, hook: u8) -> bool {
-        (self.1.load(Ordering::Relaxed) | self.2.load(Ordering::Relaxed)) & hook != 0
-    }
-
-    /// After such a call: records whether `hook` is implemented (`probing`: decided by what
-    /// that call ran) here and in `live`.
-    #[cold]
-    #[inline(never)]
-    fn after_unknown(&self, hook: u8, live: Option<&Live>, probing: bool)
-    where
-        E: 'static,
-    {
-        let implemented = if probing {
-            let implemented =
-                DEFAULT_RAN.with(std::cell::Cell::take) != Some((TypeId::of::<E>(), hook));
-            let bits = if implemented { &self.1 } else { &self.2 };
-            bits.fetch_or(hook, Ordering::Relaxed);
-            implemented
-        } else {
-            self.1.load(Ordering::Relaxed) & hook != 0
-        };
-        match live {
-            Some(live) if implemented => live.confirm(hook),
-            Some(live) => live.drop_hook(hook),
-            None => {}
-        }
+/// After such a call: records in `live` whether `E`'s `hook` is implemented (the call did not
+/// run its default body) or not (dropped: it is not called again).
+#[cold]
+#[inline(never)]
+fn after_unknown<E: 'static>(hook: u8, live: &Live) {
+    if DEFAULT_RAN.with(std::cell::Cell::take) == Some((TypeId::of::<E>(), hook)) {
+        live.drop_hook(hook);
+    } else {
+        live.confirm(hook);
     }
 }
 
@@ -604,10 +548,6 @@ impl<E: Extension> DynExtension for DataOnly<E> {
     fn hooks(&self) -> u8 {
         0
     }
-    fn prototype(&self) -> Option<Scalar> {
-        // Nothing to decide: every activation is the same `()`.
-        Some(Scalar::Unit(()))
-    }
 }
 
 #[inline]
@@ -642,13 +582,7 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
         requested: &[String],
         ctx: &RequestContext,
     ) -> Result<Option<Slot>, A2aError> {
-        let mut outcome = Activate::Skip;
-        self.run(HOOK_ACTIVATE, None, || {
-            outcome = self.0.activate(requested, ctx);
-            Ok(())
-        })
-        .map_err(|e| *e)?;
-        match outcome {
+        match self.0.activate(requested, ctx) {
             // Small scalars and zero-sized values are not allocated.
             Activate::Activated(a) => Ok(Some(Slot::new(a))),
             Activate::Skip => Ok(None),
@@ -662,22 +596,22 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
         ctx: &RequestContext,
         live: &Live,
     ) -> HookOutcome {
-        self.run(HOOK_REQUEST, Some(live), || {
+        self.run(HOOK_REQUEST, live, || {
             with_activation::<E::Activation>(act, |a| self.0.handle_request(req, a, ctx))
         })
     }
     fn handle_response(&self, reply: &mut Reply<'_>, act: &mut Slot, live: &Live) -> HookOutcome {
-        self.run(HOOK_RESPONSE, Some(live), || {
+        self.run(HOOK_RESPONSE, live, || {
             with_activation::<E::Activation>(act, |a| self.0.handle_response(reply, a))
         })
     }
     fn observe_response(&self, reply: &Reply<'_>, act: &mut Slot, live: &Live) -> HookOutcome {
-        self.run(HOOK_OBSERVE, Some(live), || {
+        self.run(HOOK_OBSERVE, live, || {
             with_activation::<E::Activation>(act, |a| self.0.observe_response(reply, a))
         })
     }
     fn handle_event(&self, event: &mut StreamResponse, act: &mut Slot, live: &Live) -> HookOutcome {
-        self.run(HOOK_EVENT, Some(live), || {
+        self.run(HOOK_EVENT, live, || {
             with_activation::<E::Activation>(act, |a| self.0.handle_event(event, a))
         })
     }
@@ -688,7 +622,7 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
         act: &mut Slot,
         live: &Live,
     ) -> HookOutcome {
-        self.run(HOOK_TRANSITION, Some(live), || {
+        self.run(HOOK_TRANSITION, live, || {
             with_activation::<E::Activation>(act, |a| self.0.check_transition(from, to, a))
         })
     }
@@ -703,12 +637,6 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
     }
     fn hooks(&self) -> u8 {
         HOOK_ALL
-    }
-    fn prototype(&self) -> Option<Scalar> {
-        let default_activate = self.2.load(Ordering::Relaxed) & HOOK_ACTIVATE != 0;
-        default_activate
-            .then(|| Slot::new(E::Activation::default()).scalar())
-            .flatten()
     }
 }
 

@@ -1,10 +1,9 @@
 //! The outcome of extension negotiation for one request.
 
-use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::hooks::{Extension, ExtensionHooks, Scalar, Slot};
+use super::hooks::{Extension, ExtensionHooks, Slot};
 use super::registry::{Entry, Plan};
 
 /// One activated extension: its URI (its activation value is in the negotiation's value table,
@@ -33,16 +32,6 @@ impl std::fmt::Debug for Activation {
     }
 }
 
-thread_local! {
-    /// The last negotiation built from a template that ended on this thread, for the next
-    /// request activating the same extensions: it saves allocating and freeing the negotiation
-    /// and its value table on every request. One per thread, replaced by the next. It holds its
-    /// plan's list of extensions and is kept only while the plan holds it too; one kept just
-    /// before its extension set was dropped holds that set's extensions until the thread ends
-    /// (an actix worker does when its server stops) or keeps another.
-    static SPARE: Cell<Option<Arc<Negotiated>>> = const { Cell::new(None) };
-}
-
 /// The extensions requested by the client and those activated for a request.
 #[derive(Default)]
 pub struct Negotiated {
@@ -65,10 +54,6 @@ pub struct Negotiated {
     pub(crate) spans: bool,
     /// What activating `requested` takes (set by `A2aService::begin`, cached per header value).
     pub(crate) plan: Option<Arc<Plan>>,
-    /// Built from a plan's template (every value an inline scalar): when the last
-    /// [`Activated`] holding it goes, it is kept for the next request on the thread
-    /// ([`from_template`](Self::from_template)).
-    pub(crate) reusable: bool,
 }
 
 impl std::fmt::Debug for Negotiated {
@@ -93,60 +78,6 @@ impl Negotiated {
         static NONE: std::sync::LazyLock<Arc<Negotiated>> =
             std::sync::LazyLock::new(|| Arc::new(Negotiated::default()));
         Arc::clone(&NONE)
-    }
-
-    /// A negotiation activating `activated` with `values` (a plan's template): this thread's
-    /// spare one when it activated the same list (no allocation, no drop), else a new one.
-    pub(crate) fn from_template(
-        requested: &Arc<[String]>,
-        activated: &Arc<[Activation]>,
-        values: &[Scalar],
-        hooks: u8,
-    ) -> Arc<Self> {
-        // The same list is the same plan: a slot per value, each holding the same scalar
-        // (overwritten without drop glue).
-        if let Ok(Some(mut spare)) = SPARE.try_with(Cell::take)
-            && Arc::ptr_eq(&spare.activated, activated)
-            && let Some(n) = Arc::get_mut(&mut spare)
-            && let table = n.values.get_mut().unwrap_or_else(PoisonError::into_inner)
-            && table.len() == values.len()
-        {
-            for (slot, &v) in table.iter_mut().zip(values) {
-                match slot {
-                    Slot::Scalar(s) => *s = v,
-                    boxed => *boxed = Slot::from(v),
-                }
-            }
-            if !Arc::ptr_eq(&n.requested, requested) {
-                n.requested = requested.clone();
-            }
-            n.hooks = hooks;
-            return spare;
-        }
-        Arc::new(Negotiated {
-            requested: requested.clone(),
-            activated: activated.clone(),
-            values: Mutex::new(values.iter().map(|&v| Slot::from(v)).collect()),
-            requesting: AtomicBool::new(false),
-            hooks,
-            spans: false,
-            plan: None,
-            reusable: true,
-        })
-    }
-
-    /// Keeps `n` as this thread's spare when nothing else holds it and it may be reused: built
-    /// from a template, no hook panicked holding its values, and its list still held by its
-    /// plan (the extension set is still there: a spare must not keep a dropped set's
-    /// extensions alive).
-    fn keep_spare(mut n: Arc<Self>) {
-        let reusable = |only: &mut Self| {
-            only.reusable && !only.values.is_poisoned() && Arc::strong_count(&only.activated) > 1
-        };
-        if Arc::get_mut(&mut n).is_some_and(reusable) {
-            // The spare it replaces is dropped here; on a thread being torn down, `n` is.
-            let _ = SPARE.try_with(move |spare| spare.set(Some(n)));
-        }
     }
 
     /// True when the extension with `uri` was activated.
@@ -213,14 +144,6 @@ impl Drop for Requesting<'_> {
 /// shared with the request's negotiation, so that naming them allocates nothing.
 #[derive(Clone, Default)]
 pub struct Activated(Option<Arc<Negotiated>>);
-
-impl Drop for Activated {
-    fn drop(&mut self) {
-        if let Some(n) = self.0.take() {
-            Negotiated::keep_spare(n);
-        }
-    }
-}
 
 impl Activated {
     /// The activated extensions of `negotiated`.

@@ -2,14 +2,14 @@
 //! builder, and the resolved, ordered [`ExtensionSet`] that negotiates every request.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use super::RequestContext;
 use super::dependencies::Dependencies;
 use super::hooks::{
-    DROPPED_HOOKS, DynExtension, Extension, HOOK_EVENT, HOOK_OBSERVE, HOOK_REQUEST, HOOK_RESPONSE,
-    HOOK_TRANSITION, HookOutcome, Live, Reply, Scalar, Slot,
+    DynExtension, Extension, HOOK_EVENT, HOOK_OBSERVE, HOOK_REQUEST, HOOK_RESPONSE,
+    HOOK_TRANSITION, HookOutcome, Live, Reply, Slot,
 };
 use super::method::MethodEntry;
 use super::negotiated::{Activation, Negotiated};
@@ -302,9 +302,6 @@ pub(crate) struct Entry {
     pub(super) uri: &'static str,
     counters: Counters,
     dependencies: Dependencies,
-    /// What every activation gets when `activate` is the default body and the value a small
-    /// scalar ([`DynExtension::prototype`], asked after the first activation).
-    prototype: OnceLock<Option<Scalar>>,
 }
 
 impl std::fmt::Debug for Entry {
@@ -328,7 +325,7 @@ pub(crate) struct SetInner {
     /// The last single `A2A-Extensions` values negotiated (at most [`RECENT_VALUES`], the most
     /// recently used first), each with its outcome: each client of an agent tends to send the
     /// same value on every request, and a few kinds of client taking turns must not evict each
-    /// other's plans (and templates) on every request.
+    /// other's plans on every request.
     recent: Mutex<Vec<Begun>>,
 }
 
@@ -342,45 +339,6 @@ pub(crate) struct Plan {
     steps: Vec<(usize, Option<&'static str>)>,
     /// Every step activated: the list a request shares when none is skipped.
     all: Arc<[Activation]>,
-    /// Requests that activated every step, counted once each rather than once per extension;
-    /// added to the extensions' counters when the plan goes (read from the cached plan by
-    /// [`ExtensionSet::metrics`] meanwhile).
-    whole: AtomicU64,
-    /// Decided once every step's prototype is known: a template when each has one (its
-    /// `activate` is the default and its value a scalar), which the next requests copy
-    /// instead of asking each extension; `None` when some step has none.
-    template: OnceLock<Option<Template>>,
-}
-
-/// What every request activating a [`Plan`] gets when no extension decides anything: the
-/// values (inline scalars) and the hooks they may run.
-#[derive(Debug)]
-struct Template {
-    values: Box<[Scalar]>,
-    /// The `live` bits of the plan's extensions, as of [`DROPPED_HOOKS`] = `as_of`.
-    hooks: AtomicU8,
-    as_of: AtomicU64,
-}
-
-impl Plan {
-    /// Adds the requests counted on this plan to its extensions' counters.
-    fn hand_over(&self) {
-        let n = self.whole.swap(0, Ordering::Relaxed);
-        if n == 0 {
-            return;
-        }
-        for a in self.all.iter() {
-            a.0.counters.activations.fetch_add(n, Ordering::Relaxed);
-        }
-    }
-}
-
-impl Drop for Plan {
-    fn drop(&mut self) {
-        if *self.whole.get_mut() != 0 {
-            self.hand_over();
-        }
-    }
 }
 
 impl std::fmt::Debug for ExtensionSet {
@@ -459,7 +417,6 @@ impl ExtensionSet {
                 Arc::new(Entry {
                     uri: ext.uri(),
                     live: Live::new(ext.hooks()),
-                    prototype: OnceLock::new(),
                     ext,
                     counters: Counters::default(),
                     dependencies,
@@ -509,31 +466,14 @@ impl ExtensionSet {
             .collect()
     }
 
-    /// The counters of every extension. Exact once the requests counted have been negotiated;
-    /// a request negotiated from a plan that has just left the cache is counted when it ends.
+    /// The counters of every extension.
     pub fn metrics(&self) -> Vec<ExtensionMetrics> {
-        // The cached plans' whole activations are not in the extensions' counters yet (those
-        // of a plan still held by a request in flight are added when it ends).
-        let cached: Vec<(Arc<[Activation]>, u64)> = self
-            .inner
-            .recent
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .iter()
-            .filter_map(|(_, begun)| begun.plan.as_ref())
-            .map(|p| (p.all.clone(), p.whole.load(Ordering::Relaxed)))
-            .collect();
         self.inner
             .entries
             .iter()
             .map(|e| ExtensionMetrics {
                 uri: e.uri,
-                activations: e.counters.activations.load(Ordering::Relaxed)
-                    + cached
-                        .iter()
-                        .filter(|(all, _)| all.iter().any(|a| Arc::ptr_eq(&a.0, e)))
-                        .map(|(_, n)| *n)
-                        .sum::<u64>(),
+                activations: e.counters.activations.load(Ordering::Relaxed),
                 skips: e.counters.skips.load(Ordering::Relaxed),
                 refusals: e.counters.refusals.load(Ordering::Relaxed),
                 hook_errors: e.counters.hook_errors.load(Ordering::Relaxed),
@@ -632,24 +572,16 @@ impl ExtensionSet {
             return self.begin_none();
         };
         let begun = self.begun(super::parse_extensions_header([text])?)?;
-        let evicted = {
-            let mut recent = lock();
-            // Planned by another request meanwhile: that one is kept (and this one's plan
-            // goes unused).
-            if let Some((_, theirs)) = recent.iter().find(|(raw, _)| **raw == *value) {
-                return Ok(Some(theirs.clone()));
-            }
-            let evicted = (recent.len() >= RECENT_VALUES)
-                .then(|| recent.pop())
-                .flatten();
-            recent.insert(0, (value.into(), begun.clone()));
-            evicted
-        };
-        // The plan leaving the cache hands its count over now, not when the last request
-        // holding it ends.
-        if let Some(plan) = evicted.as_ref().and_then(|(_, b)| b.plan.as_deref()) {
-            plan.hand_over();
+        let mut recent = lock();
+        // Planned by another request meanwhile: that one is kept (and this one's plan goes
+        // unused).
+        if let Some((_, theirs)) = recent.iter().find(|(raw, _)| **raw == *value) {
+            return Ok(Some(theirs.clone()));
         }
+        if recent.len() >= RECENT_VALUES {
+            recent.pop();
+        }
+        recent.insert(0, (value.into(), begun.clone()));
         Ok(Some(begun))
     }
 
@@ -665,7 +597,6 @@ impl ExtensionSet {
             hooks: 0,
             spans: false,
             plan: Some(Arc::new(plan)),
-            reusable: false,
         }))
     }
 
@@ -695,12 +626,7 @@ impl ExtensionSet {
             .iter()
             .filter_map(|&(index, _)| Some(Activation(self.inner.entries.get(index)?.clone())))
             .collect();
-        Plan {
-            steps,
-            all,
-            whole: AtomicU64::new(0),
-            template: OnceLock::new(),
-        }
+        Plan { steps, all }
     }
 
     /// Activates, in declaration order, every configured extension the request named. An
@@ -720,37 +646,18 @@ impl ExtensionSet {
         begun: &Negotiated,
         ctx: &RequestContext,
     ) -> Result<Arc<Negotiated>, A2aError> {
-        let Some(plan) = &begun.plan else {
-            let plan = self.plan(&begun.requested);
-            return self
-                .activate_each(begun.requested.clone(), &plan, ctx, spans_wanted())
-                .map(Arc::new);
+        let spans = spans_wanted();
+        let negotiated = match &begun.plan {
+            Some(plan) => self.activate_each(begun.requested.clone(), plan, ctx, spans),
+            None => {
+                let plan = self.plan(&begun.requested);
+                self.activate_each(begun.requested.clone(), &plan, ctx, spans)
+            }
         };
-        match self.template(plan) {
-            Some(template) => Ok(Negotiated::from_template(
-                &begun.requested,
-                &plan.all,
-                &template.values,
-                self.template_hooks(plan, template),
-            )),
-            None => self
-                .activate_each(begun.requested.clone(), plan, ctx, spans_wanted())
-                .map(Arc::new),
-        }
+        negotiated.map(Arc::new)
     }
 
-    /// `plan`'s template, when the next request may be activated from it (no spans wanted);
-    /// counts that request on the plan.
-    #[inline]
-    fn template<'p>(&self, plan: &'p Plan) -> Option<&'p Template> {
-        let template = plan.template.get()?.as_ref().filter(|_| !spans_wanted())?;
-        plan.whole.fetch_add(1, Ordering::Relaxed);
-        Some(template)
-    }
-
-    /// Activates `plan` without its template (it has none yet, a subscriber wants spans, or
-    /// the plan is new): each extension's prototype is copied or its `activate` called.
-    #[inline(never)]
+    /// Activates the steps of `plan` in order: each extension's `activate` decides.
     fn activate_each(
         &self,
         requested: Arc<[String]>,
@@ -768,27 +675,14 @@ impl ExtensionSet {
             };
             if let Some(missing) = missing {
                 e.counters.refusals.fetch_add(1, Ordering::Relaxed);
-                self.count_activations(plan, step, partial.as_deref());
                 return Err(A2aError::ExtensionDependencyMissing {
                     extension: e.uri.to_owned(),
                     dependency: missing.to_owned(),
                 });
             }
-            let copied = e.prototype.get().copied().flatten().filter(|_| !spans);
-            let outcome = match copied {
-                Some(value) => Ok(Some(Slot::from(value))),
-                None => {
-                    let outcome =
-                        in_span_if(spans, e.uri, "activate", || e.ext.activate(&requested, ctx));
-                    if e.prototype.get().is_none() {
-                        // A second thread racing here sets the same answer.
-                        let _ = e.prototype.set(e.ext.prototype());
-                    }
-                    outcome
-                }
-            };
-            match outcome {
+            match in_span_if(spans, e.uri, "activate", || e.ext.activate(&requested, ctx)) {
                 Ok(Some(value)) => {
+                    e.counters.activations.fetch_add(1, Ordering::Relaxed);
                     hooks |= e.live.hooks();
                     values.push(value);
                     if let Some(partial) = &mut partial {
@@ -803,14 +697,9 @@ impl ExtensionSet {
                 }
                 Err(err) => {
                     e.counters.refusals.fetch_add(1, Ordering::Relaxed);
-                    self.count_activations(plan, step, partial.as_deref());
                     return Err(err);
                 }
             }
-        }
-        self.count_activations(plan, plan.steps.len(), partial.as_deref());
-        if partial.is_none() && plan.template.get().is_none() {
-            self.set_template(plan);
         }
         Ok(Negotiated {
             requested,
@@ -820,64 +709,7 @@ impl ExtensionSet {
             hooks,
             spans,
             plan: None,
-            reusable: false,
         })
-    }
-
-    /// Decides `plan`'s [`Template`] once every one of its extensions' prototypes is known:
-    /// one when each has a prototype, none (for good) when some has not.
-    fn set_template(&self, plan: &Plan) {
-        let mut known = Vec::with_capacity(plan.steps.len());
-        for &(index, _) in &plan.steps {
-            match self.inner.entries.get(index).map(|e| e.prototype.get()) {
-                Some(Some(Some(scalar))) => known.push(*scalar),
-                // An extension without a prototype: no template, ever.
-                Some(Some(None)) | None => {
-                    let _ = plan.template.set(None);
-                    return;
-                }
-                // Not asked yet (another request is activating it): decided later.
-                Some(None) => return,
-            }
-        }
-        let _ = plan.template.set(Some(Template {
-            values: known.into(),
-            hooks: AtomicU8::new(0),
-            as_of: AtomicU64::new(u64::MAX),
-        }));
-    }
-
-    /// The hooks the extensions of `plan` may run, recomputed when one was found to be a
-    /// default body since `template` last computed them (a mask computed earlier still
-    /// names every hook that may run: hooks are only ever dropped).
-    fn template_hooks(&self, plan: &Plan, template: &Template) -> u8 {
-        let now = DROPPED_HOOKS.load(Ordering::Acquire);
-        if template.as_of.load(Ordering::Acquire) == now {
-            return template.hooks.load(Ordering::Relaxed);
-        }
-        let hooks = plan.steps.iter().fold(0, |hooks, &(index, _)| {
-            hooks | self.inner.entries.get(index).map_or(0, |e| e.live.hooks())
-        });
-        template.hooks.store(hooks, Ordering::Relaxed);
-        template.as_of.store(now, Ordering::Release);
-        hooks
-    }
-
-    /// Counts the activations of the first `steps` steps of `plan`: once on the plan when
-    /// none was skipped (`partial` is `None`), else on each activated extension (`partial`).
-    fn count_activations(&self, plan: &Plan, steps: usize, partial: Option<&[Activation]>) {
-        match partial {
-            None if steps == plan.steps.len() => {
-                plan.whole.fetch_add(1, Ordering::Relaxed);
-            }
-            _ => {
-                let activated =
-                    partial.unwrap_or_else(|| plan.all.get(..steps).unwrap_or_default());
-                for a in activated {
-                    a.0.counters.activations.fetch_add(1, Ordering::Relaxed);
-                }
-            }
-        }
     }
 }
 
@@ -1223,101 +1055,6 @@ mod tests {
     }
 
     #[test]
-    fn a_finished_negotiation_is_reused_on_its_thread_starting_from_the_template_values() {
-        use crate::extension::Activated;
-        let set = set_of(vec![Counted {}.__into_dyn(), A {}.__into_dyn()]);
-        let both = format!("{}, {}", Counted::URI, A::URI);
-        let begun = set.begin([both.as_str()]).unwrap().unwrap();
-        let ctx = RequestContext::v1();
-        let mut req = A2aRequest::GetTask(Default::default());
-        // The first activation asks each extension (and leaves the plan a template).
-        drop(Activated::of(set.activate_begun(&begun, &ctx).unwrap()));
-        let first = set.activate_begun(&begun, &ctx).unwrap();
-        first.handle_request(&mut req, &ctx).unwrap();
-        assert_eq!(first.extension::<Counted>(), Some(1));
-        // Held by something else (the agent's context) when the response is done: not kept.
-        let held = first.clone();
-        drop(Activated::of(first));
-        let second = set.activate_begun(&begun, &ctx).unwrap();
-        assert!(!Arc::ptr_eq(&second, &held));
-        drop(held);
-        second.handle_request(&mut req, &ctx).unwrap();
-        second.handle_request(&mut req, &ctx).unwrap();
-        assert_eq!(second.extension::<Counted>(), Some(2));
-        // Marked (a new table has room for its two values only).
-        second.lock_values().reserve(100);
-        drop(Activated::of(second));
-        // The next request gets it back, with the template's values and the same lists.
-        let third = set.activate_begun(&begun, &ctx).unwrap();
-        assert!(
-            third.lock_values().capacity() > 100,
-            "not the kept negotiation"
-        );
-        assert_eq!(third.extension::<Counted>(), Some(0));
-        assert_eq!(uris(&third), [Counted::URI, A::URI]);
-        assert!(Arc::ptr_eq(&third.requested, &begun.requested));
-        // Another set's request does not get it; a negotiation outliving its set is not kept.
-        let other = set_of(vec![Counted {}.__into_dyn(), A {}.__into_dyn()]);
-        let other_begun = other.begin([both.as_str()]).unwrap().unwrap();
-        drop(Activated::of(
-            other.activate_begun(&other_begun, &ctx).unwrap(),
-        ));
-        drop(Activated::of(third));
-        let fourth = other.activate_begun(&other_begun, &ctx).unwrap();
-        assert!(!Arc::ptr_eq(
-            &fourth.activated,
-            &begun.plan.as_ref().unwrap().all
-        ));
-        drop((begun, set));
-        let last = Activated::of(fourth);
-        drop(other_begun);
-        drop(other);
-        let list = Arc::downgrade(last.list().unwrap());
-        drop(last);
-        assert!(
-            list.upgrade().is_none(),
-            "the dropped set's extensions were kept"
-        );
-    }
-
-    #[test]
-    fn data_only_extensions_are_activated_from_the_template() {
-        let set = set_of(vec![A {}.__into_dyn(), B {}.__into_dyn()]);
-        let both = format!("{}, {}", A::URI, B::URI);
-        let begun = set.begin([both.as_str()]).unwrap().unwrap();
-        let plan = begun.plan.as_deref().unwrap();
-        assert!(plan.template.get().is_none());
-        for _ in 0..2 {
-            let n = set.activate_begun(&begun, &RequestContext::v1()).unwrap();
-            assert_eq!(uris(&n), [A::URI, B::URI]);
-            let values = n.lock_values();
-            assert!(
-                values
-                    .iter()
-                    .all(|v| matches!(v, Slot::Scalar(Scalar::Unit(()))))
-            );
-        }
-        // The first activation asked each extension; it left the plan a template of `()`s.
-        let template = plan.template.get().unwrap().as_ref().unwrap();
-        assert!(
-            template
-                .values
-                .iter()
-                .all(|v| matches!(v, Scalar::Unit(())))
-        );
-        assert_eq!(template.values.len(), 2);
-        // With an extension whose value is boxed there is none, decided once for good.
-        let mixed = set_of(vec![A {}.__into_dyn(), Peeker {}.__into_dyn()]);
-        let both = format!("{}, {}", A::URI, Peeker::URI);
-        let begun = mixed.begin([both.as_str()]).unwrap().unwrap();
-        let plan = begun.plan.as_deref().unwrap();
-        for _ in 0..2 {
-            mixed.activate_begun(&begun, &RequestContext::v1()).unwrap();
-            assert!(matches!(plan.template.get(), Some(None)));
-        }
-    }
-
-    #[test]
     fn a_header_value_that_is_not_utf8_counts_as_not_sent() {
         let set = set_of(vec![A {}.__into_dyn()]);
         let latin1: &[u8] = b"https://example.com/test/a/v1, caf\xe9";
@@ -1369,7 +1106,7 @@ mod tests {
     }
 
     #[test]
-    fn clients_taking_turns_keep_their_plans_and_an_evicted_plan_hands_its_count_over() {
+    fn clients_taking_turns_keep_their_plans_and_an_evicted_plan_loses_no_count() {
         let set = set_of(vec![A {}.__into_dyn(), B {}.__into_dyn()]);
         let (a, both) = (A::URI.to_owned(), format!("{}, {}", A::URI, B::URI));
         let first_a = set.begin([a.as_str()]).unwrap().unwrap();
@@ -1434,8 +1171,7 @@ mod tests {
         for round in 1..=3 {
             let n = negotiate(&set, &[Counted::URI]).unwrap();
             if round > 1 {
-                // Activated from the cached plan's template, whose hooks no longer name the
-                // event hook found to be the default in round 1.
+                // The event hook was found to be the default in round 1.
                 assert_eq!(n.hooks & HOOK_EVENT, 0, "round {round}");
                 assert_eq!(n.hooks & HOOK_REQUEST, HOOK_REQUEST, "round {round}");
             }
@@ -1444,21 +1180,6 @@ mod tests {
             assert_eq!(n.extension::<Counted>(), Some(1), "round {round}");
         }
         assert_eq!(COUNTED_REQUESTS.load(Ordering::SeqCst) - before, 3);
-        let templated = set
-            .inner
-            .recent
-            .lock()
-            .unwrap()
-            .first()
-            .and_then(|(_, begun)| begun.plan.as_ref())
-            .is_some_and(|plan| plan.template.get().is_some_and(Option::is_some));
-        assert!(templated, "the cached plan has its template");
-        // `activate` is the default and the value a u32: rounds 2 and 3 copied the default
-        // (each round still saw a fresh value, above) instead of calling it.
-        assert!(matches!(
-            entries[0].prototype.get(),
-            Some(Some(Scalar::U32(0)))
-        ));
         // handle_event is the default body: found out on its first call, then skipped.
         assert_eq!(entries[0].live.hooks(), HOOK_ALL & !HOOK_EVENT);
     }
@@ -1629,12 +1350,7 @@ mod tests {
             .collect();
         assert!(Arc::ptr_eq(&lists[0], &lists[2]));
         assert!(!Arc::ptr_eq(&lists[0], &lists[1]));
-        // Skipper decides per request, Peeker's value is boxed: their `activate` is always
-        // called.
-        assert!(matches!(set.inner.entries[1].prototype.get(), Some(None)));
-        assert!(matches!(set.inner.entries[2].prototype.get(), Some(None)));
-        // Whole activations are counted on the cached plan, the others per extension: the
-        // counters add up either way.
+        // Activations and skips are counted per extension, whatever the cache holds.
         let counts = |set: &ExtensionSet| -> Vec<(u64, u64)> {
             set.metrics()
                 .iter()

@@ -5,7 +5,11 @@ pub use inventory;
 pub use serde;
 pub use serde_json;
 
-pub use crate::extension::{
-    DynExtension, Extension, ExtensionRegistration, Probe, ViaData, ViaDefault, ViaHooks,
-    ViaNoDefault,
+pub use crate::extension::Extension;
+pub use crate::extension::erased::{
+    DynExtension, Probe, ViaData, ViaDefault, ViaHooks, ViaNoDefault,
 };
+// Named by `DynExtension`'s methods.
+pub use crate::extension::implemented::HookOutcome;
+pub use crate::extension::registry::ExtensionRegistration;
+pub use crate::extension::slot::Slot;

@@ -62,11 +62,7 @@ pub mod state_machine;
 mod tests;
 mod traits;
 
-pub use builtin::{
-    AgentInvocation, CallType, CallerContext, OpenStep, Passport, ResponseTrace, SecurePassport,
-    Step, StepAction, Timestamp, ToolInvocation, Traceability, Tracer, Verification, Verifier,
-};
-pub use builtin::{secure_passport, traceability};
+pub use builtin::Timestamp;
 pub use context::RequestContext;
 pub use dependencies::Dependencies;
 pub use header::{

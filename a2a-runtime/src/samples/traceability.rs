@@ -49,7 +49,8 @@
 //!
 //! ```standalone_crate
 //! use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
-//! use a2a_runtime::extension::{Extension, MetadataExt, Traceability};
+//! use a2a_runtime::extension::{Extension, MetadataExt};
+//! use a2a_runtime::samples::traceability::Traceability;
 //! use a2a_runtime::server::A2aServer;
 //! use a2a_runtime::types::{AgentCard, Message};
 //! use a2a_runtime::A2aError;
@@ -82,7 +83,7 @@
 //! assert_eq!(server.card().capabilities.extensions[0].uri, Traceability::URI);
 //!
 //! // What a client reads from the reply:
-//! let tracer = a2a_runtime::extension::Tracer::new();
+//! let tracer = a2a_runtime::samples::traceability::Tracer::new();
 //! tracer.tool("get_exchange_rate", serde_json::Map::new()).finish();
 //! let mut reply = Message::agent_text("1 USD = 0.79 GBP");
 //! tracer.attach(&mut reply);

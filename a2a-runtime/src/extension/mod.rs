@@ -62,7 +62,7 @@ pub mod state_machine;
 mod tests;
 mod traits;
 
-pub use builtin::Timestamp;
+pub use builtin::TimestampExtension;
 pub use context::RequestContext;
 pub use dependencies::Dependencies;
 pub use header::{

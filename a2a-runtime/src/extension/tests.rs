@@ -8,7 +8,8 @@ use super::implemented::{HOOK_ALL, HOOK_EVENT, HOOK_OBSERVE, HOOK_REQUEST, HOOK_
 use super::negotiation::RECENT_VALUES;
 use super::registry::ExtensionConfig;
 use super::{
-    Activate, Activation, Extension, ExtensionSet, Negotiated, Reply, RequestContext, Timestamp,
+    Activate, Activation, Extension, ExtensionSet, Negotiated, Reply, RequestContext,
+    TimestampExtension,
 };
 use crate::error::A2aError;
 use crate::protocol::A2aRequest;
@@ -38,9 +39,9 @@ impl tracing::Subscriber for Spans {
 fn hooks_run_in_a_span_per_extension_when_a_subscriber_listens() {
     let mut config = ExtensionConfig::new();
     config.linked = false;
-    config.add(Timestamp::default());
+    config.add(TimestampExtension::default());
     let set = config.resolve().unwrap();
-    let requested = || vec![Timestamp::URI.to_owned()];
+    let requested = || vec![TimestampExtension::URI.to_owned()];
     let ctx = crate::extension::RequestContext::v1();
     // Without a subscriber: activated all the same (no span is built).
     assert_eq!(set.activate(requested(), &ctx).unwrap().activated.len(), 1);

@@ -3,4 +3,4 @@
 
 mod timestamp;
 
-pub use timestamp::Timestamp;
+pub use timestamp::TimestampExtension;

@@ -1284,7 +1284,8 @@ fn echo_header(activated: &Activated) -> Option<HeaderValue> {
             return Some(value.clone());
         }
         let uris: Box<[&'static str]> = activated.uris().collect();
-        let value = HeaderValue::from_str(&uris.join(", ")).ok()?;
+        let value =
+            HeaderValue::from_str(&crate::extension::format_extensions_header(uris.iter())).ok()?;
         *last = Some((Arc::downgrade(list), uris, value.clone()));
         Some(value)
     })

@@ -17,9 +17,9 @@ use crate::error::A2aError;
 use crate::protocol::A2aRequest;
 use crate::types::{StreamResponse, TaskStatus};
 
-/// One activated extension: its URI (its activation value is in the negotiation's value table,
-/// at the same position). Holds the extension's entry in its set, which the hooks are called
-/// through.
+/// One activated extension of a request.
+// Holds the extension's entry in its set, which the hooks are called through; its activation
+// value is in the negotiation's value table, at the same position.
 #[derive(Clone)]
 pub struct Activation(pub(crate) Arc<Entry>);
 
@@ -47,10 +47,11 @@ impl std::fmt::Debug for Activation {
 #[derive(Default)]
 pub struct Negotiated {
     /// The URIs the client requested (`A2A-Extensions`), deduplicated, in request order.
-    /// Shared: every request that sends the same header value shares one list.
+    // Shared by every request that sends the same header value (see `negotiation`).
     pub requested: Arc<[String]>,
-    /// The activated extensions, in declaration order. Shared: every request that activates
-    /// all it asked for shares its plan's list.
+    /// The activated extensions, in declaration order.
+    // Shared by every request that activates all it asked for from the same cached plan (the
+    // server's echo of `A2A-Extensions` compares the lists by address).
     pub activated: Arc<[Activation]>,
     /// The activation values, one per activated extension, in the same order: one lock for all
     /// of them, taken once per hook phase (not once per extension).
@@ -151,8 +152,8 @@ impl Drop for Requesting<'_> {
     }
 }
 
-/// The extensions activated for a request, as a response echoes them in `A2A-Extensions`:
-/// shared with the request's negotiation, so that naming them allocates nothing.
+/// The extensions activated for a request, as a response echoes them in `A2A-Extensions`.
+// Shares the request's negotiation, so that naming them allocates nothing.
 #[derive(Clone, Default)]
 pub struct Activated(Option<Arc<Negotiated>>);
 
@@ -167,8 +168,7 @@ impl Activated {
         self.0.is_none()
     }
 
-    /// The activated extensions (`None` when there are none): requests that activate all
-    /// they asked for share one list.
+    /// The activated extensions (`None` when there are none).
     pub fn list(&self) -> Option<&Arc<[Activation]>> {
         self.0.as_deref().map(|n| &n.activated)
     }

@@ -17,7 +17,7 @@ use a2a_runtime::auth::StaticTokens;
 use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
 use a2a_runtime::extension::{
     Activate, Extension as _, ExtensionHooks, ExtensionMethod, MethodEntry, RequestContext,
-    Timestamp,
+    TimestampExtension,
 };
 use a2a_runtime::push::PushConfig;
 use a2a_runtime::server::{A2aServer, RunningServer};
@@ -124,7 +124,7 @@ async fn agent() -> Agent {
     let running = A2aServer::builder()
         .card(card)
         .executor(CliAgent { gate: gate.clone() })
-        .extension(Timestamp::default())
+        .extension(TimestampExtension::default())
         .extension(Locale::default())
         .extension(EchoParams {})
         .extension(spy)
@@ -255,7 +255,7 @@ async fn discover_prints_the_card_interfaces_and_extension_params() {
             "{binding}: the interface in use is marked: {text}"
         );
         assert!(
-            text.contains(Locale::URI) && text.contains(Timestamp::URI),
+            text.contains(Locale::URI) && text.contains(TimestampExtension::URI),
             "{text}"
         );
         assert!(
@@ -704,7 +704,7 @@ async fn call_and_extensions_by_uri() {
                 binding,
                 "--json",
                 "--extension",
-                Timestamp::URI,
+                TimestampExtension::URI,
                 "send",
                 "hi",
             ],
@@ -713,7 +713,7 @@ async fn call_and_extensions_by_uri() {
         .ok();
         let artifact = &out.json()[0]["task"]["artifacts"][0];
         assert!(
-            artifact["metadata"][Timestamp::METADATA_KEY].is_string(),
+            artifact["metadata"][TimestampExtension::METADATA_KEY].is_string(),
             "{artifact}"
         );
         // Locale validates on the server only: the client sends what it is given.

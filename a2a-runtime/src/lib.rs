@@ -12,7 +12,8 @@
 //! 4. `protocol`: the request model: operations, their typed params, the caller, headers, trace
 //! 5. `compat`, `grpc`, `otel`, `store`: v0.3 and protobuf encodings, span export, persistence
 //! 6. `extension`: extensions, their negotiation, the `RequestContext` they see
-//! 7. `core`: the request handler, the task runtime, the agent API
+//! 7. `core`, `samples`: the request handler, the task runtime, the agent API; the published
+//!    sample extensions
 //! 8. `auth`, `push`: authentication and push delivery, plugged into the core by the server
 //! 9. `client`, `server`: the bindings
 //! 10. `__private`: what the output of `#[a2a_extension]` names
@@ -37,6 +38,8 @@ pub mod otel;
 pub mod protocol;
 #[cfg(feature = "push")]
 pub mod push;
+#[cfg(feature = "samples")]
+pub mod samples;
 #[cfg(feature = "server")]
 pub mod server;
 pub mod store;

@@ -29,7 +29,7 @@ pub fn server() -> &'static A2aServer {
             .card(card)
             .executor(Echo)
             .linked_extensions(false)
-            .extension(a2a_runtime::extension::Timestamp::default())
+            .extension(a2a_runtime::extension::TimestampExtension::default())
             .build()
             .expect("the fuzz server builds")
     })

@@ -18,7 +18,7 @@ use a2a_runtime::client::{
     A2aClient, ClientError, ClientOptions, ExtensionCheck, SendOptions, SendResult, Target,
 };
 use a2a_runtime::extension::{
-    AgentCardExt as _, Extension as _, MetadataExt as _, RequestContext, Timestamp,
+    AgentCardExt as _, Extension as _, MetadataExt as _, RequestContext, TimestampExtension,
 };
 use a2a_runtime::protocol::Side;
 use a2a_runtime::types::{
@@ -34,14 +34,14 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 struct Signed {}
 
-const TS: &str = Timestamp::URI;
+const TS: &str = TimestampExtension::URI;
 
 async fn ts_client(url: &str, binding: &ProtocolBinding) -> A2aClient {
     within(
         "connect",
         A2aClient::builder()
             .options(options(binding))
-            .extension(Timestamp::default())
+            .extension(TimestampExtension::default())
             .connect(url),
     )
     .await
@@ -73,7 +73,7 @@ macro_rules! assert_ts {
 
 #[tokio::test]
 async fn extensions_are_sent_on_every_call_and_the_echo_is_read_back() {
-    let srv = serve(builder("ext-every-call").extension(Timestamp::default())).await;
+    let srv = serve(builder("ext-every-call").extension(TimestampExtension::default())).await;
     for binding in BOTH {
         let c = ts_client(&srv.url, &binding).await;
         let b = binding.to_string();
@@ -87,7 +87,7 @@ async fn extensions_are_sent_on_every_call_and_the_echo_is_read_back() {
             panic!("expected a task")
         };
         let stamp = task.artifacts[0]
-            .metadata_of::<Timestamp>()
+            .metadata_of::<TimestampExtension>()
             .unwrap()
             .expect("the activated extension stamped the artifact");
         assert!(stamp.ends_with('Z'), "{b}: {stamp}");
@@ -178,7 +178,10 @@ async fn extensions_are_sent_on_every_call_and_the_echo_is_read_back() {
         let SendResult::Task(task) = resp.get_ref() else {
             panic!("expected a task")
         };
-        assert!(!task.artifacts[0].has_metadata_of::<Timestamp>(), "{b}");
+        assert!(
+            !task.artifacts[0].has_metadata_of::<TimestampExtension>(),
+            "{b}"
+        );
     }
 }
 
@@ -206,8 +209,12 @@ async fn typed_extension_params_are_read_from_the_card() {
         .unwrap()
         .expect("declared");
     assert_eq!(typed.supported, locale.supported);
-    assert!(card.extension_params::<Timestamp>().unwrap().is_none());
-    assert!(card.declares::<Locale>() && !card.declares::<Timestamp>());
+    assert!(
+        card.extension_params::<TimestampExtension>()
+            .unwrap()
+            .is_none()
+    );
+    assert!(card.declares::<Locale>() && !card.declares::<TimestampExtension>());
 }
 
 #[tokio::test]
@@ -288,7 +295,7 @@ async fn an_undeclared_configured_extension_warns_or_fails() {
                     extension_check: check,
                     ..options(&binding)
                 })
-                .extension(Timestamp::default())
+                .extension(TimestampExtension::default())
                 .connect(srv.url.as_str())
         };
         let c = within("fail", connect(ExtensionCheck::Fail))
@@ -529,7 +536,7 @@ async fn the_tenant_goes_in_the_rest_path_and_the_json_rpc_params() {
                 extension_check: ExtensionCheck::Off,
                 ..options(&binding)
             })
-            .extension(Timestamp::default())
+            .extension(TimestampExtension::default())
             .connect(card.clone())
             .await
             .unwrap();

@@ -579,7 +579,7 @@ async fn notary_server() -> (A2aServer, RunningServer) {
         .linked_extensions(false)
         .extension(Signing::default())
         .extension(Notary::default())
-        .extension(a2a_runtime::extension::Timestamp::default())
+        .extension(a2a_runtime::extension::TimestampExtension::default())
         .build()
         .unwrap();
     let running = server.clone().start("127.0.0.1:0").await.unwrap();

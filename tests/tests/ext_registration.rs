@@ -8,7 +8,7 @@ use a2a_ext_fixture::{RATING_URI, Rating};
 use a2a_runtime::A2aError;
 use a2a_runtime::a2a_extension;
 use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
-use a2a_runtime::extension::{Extension, ExtensionRegistry, Timestamp};
+use a2a_runtime::extension::{Extension, ExtensionRegistry, TimestampExtension};
 use a2a_runtime::server::{A2aServer, A2aServerBuilder};
 use a2a_runtime::types::AgentCard;
 use serde::{Deserialize, Serialize};
@@ -77,7 +77,7 @@ fn declared(b: A2aServerBuilder) -> Vec<String> {
 fn linked_collects_this_crate_and_the_fixture_crate_but_not_the_builtins() {
     assert_eq!(a2a_ext_fixture::link(), RATING_URI);
     // Timestamp is linked into this binary too...
-    assert_eq!(Timestamp::default().declaration().uri, TIMESTAMP);
+    assert_eq!(TimestampExtension::default().declaration().uri, TIMESTAMP);
     let linked: Vec<(&str, &str)> = ExtensionRegistry::linked()
         .iter()
         .map(|r| (r.uri, r.type_name))
@@ -179,13 +179,13 @@ fn explicit_values_come_first_and_replace_the_linked_default() {
 fn the_builtin_timestamp_is_declared_only_when_enabled() {
     assert!(!declared(builder()).contains(&TIMESTAMP.to_owned()));
     assert!(!declared(builder().linked_extensions(false)).contains(&TIMESTAMP.to_owned()));
-    let with = declared(builder().extension(Timestamp::default()));
+    let with = declared(builder().extension(TimestampExtension::default()));
     assert_eq!(with[0], TIMESTAMP);
     assert_eq!(
         declared(
             builder()
                 .linked_extensions(false)
-                .extension(Timestamp::default())
+                .extension(TimestampExtension::default())
         ),
         [TIMESTAMP]
     );
@@ -201,7 +201,7 @@ fn only_and_exclude_narrow_the_set() {
     assert_eq!(
         declared(
             builder()
-                .extension(Timestamp::default())
+                .extension(TimestampExtension::default())
                 .only([TIMESTAMP, "https://local.example/ext/linked/v1"])
         ),
         [TIMESTAMP, "https://local.example/ext/linked/v1"]
@@ -209,7 +209,7 @@ fn only_and_exclude_narrow_the_set() {
     assert_eq!(
         declared(
             builder()
-                .extension(Timestamp::default())
+                .extension(TimestampExtension::default())
                 .exclude([TIMESTAMP])
                 .exclude(["https://local.example/ext/linked/v1"])
         ),

@@ -11,8 +11,9 @@ use std::time::Duration;
 use a2a_runtime::A2aError;
 use a2a_runtime::client::{A2aClient, ClientOptions, SendOptions, SendResult};
 use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
-use a2a_runtime::extension::{
-    CallerContext, Extension, MetadataExt, Passport, SecurePassport, Verification,
+use a2a_runtime::extension::{Extension, MetadataExt};
+use a2a_runtime::samples::secure_passport::{
+    CallerContext, Passport, SecurePassport, Verification,
 };
 use a2a_runtime::server::A2aServer;
 use a2a_runtime::types::{AgentCard, AgentExtension, Message, Part, PartContent};

@@ -8,7 +8,7 @@ mod ext_support;
 
 use a2a_runtime::A2aError;
 use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
-use a2a_runtime::extension::{Extension, Timestamp};
+use a2a_runtime::extension::{Extension, TimestampExtension};
 use a2a_runtime::server::A2aServer;
 use a2a_runtime::types::{Artifact, Message, Part};
 use ext_support::*;
@@ -46,7 +46,7 @@ async fn server() -> Srv {
             .card(card("timestamps"))
             .executor(Agent)
             .linked_extensions(false)
-            .extension(Timestamp::default()),
+            .extension(TimestampExtension::default()),
     )
     .await
 }
@@ -89,9 +89,9 @@ fn assert_unstamped(object: &Value, what: &str) {
 
 #[test]
 fn the_declaration_is_the_samples() {
-    assert_eq!(Timestamp::URI, URI);
-    assert_eq!(Timestamp::METADATA_KEY, KEY);
-    const { assert!(!Timestamp::REQUIRED) };
+    assert_eq!(TimestampExtension::URI, URI);
+    assert_eq!(TimestampExtension::METADATA_KEY, KEY);
+    const { assert!(!TimestampExtension::REQUIRED) };
 }
 
 #[tokio::test]

@@ -10,8 +10,9 @@ use std::time::Duration;
 use a2a_runtime::A2aError;
 use a2a_runtime::client::{A2aClient, SendOptions, SendResult};
 use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
-use a2a_runtime::extension::{
-    CallType, Extension, MetadataExt, ResponseTrace, Step, StepAction, Traceability, Tracer,
+use a2a_runtime::extension::{Extension, MetadataExt};
+use a2a_runtime::samples::traceability::{
+    CallType, ResponseTrace, Step, StepAction, Traceability, Tracer,
 };
 use a2a_runtime::server::A2aServer;
 use a2a_runtime::types::{AgentCard, Artifact, Message, Part, StreamResponse, TaskState};

@@ -404,7 +404,7 @@ async fn finding5_extensions_header_is_capped_and_linear() {
             .card(card("ext"))
             .executor(script_agent().0)
             .linked_extensions(false)
-            .extension(a2a_runtime::extension::Timestamp::default()),
+            .extension(a2a_runtime::extension::TimestampExtension::default()),
     )
     .await;
     // 15,000 unique URIs: about 100 KB, within the server's 128 KiB for a request head.

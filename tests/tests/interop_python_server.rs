@@ -15,7 +15,7 @@ use std::future::Future;
 
 use a2a_runtime::A2aError;
 use a2a_runtime::client::{A2aClient, ClientError, SendOptions, SendResult};
-use a2a_runtime::extension::{Extension as _, MetadataExt as _, Timestamp};
+use a2a_runtime::extension::{Extension as _, MetadataExt as _, TimestampExtension};
 use a2a_runtime::types::{
     ListTasksRequest, ProtocolBinding, SendMessageConfiguration, StreamResponse,
     TaskPushNotificationConfig, TaskState,
@@ -111,7 +111,7 @@ async fn against_python_server(binding: ProtocolBinding) {
         "connect",
         A2aClient::builder()
             .options(options(&binding))
-            .extension(Timestamp::default())
+            .extension(TimestampExtension::default())
             .connect(url.as_str()),
     )
     .await
@@ -403,7 +403,7 @@ async fn against_python_server(binding: ProtocolBinding) {
                 .await
                 .map_err(fail)?;
             ensure!(
-                resp.activated_extensions() == [Timestamp::URI],
+                resp.activated_extensions() == [TimestampExtension::URI],
                 "echoed A2A-Extensions {:?}",
                 resp.activated_extensions()
             );
@@ -411,7 +411,7 @@ async fn against_python_server(binding: ProtocolBinding) {
                 return Err("expected a task".into());
             };
             let stamp = t.artifacts[0]
-                .metadata_of::<Timestamp>()
+                .metadata_of::<TimestampExtension>()
                 .map_err(|e| format!("timestamp metadata: {e}"))?;
             ensure!(
                 stamp.as_deref().is_some_and(|s| s.ends_with('Z')),
@@ -422,7 +422,7 @@ async fn against_python_server(binding: ProtocolBinding) {
                 .await
                 .map_err(fail)?;
             ensure!(
-                streamed.activated_extensions() == [Timestamp::URI],
+                streamed.activated_extensions() == [TimestampExtension::URI],
                 "stream: echoed {:?}",
                 streamed.activated_extensions()
             );
@@ -430,7 +430,7 @@ async fn against_python_server(binding: ProtocolBinding) {
                 streamed.into_inner().try_collect().await.map_err(fail)?;
             let stamped = events.iter().any(|e| {
                 matches!(e, StreamResponse::ArtifactUpdate(a)
-                    if a.artifact.has_metadata_of::<Timestamp>())
+                    if a.artifact.has_metadata_of::<TimestampExtension>())
             });
             ensure!(stamped, "no stamped artifact in {}", describe(&events));
             // Without the extension nothing is activated.

@@ -12,7 +12,7 @@ use std::time::Duration;
 use a2a_runtime::A2aError;
 use a2a_runtime::client::{A2aClient, SendOptions};
 use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
-use a2a_runtime::extension::{Extension as _, Timestamp};
+use a2a_runtime::extension::{Extension as _, TimestampExtension};
 use a2a_runtime::server::{A2aServer, RunningServer};
 use a2a_runtime::types::{AgentCard, Artifact, Part};
 use serde_json::{Value, json};
@@ -172,14 +172,14 @@ async fn one_request_has_a_span_with_its_fields_and_an_access_line() {
         A2aServer::builder()
             .card(card("spans"))
             .executor(Echo)
-            .extension(Timestamp::default()),
+            .extension(TimestampExtension::default()),
     )
     .await;
     let trace = "11111111111111111111111111111111";
     let body: Value = reqwest::Client::new()
         .post(format!("{}/", srv.url()))
         .header("A2A-Version", "1.0")
-        .header("A2A-Extensions", Timestamp::URI)
+        .header("A2A-Extensions", TimestampExtension::URI)
         .header("traceparent", format!("00-{trace}-00f067aa0ba902b7-01"))
         .json(
             &json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {
@@ -203,7 +203,7 @@ async fn one_request_has_a_span_with_its_fields_and_an_access_line() {
     assert_eq!(f["context_id"], task["contextId"].as_str().unwrap());
     assert_eq!(f["tenant"], "acme");
     assert_eq!(f["principal"], "anonymous");
-    assert_eq!(f["extensions"], Timestamp::URI);
+    assert_eq!(f["extensions"], TimestampExtension::URI);
     assert_eq!(f["status"], "200");
     assert!(f["latency_ms"].parse::<f64>().unwrap() >= 0.0);
     assert!(!f.contains_key("code"), "{f:?}");
@@ -349,7 +349,7 @@ async fn metrics_after_a_known_workload() {
     let server = A2aServer::builder()
         .card(card("metrics"))
         .executor(Held(release.clone()))
-        .extension(Timestamp::default())
+        .extension(TimestampExtension::default())
         .build()
         .unwrap();
     let (config, route) = (server.config(), server.metrics_route(metrics));
@@ -377,7 +377,7 @@ async fn metrics_after_a_known_workload() {
     for i in 0..3 {
         let mut rb = client.post(format!("{url}/")).header("A2A-Version", "1.0");
         if i == 0 {
-            rb = rb.header("A2A-Extensions", Timestamp::URI);
+            rb = rb.header("A2A-Extensions", TimestampExtension::URI);
         }
         let body: Value = rb
             .json(&json!({"jsonrpc": "2.0", "id": i, "method": "ListTasks", "params": {}}))
@@ -447,7 +447,7 @@ async fn metrics_after_a_known_workload() {
         Some(3.0),
         "{page}"
     );
-    let ts = [("uri", Timestamp::URI)];
+    let ts = [("uri", TimestampExtension::URI)];
     assert_eq!(
         sample(&page, "a2a_extension_activations_total", &ts),
         Some(1.0),

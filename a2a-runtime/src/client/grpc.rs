@@ -435,14 +435,11 @@ fn read_meta(meta: &MetadataMap) -> Meta {
             .filter_map(|v| v.to_str().ok())
             .collect::<Vec<_>>()
     };
-    let mut extensions: Vec<String> = Vec::new();
-    for value in text(EXTENSIONS_KEY) {
-        for uri in value.split(',').map(str::trim).filter(|u| !u.is_empty()) {
-            if !extensions.iter().any(|e| e == uri) {
-                extensions.push(uri.to_owned());
-            }
-        }
-    }
+    let extensions = crate::extension::parse_extensions_header(text(EXTENSIONS_KEY))
+        .unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "ignoring the server's a2a-extensions metadata");
+            Vec::new()
+        });
     Meta {
         version: text(VERSION_KEY).first().map(|v| v.trim().to_owned()),
         extensions,

@@ -153,12 +153,12 @@ impl std::fmt::Debug for A2aClient {
 ///
 /// ```no_run
 /// use a2a_runtime::client::{A2aClient, ClientOptions};
-/// use a2a_runtime::extension::Timestamp;
+/// use a2a_runtime::extension::TimestampExtension;
 ///
 /// # async fn run() -> Result<(), a2a_runtime::client::ClientError> {
 /// let client = A2aClient::builder()
 ///     .options(ClientOptions::default())
-///     .activate::<Timestamp>()
+///     .activate::<TimestampExtension>()
 ///     .activate_uri("https://example.com/ext/locale/v1")
 ///     .connect("http://127.0.0.1:8080")
 ///     .await?;

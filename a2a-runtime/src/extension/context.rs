@@ -15,8 +15,8 @@ use crate::store::Scope;
 /// [`AgentContext`](crate::core::AgentContext).
 #[derive(Clone, Debug, Default)]
 pub struct RequestContext {
-    /// The `A2A-Version` the client sent (`None` when absent or empty, which means 0.3);
-    /// borrowed when it is the version this crate speaks (no allocation for the usual request).
+    /// The `A2A-Version` the client sent (`None` when absent or empty, which means 0.3).
+    // Borrowed when it is the version this crate speaks: no allocation for the usual request.
     pub protocol_version: Option<Cow<'static, str>>,
     /// The tenant: REST path prefix, or the `tenant` field of the request.
     pub tenant: String,

@@ -36,7 +36,7 @@
 //! }
 //! ```
 
-use super::hooks::Extension;
+use super::traits::Extension;
 
 /// The dependencies of an extension, as URIs.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! Typed access to extension data in `metadata`: [`MetadataExt::metadata_of`] and
 //! [`MetadataExt::set_metadata_of`] on every object that carries metadata.
 
-use super::hooks::Extension;
+use super::traits::Extension;
 use crate::error::A2aError;
 use crate::types::{
     Artifact, CancelTaskRequest, Message, Metadata, Part, SendMessageRequest, Task,

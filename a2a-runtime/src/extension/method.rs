@@ -61,7 +61,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::RequestContext;
-use super::hooks::Extension;
+use super::traits::Extension;
 use crate::error::A2aError;
 use crate::types::{GetTaskRequest, ListTasksRequest, ListTasksResponse, Task};
 

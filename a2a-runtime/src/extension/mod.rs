@@ -46,36 +46,32 @@ mod builtin;
 mod context;
 pub mod data_only;
 pub mod dependencies;
+pub(crate) mod erased;
 mod header;
-mod hooks;
+pub(crate) mod implemented;
 mod metadata;
 pub mod method;
 mod negotiated;
+mod negotiation;
 pub mod profile;
 pub(crate) mod registry;
+mod set;
+pub(crate) mod slot;
 pub mod state_machine;
+#[cfg(test)]
+mod tests;
+mod traits;
 
-pub use builtin::{
-    AgentInvocation, CallType, CallerContext, OpenStep, Passport, ResponseTrace, SecurePassport,
-    Step, StepAction, Timestamp, ToolInvocation, Traceability, Tracer, Verification, Verifier,
-};
-pub use builtin::{secure_passport, traceability};
+pub use builtin::TimestampExtension;
 pub use context::RequestContext;
 pub use dependencies::Dependencies;
 pub use header::{
     ExtensionsHeaderError, MAX_EXTENSION_URIS, format_extensions_header, parse_extensions_header,
 };
-pub use hooks::{Activate, Extension, ExtensionHooks, Reply};
 pub use metadata::{AgentCardExt, HasMetadata, MetadataError, MetadataExt};
 pub use method::{ExtensionMethod, MethodContext, MethodEntry, TaskAccess};
 pub use negotiated::{Activated, Activation, Negotiated};
-pub use registry::{
-    ExtensionMetrics, ExtensionRegistration, ExtensionRegistry, ExtensionSet, RegistryError,
-};
+pub use registry::{ExtensionRegistry, LinkedExtension, RegistryError};
+pub use set::{ExtensionMetrics, ExtensionSet};
 pub use state_machine::{StateMachine, SubState, SubStateExt, Transition};
-
-#[doc(hidden)]
-pub use hooks::{
-    DataOnly, DynExtension, HookOutcome, Live, Probe, Scalar, Slot, ViaData, ViaDefault, ViaHooks,
-    ViaNoDefault, WithHooks,
-};
+pub use traits::{Activate, Extension, ExtensionHooks, Reply};

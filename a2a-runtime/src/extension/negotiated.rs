@@ -1,15 +1,25 @@
-//! The outcome of extension negotiation for one request.
+//! [`Negotiated`]: the outcome of extension negotiation for one request, and running the
+//! activated extensions' hooks on it.
 
-use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::hooks::{Extension, ExtensionHooks, Scalar, Slot};
-use super::registry::{Entry, Plan};
+use super::RequestContext;
+use super::erased::DynExtension;
+use super::implemented::{
+    HOOK_EVENT, HOOK_OBSERVE, HOOK_REQUEST, HOOK_RESPONSE, HOOK_TRANSITION, HookOutcome,
+};
+use super::negotiation::{Plan, in_span_if};
+use super::set::Entry;
+use super::slot::Slot;
+use super::traits::{Extension, ExtensionHooks, Reply};
+use crate::error::A2aError;
+use crate::protocol::A2aRequest;
+use crate::types::{StreamResponse, TaskStatus};
 
-/// One activated extension: its URI (its activation value is in the negotiation's value table,
-/// at the same position). Holds the extension's entry in its set, which the hooks are called
-/// through.
+/// One activated extension of a request.
+// Holds the extension's entry in its set, which the hooks are called through; its activation
+// value is in the negotiation's value table, at the same position.
 #[derive(Clone)]
 pub struct Activation(pub(crate) Arc<Entry>);
 
@@ -33,24 +43,15 @@ impl std::fmt::Debug for Activation {
     }
 }
 
-thread_local! {
-    /// The last negotiation built from a template that ended on this thread, for the next
-    /// request activating the same extensions: it saves allocating and freeing the negotiation
-    /// and its value table on every request. One per thread, replaced by the next. It holds its
-    /// plan's list of extensions and is kept only while the plan holds it too; one kept just
-    /// before its extension set was dropped holds that set's extensions until the thread ends
-    /// (an actix worker does when its server stops) or keeps another.
-    static SPARE: Cell<Option<Arc<Negotiated>>> = const { Cell::new(None) };
-}
-
 /// The extensions requested by the client and those activated for a request.
 #[derive(Default)]
 pub struct Negotiated {
     /// The URIs the client requested (`A2A-Extensions`), deduplicated, in request order.
-    /// Shared: every request that sends the same header value shares one list.
+    // Shared by every request that sends the same header value (see `negotiation`).
     pub requested: Arc<[String]>,
-    /// The activated extensions, in declaration order. Shared: every request that activates
-    /// all it asked for shares its plan's list.
+    /// The activated extensions, in declaration order.
+    // Shared by every request that activates all it asked for from the same cached plan (the
+    // server's echo of `A2A-Extensions` compares the lists by address).
     pub activated: Arc<[Activation]>,
     /// The activation values, one per activated extension, in the same order: one lock for all
     /// of them, taken once per hook phase (not once per extension).
@@ -65,10 +66,6 @@ pub struct Negotiated {
     pub(crate) spans: bool,
     /// What activating `requested` takes (set by `A2aService::begin`, cached per header value).
     pub(crate) plan: Option<Arc<Plan>>,
-    /// Built from a plan's template (every value an inline scalar): when the last
-    /// [`Activated`] holding it goes, it is kept for the next request on the thread
-    /// ([`from_template`](Self::from_template)).
-    pub(crate) reusable: bool,
 }
 
 impl std::fmt::Debug for Negotiated {
@@ -93,60 +90,6 @@ impl Negotiated {
         static NONE: std::sync::LazyLock<Arc<Negotiated>> =
             std::sync::LazyLock::new(|| Arc::new(Negotiated::default()));
         Arc::clone(&NONE)
-    }
-
-    /// A negotiation activating `activated` with `values` (a plan's template): this thread's
-    /// spare one when it activated the same list (no allocation, no drop), else a new one.
-    pub(crate) fn from_template(
-        requested: &Arc<[String]>,
-        activated: &Arc<[Activation]>,
-        values: &[Scalar],
-        hooks: u8,
-    ) -> Arc<Self> {
-        // The same list is the same plan: a slot per value, each holding the same scalar
-        // (overwritten without drop glue).
-        if let Ok(Some(mut spare)) = SPARE.try_with(Cell::take)
-            && Arc::ptr_eq(&spare.activated, activated)
-            && let Some(n) = Arc::get_mut(&mut spare)
-            && let table = n.values.get_mut().unwrap_or_else(PoisonError::into_inner)
-            && table.len() == values.len()
-        {
-            for (slot, &v) in table.iter_mut().zip(values) {
-                match slot {
-                    Slot::Scalar(s) => *s = v,
-                    boxed => *boxed = Slot::from(v),
-                }
-            }
-            if !Arc::ptr_eq(&n.requested, requested) {
-                n.requested = requested.clone();
-            }
-            n.hooks = hooks;
-            return spare;
-        }
-        Arc::new(Negotiated {
-            requested: requested.clone(),
-            activated: activated.clone(),
-            values: Mutex::new(values.iter().map(|&v| Slot::from(v)).collect()),
-            requesting: AtomicBool::new(false),
-            hooks,
-            spans: false,
-            plan: None,
-            reusable: true,
-        })
-    }
-
-    /// Keeps `n` as this thread's spare when nothing else holds it and it may be reused: built
-    /// from a template, no hook panicked holding its values, and its list still held by its
-    /// plan (the extension set is still there: a spare must not keep a dropped set's
-    /// extensions alive).
-    fn keep_spare(mut n: Arc<Self>) {
-        let reusable = |only: &mut Self| {
-            only.reusable && !only.values.is_poisoned() && Arc::strong_count(&only.activated) > 1
-        };
-        if Arc::get_mut(&mut n).is_some_and(reusable) {
-            // The spare it replaces is dropped here; on a thread being torn down, `n` is.
-            let _ = SPARE.try_with(move |spare| spare.set(Some(n)));
-        }
     }
 
     /// True when the extension with `uri` was activated.
@@ -209,18 +152,10 @@ impl Drop for Requesting<'_> {
     }
 }
 
-/// The extensions activated for a request, as a response echoes them in `A2A-Extensions`:
-/// shared with the request's negotiation, so that naming them allocates nothing.
+/// The extensions activated for a request, as a response echoes them in `A2A-Extensions`.
+// Shares the request's negotiation, so that naming them allocates nothing.
 #[derive(Clone, Default)]
 pub struct Activated(Option<Arc<Negotiated>>);
-
-impl Drop for Activated {
-    fn drop(&mut self) {
-        if let Some(n) = self.0.take() {
-            Negotiated::keep_spare(n);
-        }
-    }
-}
 
 impl Activated {
     /// The activated extensions of `negotiated`.
@@ -233,8 +168,7 @@ impl Activated {
         self.0.is_none()
     }
 
-    /// The activated extensions (`None` when there are none): requests that activate all
-    /// they asked for share one list.
+    /// The activated extensions (`None` when there are none).
     pub fn list(&self) -> Option<&Arc<[Activation]>> {
         self.0.as_deref().map(|n| &n.activated)
     }
@@ -251,5 +185,188 @@ impl Activated {
 impl std::fmt::Debug for Activated {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list().entries(self.uris()).finish()
+    }
+}
+
+/// Counts a hook's error on its extension and unboxes it (here, so that the unboxing stays
+/// out of the hook loops).
+#[cold]
+#[inline(never)]
+#[allow(clippy::boxed_local)]
+fn hook_failed(e: &Entry, err: Box<A2aError>) -> A2aError {
+    e.counters.hook_errors.fetch_add(1, Ordering::Relaxed);
+    *err
+}
+
+/// Runs hook `name` of every extension in `activated` (in declaration order), each on its
+/// value in `values` (`values[i]` belongs to `activated[i]`).
+// The loop without spans is all this function holds (the one with spans, and the error path,
+// are out of line): it is what every request with extensions runs, a few cache lines of code.
+#[inline]
+fn run_hooks_on(
+    (activated, spans): (&[Activation], bool),
+    values: &mut [Slot],
+    name: &'static str,
+    mut f: impl FnMut(&dyn DynExtension, &mut Slot) -> HookOutcome,
+) -> Result<(), A2aError> {
+    if spans {
+        return run_hooks_in_spans(activated, values, name, f);
+    }
+    for (a, value) in activated.iter().zip(values) {
+        if let Err(err) = f(a.0.ext.as_ref(), value) {
+            return Err(hook_failed(&a.0, err));
+        }
+    }
+    Ok(())
+}
+
+/// [`run_hooks_on`] with each call in a debug span ([`in_span_if`]).
+#[cold]
+#[inline(never)]
+fn run_hooks_in_spans(
+    activated: &[Activation],
+    values: &mut [Slot],
+    name: &'static str,
+    mut f: impl FnMut(&dyn DynExtension, &mut Slot) -> HookOutcome,
+) -> Result<(), A2aError> {
+    for (a, value) in activated.iter().zip(values) {
+        let e = &a.0;
+        in_span_if(true, e.uri, name, || f(e.ext.as_ref(), value))
+            .map_err(|err| hook_failed(e, err))?;
+    }
+    Ok(())
+}
+
+/// The response phases of [`Negotiated::handle_response`] on `values`: the hooks that may
+/// change `reply`, then those that read it (`hooks`: the negotiation's mask).
+fn respond_on(
+    entries: (&[Activation], bool),
+    hooks: u8,
+    values: &mut [Slot],
+    reply: &mut Reply<'_>,
+) -> Result<(), A2aError> {
+    if hooks & HOOK_RESPONSE != 0 {
+        run_hooks_on(entries, values, "handle_response", |ext, value| {
+            ext.handle_response(reply, value)
+        })?;
+    }
+    if hooks & HOOK_OBSERVE != 0 {
+        run_hooks_on(entries, values, "observe_response", |ext, value| {
+            ext.observe_response(reply, value)
+        })?;
+    }
+    Ok(())
+}
+
+impl Negotiated {
+    /// The activated extensions, when some of them may implement `hook` (so that a phase
+    /// nobody hooks takes no lock).
+    fn hooked(&self, hook: u8) -> Option<(&[Activation], bool)> {
+        (self.hooks & hook != 0).then_some((&self.activated[..], self.spans))
+    }
+
+    /// Runs `hook` of the activated extensions with the value table locked once for all of
+    /// them. Only for hooks that cannot reach this negotiation (they get no context).
+    fn run_hooks(
+        &self,
+        (hook, name): (u8, &'static str),
+        f: impl FnMut(&dyn DynExtension, &mut Slot) -> HookOutcome,
+    ) -> Result<(), A2aError> {
+        let Some(entries) = self.hooked(hook) else {
+            return Ok(());
+        };
+        run_hooks_on(entries, &mut self.lock_values(), name, f)
+    }
+
+    /// Runs every activated extension's `handle_request`, in declaration order, with the value
+    /// table locked once for all of them. Meanwhile [`extension`](Negotiated::extension) answers
+    /// `None` (a hook reading values through `ctx`, which may hold this negotiation, would
+    /// otherwise wait for itself).
+    pub(crate) fn handle_request(
+        &self,
+        req: &mut A2aRequest,
+        ctx: &RequestContext,
+    ) -> Result<(), A2aError> {
+        let Some(entries) = self.hooked(HOOK_REQUEST) else {
+            return Ok(());
+        };
+        let _requesting = self.requesting();
+        run_hooks_on(
+            entries,
+            &mut self.lock_values(),
+            "handle_request",
+            |ext, value| ext.handle_request(req, value, ctx),
+        )
+    }
+
+    /// True when some activated extension may change a unary result (`handle_response`).
+    pub(crate) fn hooks_responses(&self) -> bool {
+        self.hooks & HOOK_RESPONSE != 0
+    }
+
+    /// A negotiation as if an activated extension hooked responses (tests).
+    #[cfg(test)]
+    pub(crate) fn hooking_responses() -> Self {
+        Self {
+            hooks: HOOK_RESPONSE,
+            ..Self::default()
+        }
+    }
+
+    /// True when some activated extension may read or change results (`handle_response`,
+    /// `observe_response`).
+    pub(crate) fn sees_responses(&self) -> bool {
+        self.hooks & (HOOK_RESPONSE | HOOK_OBSERVE) != 0
+    }
+
+    /// A negotiation as if an activated extension only observed responses (tests).
+    #[cfg(test)]
+    pub(crate) fn observing_responses() -> Self {
+        Self {
+            hooks: HOOK_OBSERVE,
+            ..Self::default()
+        }
+    }
+
+    /// Runs every activated extension's `handle_response`, then every one's
+    /// `observe_response` (each phase in declaration order), with the value table locked once
+    /// for both.
+    pub(crate) fn handle_response(&self, reply: &mut Reply<'_>) -> Result<(), A2aError> {
+        if !self.sees_responses() {
+            return Ok(());
+        }
+        let entries = (&self.activated[..], self.spans);
+        respond_on(entries, self.hooks, &mut self.lock_values(), reply)
+    }
+
+    /// [`handle_response`](Self::handle_response) for a negotiation nobody else holds: no
+    /// lock.
+    pub(crate) fn handle_response_mut(&mut self, reply: &mut Reply<'_>) -> Result<(), A2aError> {
+        if !self.sees_responses() {
+            return Ok(());
+        }
+        let values = self
+            .values
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        respond_on((&self.activated, self.spans), self.hooks, values, reply)
+    }
+
+    /// Runs every activated extension's `handle_event`, in declaration order.
+    pub(crate) fn handle_event(&self, event: &mut StreamResponse) -> Result<(), A2aError> {
+        self.run_hooks((HOOK_EVENT, "handle_event"), |ext, value| {
+            ext.handle_event(event, value)
+        })
+    }
+
+    /// Runs every activated extension's `check_transition`, in declaration order.
+    pub(crate) fn check_transition(
+        &self,
+        from: &TaskStatus,
+        to: &TaskStatus,
+    ) -> Result<(), A2aError> {
+        self.run_hooks((HOOK_TRANSITION, "check_transition"), |ext, value| {
+            ext.check_transition(from, to, value)
+        })
     }
 }

@@ -45,7 +45,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::hooks::Extension;
+use super::traits::Extension;
 use crate::error::A2aError;
 use crate::types::{Task, TaskState, TaskStatus};
 

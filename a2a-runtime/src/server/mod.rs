@@ -920,7 +920,7 @@ impl A2aServerBuilder {
     /// added explicitly come after, sorted by URI.
     ///
     /// ```
-    /// use a2a_runtime::extension::Timestamp;
+    /// use a2a_runtime::extension::TimestampExtension;
     /// # use a2a_runtime::server::A2aServer;
     /// # use a2a_runtime::types::AgentCard;
     /// # struct Echo;
@@ -928,7 +928,7 @@ impl A2aServerBuilder {
     /// #     async fn execute(&self, _: a2a_runtime::core::AgentContext, e: a2a_runtime::core::EventSink) -> Result<(), a2a_runtime::A2aError> { e.complete().await }
     /// # }
     /// let card = AgentCard { name: "n".into(), description: "d".into(), version: "1".into(), ..Default::default() };
-    /// let server = A2aServer::builder().card(card).executor(Echo).linked_extensions(false).extension(Timestamp::default()).build().unwrap();
+    /// let server = A2aServer::builder().card(card).executor(Echo).linked_extensions(false).extension(TimestampExtension::default()).build().unwrap();
     /// assert_eq!(server.card().capabilities.extensions[0].uri, "https://github.com/a2aproject/a2a-samples/extensions/timestamp/v1");
     /// ```
     pub fn extension<E: Extension>(mut self, value: E) -> Self {
@@ -1284,7 +1284,8 @@ fn echo_header(activated: &Activated) -> Option<HeaderValue> {
             return Some(value.clone());
         }
         let uris: Box<[&'static str]> = activated.uris().collect();
-        let value = HeaderValue::from_str(&uris.join(", ")).ok()?;
+        let value =
+            HeaderValue::from_str(&crate::extension::format_extensions_header(uris.iter())).ok()?;
         *last = Some((Arc::downgrade(list), uris, value.clone()));
         Some(value)
     })

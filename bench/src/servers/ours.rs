@@ -5,7 +5,7 @@
 use a2a_examples::EchoAgent;
 use a2a_runtime::A2aError;
 use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
-use a2a_runtime::extension::{ExtensionHooks, MetadataExt, Reply, Timestamp};
+use a2a_runtime::extension::{ExtensionHooks, MetadataExt, Reply, TimestampExtension};
 use a2a_runtime::server::A2aServer;
 use a2a_runtime::types::{AgentCard, AgentSkill, Part, SendMessageResponse};
 use serde::{Deserialize, Serialize};
@@ -226,7 +226,7 @@ pub(crate) fn server(
         Extensions::None => {}
         Extensions::Three => {
             builder = builder
-                .extension(Timestamp::default())
+                .extension(TimestampExtension::default())
                 .extension(Region::default())
                 .extension(Trace::default());
         }

@@ -13,7 +13,7 @@
 
 use a2a_examples::{DemoAgent, Locale, demo_card};
 use a2a_runtime::auth::StaticTokens;
-use a2a_runtime::extension::Timestamp;
+use a2a_runtime::extension::TimestampExtension;
 use a2a_runtime::push::PushConfig;
 use a2a_runtime::server::A2aServer;
 
@@ -80,7 +80,7 @@ async fn main() -> std::io::Result<()> {
         .cluster_options(cluster)
         .card(demo_card())
         .executor(DemoAgent)
-        .extension(Timestamp::default())
+        .extension(TimestampExtension::default())
         .extension(Locale::default())
         .push(PushConfig::new())
         .grpc_addr(grpc_addr)

@@ -7,7 +7,9 @@
 
 use a2a_examples::Locale;
 use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
-use a2a_runtime::extension::{Extension, ExtensionHooks, MetadataExt, RequestContext, Timestamp};
+use a2a_runtime::extension::{
+    Extension, ExtensionHooks, MetadataExt, RequestContext, TimestampExtension,
+};
 use a2a_runtime::protocol::A2aRequest;
 use a2a_runtime::server::A2aServer;
 use a2a_runtime::types::{AgentCard, Artifact, Message, Part, Task};
@@ -112,7 +114,7 @@ async fn main() -> std::io::Result<()> {
     let server = A2aServer::builder()
         .card(card())
         .executor(Greeter)
-        .extension(Timestamp::default())
+        .extension(TimestampExtension::default())
         .extension(Locale::default())
         .extension(contract)
         .build()
@@ -190,7 +192,7 @@ async fn client(url: &str) -> std::io::Result<()> {
     let mut message = Message::user_text("world");
     message.set_metadata_of::<Contract>(&terms.terms_version);
     message.set_metadata_of::<Locale>(&"fr".to_owned());
-    let requested = [Timestamp::URI, Locale::URI, Contract::URI].join(", ");
+    let requested = [TimestampExtension::URI, Locale::URI, Contract::URI].join(", ");
     let resp = send(Some(requested), message).await.map_err(fail)?;
     let echoed = resp
         .headers()
@@ -210,10 +212,10 @@ async fn client(url: &str) -> std::io::Result<()> {
         .unwrap_or_default();
     println!("artifact: {text}");
     // Typed metadata: the timestamp the Timestamp extension added, the locale Locale echoed.
-    let stamped = artifact.metadata_of::<Timestamp>().map_err(fail)?;
+    let stamped = artifact.metadata_of::<TimestampExtension>().map_err(fail)?;
     println!(
         "artifact timestamp ({}): {}",
-        Timestamp::METADATA_KEY,
+        TimestampExtension::METADATA_KEY,
         stamped.as_deref().unwrap_or("none")
     );
     let locale = task.metadata_of::<Locale>().map_err(fail)?;
@@ -222,7 +224,7 @@ async fn client(url: &str) -> std::io::Result<()> {
     // task completed.
     let times = task
         .metadata
-        .get(Timestamp::URI)
+        .get(TimestampExtension::URI)
         .cloned()
         .unwrap_or_default();
     let time = |k: &str| {
@@ -242,7 +244,7 @@ async fn client(url: &str) -> std::io::Result<()> {
         "task times recorded",
     )?;
     check(
-        echoed.contains(Timestamp::URI)
+        echoed.contains(TimestampExtension::URI)
             && echoed.contains(Locale::URI)
             && echoed.contains(Contract::URI),
         "every extension echoed",

@@ -8,7 +8,8 @@
 use a2a_runtime::A2aError;
 use a2a_runtime::client::{A2aClient, ClientError, SendOptions, SendResult};
 use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
-use a2a_runtime::extension::{CallerContext, Extension, SecurePassport, Verification};
+use a2a_runtime::extension::Extension;
+use a2a_runtime::samples::secure_passport::{CallerContext, SecurePassport, Verification};
 use a2a_runtime::server::A2aServer;
 use a2a_runtime::types::{AgentCard, Message};
 

@@ -9,7 +9,8 @@
 use a2a_runtime::A2aError;
 use a2a_runtime::client::{A2aClient, SendOptions};
 use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
-use a2a_runtime::extension::{Extension, ResponseTrace, StepAction, Traceability};
+use a2a_runtime::extension::Extension;
+use a2a_runtime::samples::traceability::{ResponseTrace, StepAction, Traceability};
 use a2a_runtime::server::A2aServer;
 use a2a_runtime::types::{AgentCard, Artifact, Message, Part};
 use serde_json::{Map, json};

@@ -133,7 +133,7 @@ pub fn interop_builder() -> A2aServerBuilder {
         .card(card("a2a-runtime interop agent"))
         .executor(InteropAgent)
         .push(a2a_runtime::push::PushConfig::new().allow_private_networks(true))
-        .extension(a2a_runtime::extension::Timestamp::default())
+        .extension(a2a_runtime::extension::TimestampExtension::default())
         .linked_extensions(false)
         .workers(1)
 }

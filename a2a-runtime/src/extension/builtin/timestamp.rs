@@ -6,9 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::a2a_extension;
 use crate::error::A2aError;
 use crate::extension::{Activate, Extension, ExtensionHooks, MetadataExt, RequestContext};
-use crate::types::{
-    Artifact, Message, Metadata, Role, StreamResponse, TaskState, Timestamp as WireTimestamp,
-};
+use crate::types::{Artifact, Message, Metadata, Role, StreamResponse, TaskState, Timestamp};
 
 /// Adds timestamps to messages and artifacts, and records when a task's request was received
 /// and when the task completed.
@@ -26,8 +24,8 @@ use crate::types::{
 ///   {"received_at": "2026-12-03T00:10:00.120Z", "completed_at": "2026-12-03T00:10:00.480Z"}}}
 /// ```
 ///
-/// Enable it with `.extension(Timestamp::default())` on the server builder; an agent reads the
-/// request's `received_at` with `ctx.extension::<Timestamp>()`.
+/// Enable it with `.extension(TimestampExtension::default())` on the server builder; an agent
+/// reads the request's `received_at` with `ctx.extension::<TimestampExtension>()`.
 #[a2a_extension(
     uri = "https://github.com/a2aproject/a2a-samples/extensions/timestamp/v1",
     metadata_key = "github.com/a2aproject/a2a-samples/extensions/timestamp/v1/timestamp",
@@ -35,9 +33,9 @@ use crate::types::{
     description = "Adds timestamps to messages and artifacts."
 )]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Timestamp {}
+pub struct TimestampExtension {}
 
-impl Timestamp {
+impl TimestampExtension {
     fn stamp_message(m: &mut Message, now: &str) {
         if m.role == Role::Agent && !m.has_metadata_of::<Self>() {
             m.set_metadata_of::<Self>(&now.to_owned());
@@ -52,7 +50,7 @@ impl Timestamp {
 
     /// Stamps every agent message and artifact in `event` that has no timestamp yet.
     pub fn stamp(event: &mut StreamResponse) {
-        let now = WireTimestamp::now().to_rfc3339();
+        let now = Timestamp::now().to_rfc3339();
         match event {
             StreamResponse::Message(m) => Self::stamp_message(m, &now),
             StreamResponse::StatusUpdate(e) => {
@@ -76,7 +74,7 @@ impl Timestamp {
     }
 }
 
-impl Timestamp {
+impl TimestampExtension {
     /// Records `received_at` (and `completed_at` when `state` ends or interrupts the task)
     /// under the extension's URI in `metadata`.
     fn record_task(metadata: &mut Metadata, state: TaskState, received_at: &str, now: &str) {
@@ -94,12 +92,12 @@ impl Timestamp {
     }
 }
 
-impl ExtensionHooks for Timestamp {
+impl ExtensionHooks for TimestampExtension {
     /// When the request was received (RFC 3339 UTC).
     type Activation = String;
 
     fn activate(&self, _: &[String], _: &RequestContext) -> Activate<String> {
-        Activate::Activated(WireTimestamp::now().to_rfc3339())
+        Activate::Activated(Timestamp::now().to_rfc3339())
     }
 
     fn handle_event(
@@ -110,11 +108,11 @@ impl ExtensionHooks for Timestamp {
         Self::stamp(event);
         match event {
             StreamResponse::StatusUpdate(e) => {
-                let now = WireTimestamp::now().to_rfc3339();
+                let now = Timestamp::now().to_rfc3339();
                 Self::record_task(&mut e.metadata, e.status.state, received_at, &now);
             }
             StreamResponse::Task(t) => {
-                let now = WireTimestamp::now().to_rfc3339();
+                let now = Timestamp::now().to_rfc3339();
                 Self::record_task(&mut t.metadata, t.status.state, received_at, &now);
             }
             StreamResponse::Message(_) | StreamResponse::ArtifactUpdate(_) => {}

@@ -100,8 +100,8 @@ fn response_metadata(meta: &mut MetadataMap, activated: &Activated) {
         MetadataValue::from_static(crate::PROTOCOL_VERSION),
     );
     if !activated.is_empty() {
-        let uris: Vec<&str> = activated.uris().collect();
-        if let Ok(v) = MetadataValue::try_from(uris.join(", ")) {
+        let value = crate::extension::format_extensions_header(activated.uris());
+        if let Ok(v) = MetadataValue::try_from(value) {
             meta.insert(EXTENSIONS_KEY, v);
         }
     }

@@ -32,7 +32,8 @@
 //!
 //! ```standalone_crate
 //! use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
-//! use a2a_runtime::extension::{CallerContext, Extension, MetadataExt, SecurePassport, Verification};
+//! use a2a_runtime::extension::{Extension, MetadataExt};
+//! use a2a_runtime::samples::secure_passport::{CallerContext, SecurePassport, Verification};
 //! use a2a_runtime::server::A2aServer;
 //! use a2a_runtime::types::{AgentCard, Message};
 //! use a2a_runtime::A2aError;

@@ -1,0 +1,291 @@
+//! The object-safe form of an extension, which the registry and the negotiation hold, and the
+//! selection the attribute's output makes between an extension with hooks and a data-only one.
+//! Not a public API: `__private` exports what the attribute's output names.
+
+use super::RequestContext;
+use super::dependencies::Dependencies;
+use super::implemented::{
+    HOOK_EVENT, HOOK_OBSERVE, HOOK_REQUEST, HOOK_RESPONSE, HOOK_TRANSITION, HookOutcome,
+    Implemented,
+};
+use super::method::MethodEntry;
+use super::slot::Slot;
+use super::traits::{Activate, Extension, ExtensionHooks, Reply};
+use crate::error::A2aError;
+use crate::protocol::A2aRequest;
+use crate::types::{AgentExtension, StreamResponse, TaskStatus};
+
+/// Object-safe form of an extension (not a public API). A hook is called with the activation
+/// value of its extension for the request.
+#[doc(hidden)]
+pub trait DynExtension: Send + Sync + 'static {
+    /// [`Extension::URI`].
+    fn uri(&self) -> &'static str;
+    /// [`Extension::REQUIRED`].
+    fn required(&self) -> bool;
+    /// The type's path.
+    fn type_name(&self) -> &'static str;
+    /// [`ExtensionHooks::RUNS_IN_CLIENT`] (false without hooks).
+    fn runs_in_client(&self) -> bool;
+    /// [`Extension::declaration`].
+    fn declaration(&self) -> AgentExtension;
+    /// [`ExtensionHooks::init`].
+    fn init(&mut self) -> Result<(), A2aError>;
+    /// [`ExtensionHooks::activate`]: `None` to skip.
+    fn activate(
+        &self,
+        requested: &[String],
+        ctx: &RequestContext,
+    ) -> Result<Option<Slot>, A2aError>;
+    /// [`ExtensionHooks::handle_request`].
+    fn handle_request(
+        &self,
+        req: &mut A2aRequest,
+        act: &mut Slot,
+        ctx: &RequestContext,
+    ) -> HookOutcome;
+    /// [`ExtensionHooks::handle_response`].
+    fn handle_response(&self, reply: &mut Reply<'_>, act: &mut Slot) -> HookOutcome;
+    /// [`ExtensionHooks::observe_response`].
+    fn observe_response(&self, reply: &Reply<'_>, act: &mut Slot) -> HookOutcome;
+    /// [`ExtensionHooks::handle_event`].
+    fn handle_event(&self, event: &mut StreamResponse, act: &mut Slot) -> HookOutcome;
+    /// [`ExtensionHooks::check_transition`].
+    fn check_transition(&self, from: &TaskStatus, to: &TaskStatus, act: &mut Slot) -> HookOutcome;
+    /// [`ExtensionHooks::dependencies`].
+    fn dependencies(&self) -> Dependencies;
+    /// [`ExtensionHooks::methods`].
+    fn methods(&self) -> Vec<MethodEntry>;
+    /// True when it implements [`ExtensionHooks`].
+    fn has_hooks(&self) -> bool;
+    /// The hooks that may do something (`HOOK_*` bits): a phase none of a request's
+    /// extensions may hook is skipped.
+    fn hooks(&self) -> u8;
+}
+
+/// A data-only extension (no [`ExtensionHooks`] impl).
+#[derive(Debug)]
+pub(crate) struct DataOnly<E>(E);
+
+/// An extension with [`ExtensionHooks`], and what is known of its hooks.
+#[derive(Debug)]
+pub(crate) struct WithHooks<E> {
+    ext: E,
+    implemented: Implemented,
+}
+
+impl<E: Extension> DynExtension for DataOnly<E> {
+    fn uri(&self) -> &'static str {
+        E::URI
+    }
+    fn required(&self) -> bool {
+        E::REQUIRED
+    }
+    fn type_name(&self) -> &'static str {
+        std::any::type_name::<E>()
+    }
+    fn runs_in_client(&self) -> bool {
+        false
+    }
+    fn declaration(&self) -> AgentExtension {
+        self.0.declaration()
+    }
+    fn init(&mut self) -> Result<(), A2aError> {
+        Ok(())
+    }
+    fn activate(&self, _: &[String], _: &RequestContext) -> Result<Option<Slot>, A2aError> {
+        Ok(Some(Slot::Unit(())))
+    }
+    // Never called: its `hooks()` are none.
+    fn handle_request(&self, _: &mut A2aRequest, _: &mut Slot, _: &RequestContext) -> HookOutcome {
+        Ok(())
+    }
+    fn handle_response(&self, _: &mut Reply<'_>, _: &mut Slot) -> HookOutcome {
+        Ok(())
+    }
+    fn observe_response(&self, _: &Reply<'_>, _: &mut Slot) -> HookOutcome {
+        Ok(())
+    }
+    fn handle_event(&self, _: &mut StreamResponse, _: &mut Slot) -> HookOutcome {
+        Ok(())
+    }
+    fn check_transition(&self, _: &TaskStatus, _: &TaskStatus, _: &mut Slot) -> HookOutcome {
+        Ok(())
+    }
+    fn dependencies(&self) -> Dependencies {
+        Dependencies::default()
+    }
+    fn methods(&self) -> Vec<MethodEntry> {
+        Vec::new()
+    }
+    fn has_hooks(&self) -> bool {
+        false
+    }
+    fn hooks(&self) -> u8 {
+        0
+    }
+}
+
+/// Runs `f` on the activation value in `act` when it is an `A` (it always is: the slot was
+/// filled by the same extension's `activate`).
+#[inline]
+fn with_activation<A: 'static>(
+    act: &mut Slot,
+    f: impl FnOnce(&mut A) -> Result<(), A2aError>,
+) -> Result<(), A2aError> {
+    act.get_mut::<A>().map_or(Ok(()), f)
+}
+
+impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
+    fn uri(&self) -> &'static str {
+        E::URI
+    }
+    fn required(&self) -> bool {
+        E::REQUIRED
+    }
+    fn type_name(&self) -> &'static str {
+        std::any::type_name::<E>()
+    }
+    fn runs_in_client(&self) -> bool {
+        E::RUNS_IN_CLIENT
+    }
+    fn declaration(&self) -> AgentExtension {
+        self.ext.declaration()
+    }
+    fn init(&mut self) -> Result<(), A2aError> {
+        self.ext.init()
+    }
+    fn activate(
+        &self,
+        requested: &[String],
+        ctx: &RequestContext,
+    ) -> Result<Option<Slot>, A2aError> {
+        match self.ext.activate(requested, ctx) {
+            Activate::Activated(a) => Ok(Some(Slot::new(a))),
+            Activate::Skip => Ok(None),
+            Activate::Refuse(e) => Err(e),
+        }
+    }
+    fn handle_request(
+        &self,
+        req: &mut A2aRequest,
+        act: &mut Slot,
+        ctx: &RequestContext,
+    ) -> HookOutcome {
+        self.implemented.call::<E>(HOOK_REQUEST, || {
+            with_activation::<E::Activation>(act, |a| self.ext.handle_request(req, a, ctx))
+        })
+    }
+    fn handle_response(&self, reply: &mut Reply<'_>, act: &mut Slot) -> HookOutcome {
+        self.implemented.call::<E>(HOOK_RESPONSE, || {
+            with_activation::<E::Activation>(act, |a| self.ext.handle_response(reply, a))
+        })
+    }
+    fn observe_response(&self, reply: &Reply<'_>, act: &mut Slot) -> HookOutcome {
+        self.implemented.call::<E>(HOOK_OBSERVE, || {
+            with_activation::<E::Activation>(act, |a| self.ext.observe_response(reply, a))
+        })
+    }
+    fn handle_event(&self, event: &mut StreamResponse, act: &mut Slot) -> HookOutcome {
+        self.implemented.call::<E>(HOOK_EVENT, || {
+            with_activation::<E::Activation>(act, |a| self.ext.handle_event(event, a))
+        })
+    }
+    fn check_transition(&self, from: &TaskStatus, to: &TaskStatus, act: &mut Slot) -> HookOutcome {
+        self.implemented.call::<E>(HOOK_TRANSITION, || {
+            with_activation::<E::Activation>(act, |a| self.ext.check_transition(from, to, a))
+        })
+    }
+    fn dependencies(&self) -> Dependencies {
+        self.ext.dependencies()
+    }
+    fn methods(&self) -> Vec<MethodEntry> {
+        self.ext.methods()
+    }
+    fn has_hooks(&self) -> bool {
+        true
+    }
+    fn hooks(&self) -> u8 {
+        self.implemented.may_run()
+    }
+}
+
+// The attribute cannot see whether the struct it annotates implements `ExtensionHooks` (that
+// impl is written apart), so its output picks the erased form by autoref specialization:
+// `(&&Probe::<E>::new()).wrap(value)` resolves to `ViaHooks` (implemented for `&Probe<E>`,
+// one autoref away) when `E: ExtensionHooks`, else to `ViaData` (implemented for `Probe<E>`).
+// The same trick picks `ViaDefault` when `E: Default` (a linked extension is built from its
+// default). Resolved where the attribute expands, for the concrete type.
+
+/// Picks the erased form of an extension, and its linked default (not a public API).
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Probe<E>(std::marker::PhantomData<E>);
+
+impl<E> Probe<E> {
+    /// A probe for `E`.
+    pub const fn new() -> Self {
+        Self(std::marker::PhantomData)
+    }
+}
+
+impl<E> Default for Probe<E> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Chosen when `E: ExtensionHooks`.
+#[doc(hidden)]
+pub trait ViaHooks<E> {
+    /// Boxes `value` with its hooks.
+    fn wrap(&self, value: E) -> Box<dyn DynExtension>;
+}
+
+/// Chosen otherwise.
+#[doc(hidden)]
+pub trait ViaData<E> {
+    /// Boxes `value` as data only.
+    fn wrap(&self, value: E) -> Box<dyn DynExtension>;
+}
+
+impl<E: ExtensionHooks> ViaHooks<E> for &Probe<E> {
+    fn wrap(&self, value: E) -> Box<dyn DynExtension> {
+        Box::new(WithHooks {
+            ext: value,
+            implemented: Implemented::default(),
+        })
+    }
+}
+
+impl<E: Extension> ViaData<E> for Probe<E> {
+    fn wrap(&self, value: E) -> Box<dyn DynExtension> {
+        Box::new(DataOnly(value))
+    }
+}
+
+/// Makes the linked default of an extension when it implements `Default`.
+#[doc(hidden)]
+pub trait ViaDefault<E> {
+    /// `Some(E::default())`.
+    fn linked_default(&self) -> Option<E>;
+}
+
+/// Chosen when the extension has no `Default`: it is only used when given explicitly.
+#[doc(hidden)]
+pub trait ViaNoDefault<E> {
+    /// `None`.
+    fn linked_default(&self) -> Option<E>;
+}
+
+impl<E: Default> ViaDefault<E> for &Probe<E> {
+    fn linked_default(&self) -> Option<E> {
+        Some(E::default())
+    }
+}
+
+impl<E> ViaNoDefault<E> for Probe<E> {
+    fn linked_default(&self) -> Option<E> {
+        None
+    }
+}

@@ -1,0 +1,220 @@
+//! The [`Extension`] (data, implemented by the attribute) and [`ExtensionHooks`] (behaviour,
+//! implemented by hand) traits.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::RequestContext;
+use super::dependencies::Dependencies;
+use super::erased::DynExtension;
+use super::implemented::{
+    HOOK_EVENT, HOOK_OBSERVE, HOOK_REQUEST, HOOK_RESPONSE, HOOK_TRANSITION, default_ran,
+};
+use super::method::MethodEntry;
+use crate::error::A2aError;
+use crate::protocol::A2aRequest;
+use crate::types::{
+    AgentCard, AgentExtension, Empty, ListTaskPushNotificationConfigsResponse, ListTasksResponse,
+    Metadata, SendMessageResponse, StreamResponse, Task, TaskPushNotificationConfig, TaskStatus,
+};
+
+/// An A2A extension's declaration. Implemented by `#[a2a_extension]`; do not implement it by
+/// hand.
+///
+/// The implementing struct's fields are the extension's params: they are serialized into the
+/// card's `AgentExtension.params` and read back typed by clients.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an A2A extension",
+    note = "annotate the struct with `#[a2a_extension(uri = \"https://…/v1\")]` and derive `Serialize` and `Deserialize`"
+)]
+pub trait Extension: Serialize + DeserializeOwned + Send + Sync + 'static {
+    /// The extension's URI (its identity; carries a version).
+    const URI: &'static str;
+    /// Clients must activate it.
+    const REQUIRED: bool;
+    /// How this agent uses the extension (the struct's doc comment unless given).
+    const DESCRIPTION: &'static str;
+    /// The metadata key its data lives under (the URI unless given).
+    const METADATA_KEY: &'static str;
+    /// The type of its data in `metadata`.
+    type Metadata: Serialize + DeserializeOwned;
+
+    /// Boxes the extension with its hooks, if it has any. Implemented by the attribute.
+    #[doc(hidden)]
+    fn __into_dyn(self) -> Box<dyn DynExtension>;
+
+    /// The declaration for the card: URI, description, required, and these params.
+    fn declaration(&self) -> AgentExtension {
+        let params = match serde_json::to_value(self) {
+            Ok(serde_json::Value::Object(m)) => Metadata(m),
+            _ => Metadata::default(),
+        };
+        AgentExtension {
+            uri: Self::URI.to_owned(),
+            description: Self::DESCRIPTION.to_owned(),
+            required: Self::REQUIRED,
+            params,
+        }
+    }
+}
+
+/// The outcome of [`ExtensionHooks::activate`] for one request.
+#[derive(Debug)]
+pub enum Activate<A> {
+    /// Active for this request, with a value the hooks and the agent can read.
+    Activated(A),
+    /// Not active for this request (not echoed).
+    Skip,
+    /// Abort the request with this error.
+    Refuse(A2aError),
+}
+
+/// One result or streamed event, as seen by [`ExtensionHooks::handle_response`] (which may
+/// change it) and [`ExtensionHooks::observe_response`] (which reads it).
+#[derive(Debug)]
+pub enum Reply<'a> {
+    /// SendMessage.
+    SendMessage(&'a mut SendMessageResponse),
+    /// GetTask, CancelTask.
+    Task(&'a mut Task),
+    /// ListTasks.
+    ListTasks(&'a mut ListTasksResponse),
+    /// Create/Get push config.
+    PushConfig(&'a mut TaskPushNotificationConfig),
+    /// List push configs.
+    PushConfigs(&'a mut ListTaskPushNotificationConfigsResponse),
+    /// Delete push config.
+    Empty(&'a mut Empty),
+    /// GetExtendedAgentCard.
+    AgentCard(&'a mut AgentCard),
+    /// One event of SendStreamingMessage or SubscribeToTask.
+    Event(&'a mut StreamResponse),
+}
+
+/// Behaviour of an extension. Every method has a default: implement only what you need.
+///
+/// ```
+/// use a2a_runtime::a2a_extension;
+/// use a2a_runtime::extension::{Activate, ExtensionHooks, MetadataExt, Reply, RequestContext};
+/// use a2a_runtime::protocol::A2aRequest;
+/// use a2a_runtime::A2aError;
+/// use serde::{Deserialize, Serialize};
+///
+/// /// Requires a `locale` in the message metadata and echoes it on results.
+/// #[a2a_extension(uri = "https://example.com/ext/locale/v1", metadata = String)]
+/// #[derive(Default, Serialize, Deserialize)]
+/// struct Locale {}
+///
+/// impl ExtensionHooks for Locale {
+///     type Activation = Option<String>;
+///
+///     fn handle_request(&self, req: &mut A2aRequest, locale: &mut Option<String>, _: &RequestContext) -> Result<(), A2aError> {
+///         if let Some(message) = req.message() {
+///             let value = message.metadata_of::<Locale>().map_err(|e| A2aError::invalid_field("message.metadata", e.to_string()))?;
+///             *locale = Some(value.ok_or_else(|| A2aError::invalid_field("message.metadata", "locale is required"))?);
+///         }
+///         Ok(())
+///     }
+/// }
+/// ```
+pub trait ExtensionHooks: Extension {
+    /// The per-request activation value (read by the hooks, and by the agent with
+    /// `ctx.extension::<E>()`).
+    type Activation: Clone + Default + Send + Sync + 'static;
+
+    /// Run these hooks in a client too, when it is built with this extension
+    /// (`A2aClient::builder().extension(value)`); they see `ctx.side == Side::Client`. By
+    /// default hooks run only in servers (they check what a server receives) and a client just
+    /// names the extension in `A2A-Extensions`.
+    const RUNS_IN_CLIENT: bool = false;
+
+    /// Called once when the server (or client) is built.
+    fn init(&mut self) -> Result<(), A2aError> {
+        Ok(())
+    }
+
+    /// Decides whether the extension is active for a request that asked for it. Default:
+    /// activated with the default activation value.
+    fn activate(&self, requested: &[String], ctx: &RequestContext) -> Activate<Self::Activation> {
+        let _ = (requested, ctx);
+        Activate::Activated(Self::Activation::default())
+    }
+
+    /// Runs before the operation, in declaration order; may change the request.
+    fn handle_request(
+        &self,
+        request: &mut A2aRequest,
+        activation: &mut Self::Activation,
+        ctx: &RequestContext,
+    ) -> Result<(), A2aError> {
+        let _ = (request, activation, ctx);
+        default_ran::<Self>(HOOK_REQUEST);
+        Ok(())
+    }
+
+    /// Runs on every result and every streamed event, in declaration order, before encoding;
+    /// may change it. An error replaces the result.
+    ///
+    /// A hook that only reads results (metrics, logs, audit) belongs in
+    /// [`observe_response`](Self::observe_response), which costs less: a result no activated
+    /// extension may change is encoded once, for the store and the reply.
+    fn handle_response(
+        &self,
+        reply: &mut Reply<'_>,
+        activation: &mut Self::Activation,
+    ) -> Result<(), A2aError> {
+        let _ = (reply, activation);
+        default_ran::<Self>(HOOK_RESPONSE);
+        Ok(())
+    }
+
+    /// Reads every result and every streamed event, in declaration order, after every
+    /// activated extension's [`handle_response`](Self::handle_response): it sees what the client
+    /// gets. It cannot change the result (which may already be encoded); an error replaces it.
+    fn observe_response(
+        &self,
+        reply: &Reply<'_>,
+        activation: &mut Self::Activation,
+    ) -> Result<(), A2aError> {
+        let _ = (reply, activation);
+        default_ran::<Self>(HOOK_OBSERVE);
+        Ok(())
+    }
+
+    /// Runs on every event the agent publishes while the extension is active, before the
+    /// event is applied to the task and stored. An error refuses the event.
+    fn handle_event(
+        &self,
+        event: &mut StreamResponse,
+        activation: &mut Self::Activation,
+    ) -> Result<(), A2aError> {
+        let _ = (event, activation);
+        default_ran::<Self>(HOOK_EVENT);
+        Ok(())
+    }
+
+    /// Checks a status change the agent makes while the extension is active, against the
+    /// task's current status (called with the task locked, before anything is stored). An
+    /// error refuses the event and leaves the task unchanged. See
+    /// [`StateMachine`](super::StateMachine).
+    fn check_transition(
+        &self,
+        from: &TaskStatus,
+        to: &TaskStatus,
+        activation: &mut Self::Activation,
+    ) -> Result<(), A2aError> {
+        let _ = (from, to, activation);
+        default_ran::<Self>(HOOK_TRANSITION);
+        Ok(())
+    }
+
+    /// The extensions this one requires or uses. See [`Dependencies`].
+    fn dependencies(&self) -> Dependencies {
+        Dependencies::default()
+    }
+
+    /// The methods this extension adds. See [`ExtensionMethod`](super::ExtensionMethod).
+    fn methods(&self) -> Vec<MethodEntry> {
+        Vec::new()
+    }
+}

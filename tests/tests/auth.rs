@@ -896,14 +896,14 @@ async fn jwks_rotation_unknown_keys_and_an_endpoint_that_is_down() {
         jwt.verify(&k1.token("jane", 600, json!({})))
             .await
             .unwrap()
-            .id,
+            .id(),
         "jane"
     );
     assert_eq!(
         jwt.verify(&k1.token("jim", 600, json!({})))
             .await
             .unwrap()
-            .id,
+            .id(),
         "jim"
     );
     assert_eq!(server.fetches(), 1);
@@ -913,7 +913,7 @@ async fn jwks_rotation_unknown_keys_and_an_endpoint_that_is_down() {
         jwt.verify(&k2.token("jane", 600, json!({})))
             .await
             .unwrap()
-            .id,
+            .id(),
         "jane"
     );
     assert_eq!(server.fetches(), 2);

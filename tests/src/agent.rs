@@ -5,13 +5,13 @@ use std::sync::Arc;
 
 use a2a_runtime::A2aError;
 use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
+use a2a_runtime::server::A2aServer;
+use a2a_runtime::test::{TestServer, agent_card, within};
 use a2a_runtime::types::{Artifact, Message, Part, TaskState};
 use tokio::sync::{Semaphore, mpsc};
 
-use super::within;
-
 /// What the scripted agent reports to the test.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 struct Reports {
     gate: Arc<Semaphore>,
     started: mpsc::UnboundedSender<String>,
@@ -20,6 +20,7 @@ struct Reports {
 }
 
 /// The test's side of the scripted agent: opens its gate and hears what it did.
+#[derive(Debug)]
 pub struct Control {
     gate: Arc<Semaphore>,
     started: mpsc::UnboundedReceiver<String>,
@@ -67,7 +68,7 @@ impl Control {
 /// - `gate N`: WORKING "started" (reported), then N artifact chunks and COMPLETED, each step
 ///   waiting for one permit from [`Control::release`]; a cancel while waiting is reported;
 /// - anything else: an artifact `echo: <text>` and COMPLETED.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct ScriptAgent(Reports);
 
 /// A scripted agent and its control.
@@ -90,6 +91,18 @@ pub fn script_agent() -> (ScriptAgent, Control) {
             finished,
         },
     )
+}
+
+/// The scripted agent on a fresh server (streaming on, push off), with its control.
+pub async fn scripted() -> (TestServer, Control) {
+    let (agent, control) = script_agent();
+    let server = TestServer::start(
+        A2aServer::builder()
+            .card(agent_card("scripted"))
+            .executor(agent),
+    )
+    .await;
+    (server, control)
 }
 
 impl ScriptAgent {

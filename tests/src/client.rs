@@ -1,10 +1,8 @@
-//! Shared helpers of the `client_*` and `interop_*` tests: our server (the demo agent, push on,
-//! an extended card) on `127.0.0.1:0`, a client for it on either binding, and a tiny raw HTTP
-//! server that answers canned bytes (for the bad-server tests). Nothing here sleeps: every wait
-//! is on an answer, bounded by a timeout that only turns a hang into a failure.
-#![allow(dead_code, unreachable_pub, clippy::unwrap_used, clippy::expect_used)]
+//! The client's side: the agents and servers the `client_*` and `interop_*` tests talk to (the
+//! demo agent, push on, an extended card), a client for them on either binding, and a tiny raw
+//! HTTP server that answers canned bytes (for the bad-server tests). Nothing here sleeps: every
+//! wait is on an answer, bounded by a timeout that only turns a hang into a failure.
 
-use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -12,7 +10,8 @@ use a2a_examples::DemoAgent;
 use a2a_runtime::A2aError;
 use a2a_runtime::client::{A2aClient, ClientError, ClientOptions, ClientStream};
 use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
-use a2a_runtime::server::{A2aServer, A2aServerBuilder, RunningServer};
+use a2a_runtime::server::{A2aServer, A2aServerBuilder};
+use a2a_runtime::test::within;
 use a2a_runtime::types::{
     AgentCard, Artifact, Message, Part, ProtocolBinding, StreamResponse, TaskState,
 };
@@ -20,19 +19,8 @@ use futures::StreamExt as _;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::{TcpListener, TcpStream};
 
-/// The safety net around every await (never used to order things).
-pub const TIMEOUT: Duration = Duration::from_secs(30);
-
 /// Both bindings the client speaks.
 pub const BOTH: [ProtocolBinding; 2] = [ProtocolBinding::JsonRpc, ProtocolBinding::HttpJson];
-
-/// Awaits `f`, failing the test if it takes longer than [`TIMEOUT`].
-pub async fn within<F: Future>(what: &str, f: F) -> F::Output {
-    match tokio::time::timeout(TIMEOUT, f).await {
-        Ok(v) => v,
-        Err(_) => panic!("timed out after {TIMEOUT:?}: {what}"),
-    }
-}
 
 /// The demo agent, plus a direct-message reply for texts starting with `direct` (the demo
 /// agent always works on a task).
@@ -138,32 +126,6 @@ pub fn interop_builder() -> A2aServerBuilder {
         .workers(1)
 }
 
-/// A running server, stopped when dropped.
-pub struct Srv {
-    /// `http://127.0.0.1:<port>`.
-    pub url: String,
-    running: Option<RunningServer>,
-}
-
-impl Drop for Srv {
-    fn drop(&mut self) {
-        if let Some(r) = self.running.take() {
-            // `stop` sends the command at once; the returned future only waits for it.
-            drop(r.handle().stop(false));
-        }
-    }
-}
-
-/// Builds and starts `builder` on `127.0.0.1:0`.
-pub async fn serve(builder: A2aServerBuilder) -> Srv {
-    let server = builder.build().expect("build the server");
-    let running = server.start("127.0.0.1:0").await.expect("start the server");
-    Srv {
-        url: running.url(),
-        running: Some(running),
-    }
-}
-
 /// Client options preferring `binding`.
 pub fn options(binding: &ProtocolBinding) -> ClientOptions {
     ClientOptions {
@@ -253,6 +215,7 @@ pub enum Answer {
 
 /// A raw HTTP/1.1 server on `127.0.0.1:0` that answers every connection with the next canned
 /// [`Answer`] (the last one repeats), and records the request heads it read.
+#[derive(Debug)]
 pub struct RawServer {
     /// `http://127.0.0.1:<port>`.
     pub url: String,

@@ -12,8 +12,11 @@ pub fn pg_admin_url() -> String {
 }
 
 /// A database of its own for one test, dropped when the test ends.
+#[derive(Debug)]
 pub struct PgDatabase {
+    /// The database's name.
     pub name: String,
+    /// Its connection URL.
     pub url: String,
 }
 
@@ -72,8 +75,10 @@ impl Drop for PgDatabase {
 /// A PostgreSQL server of its own (initdb in a temporary directory, on a free loopback port),
 /// for tests that stop and start the server; stopped and removed when dropped. Run as the
 /// `postgres` user when the test runs as root (the server refuses root).
+#[derive(Debug)]
 pub struct PrivateCluster {
     dir: std::path::PathBuf,
+    /// The loopback port it listens on.
     pub port: u16,
 }
 

@@ -3,8 +3,6 @@
 //! explicitly); signed agent cards, also against the official Python SDK's signing.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod interop_support;
-
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -23,6 +21,7 @@ use a2a_runtime::types::{
     AgentCapabilities, AgentCard, Artifact, HttpAuthSecurityScheme, ListTasksRequest, Part,
     SecurityScheme,
 };
+use a2a_tests::interop;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
@@ -1170,7 +1169,7 @@ async fn python_signing(
     std::fs::write(&pem_path, pem).unwrap();
     let mut cmd = tokio::process::Command::new(python);
     cmd.arg(
-        interop_support::interop_dir()
+        interop::interop_dir()
             .join("python")
             .join("card_signing.py"),
     )
@@ -1188,10 +1187,12 @@ async fn python_signing(
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(interop),
+    ignore = "interop: installs the official SDKs (python3, npm); runs with CI=true (.ci/run) or --ignored"
+)]
 async fn card_signatures_interoperate_with_the_python_sdk() {
-    let Some(python) = interop_support::setup(interop_support::python).await else {
-        return;
-    };
+    let python = interop::setup(interop::python).await;
     let key = IssuerKey::new("py-key");
     let server = A2aServer::builder()
         .card(AgentCard {

@@ -1,11 +1,11 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! Extension hooks run on every operation of both bindings: `handle_request` and
 //! `handle_response` around each unary operation and on each streamed event, `handle_event` on
 //! each event the agent publishes while the extension is active; the agent sees the activation.
 
-mod ext_support;
+use a2a_runtime::test::*;
+use reqwest::Method;
 
-use ext_support::*;
+use super::support::*;
 use serde_json::{Value, json};
 
 /// The hook entries of extension A, without the label.
@@ -17,30 +17,36 @@ fn a_entries(log: &Log) -> Vec<String> {
 }
 
 fn server_builder(log: &Log) -> a2a_runtime::server::A2aServerBuilder {
-    let mut c = card("hooks");
+    let mut c = agent_card("hooks");
     c.capabilities.push_notifications = Some(true);
     authenticated(builder())
         .card(c)
         .push(a2a_runtime::push::PushConfig::new().allow_private_networks(true))
-        .extended_card(card("hooks (extended)"))
+        .extended_card(agent_card("hooks (extended)"))
         .extension(RecA::new(log, Mode::Activate))
 }
 
 const ON: [(&str, &str); 1] = [("A2A-Extensions", A)];
 
 /// A completed task, created without the extension.
-async fn completed_task(srv: &Srv) -> String {
-    let resp = rpc(srv, "SendMessage", send_params("hello"), &[]).await;
+async fn completed_task(srv: &TestServer) -> String {
+    let resp = srv
+        .request(Binding::JsonRpc, "SendMessage", send_params("hello"))
+        .send()
+        .await;
     let task = &resp.result()["task"];
     assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED");
     task["id"].as_str().unwrap().to_owned()
 }
 
 /// A task waiting until canceled, created without the extension.
-async fn waiting_task(srv: &Srv) -> String {
+async fn waiting_task(srv: &TestServer) -> String {
     let params =
         json!({"message": user_message("wait"), "configuration": {"returnImmediately": true}});
-    let resp = rpc(srv, "SendMessage", params, &[]).await;
+    let resp = srv
+        .request(Binding::JsonRpc, "SendMessage", params)
+        .send()
+        .await;
     resp.result()["task"]["id"].as_str().unwrap().to_owned()
 }
 
@@ -114,28 +120,45 @@ async fn every_unary_operation_runs_request_and_response_hooks_on_both_bindings(
             format!("request:{op}"),
             format!("response:{reply}"),
         ];
-        let r = rpc(&srv, op, params, &ON).await;
+        let r = srv
+            .request(Binding::JsonRpc, op, params)
+            .headers(&ON)
+            .send()
+            .await;
         r.result();
-        assert_eq!(r.echoed().as_deref(), Some(A), "JSON-RPC {op}");
+        assert_eq!(
+            r.header_list("a2a-extensions").as_deref(),
+            Some(A),
+            "JSON-RPC {op}"
+        );
         assert_eq!(a_entries(&log), expected, "JSON-RPC {op}");
         // Re-create what the JSON-RPC call deleted, so the REST call finds it.
         if op == "DeleteTaskPushNotificationConfig" {
-            rpc(
-                &srv,
+            srv.request(
+                Binding::JsonRpc,
                 "CreateTaskPushNotificationConfig",
                 json!({"taskId": task, "id": "cfg-1", "url": hook}),
-                &[],
             )
+            .send()
             .await
             .result();
         }
-        let r = rest(&srv, method, &path, body, &ON).await;
-        assert_eq!(r.status, 200, "REST {op}: {}", r.body);
-        assert_eq!(r.echoed().as_deref(), Some(A), "REST {op}");
+        let r = srv
+            .rest(Method::from_bytes(method.as_bytes()).unwrap(), &path, body)
+            .headers(&ON)
+            .send()
+            .await;
+        assert_eq!(r.status, 200, "REST {op}: {}", r.body());
+        assert_eq!(
+            r.header_list("a2a-extensions").as_deref(),
+            Some(A),
+            "REST {op}"
+        );
         assert_eq!(a_entries(&log), expected, "REST {op}");
     }
     // Without the header, no hook runs.
-    rpc(&srv, "GetTask", json!({"id": task}), &[])
+    srv.request(Binding::JsonRpc, "GetTask", json!({"id": task}))
+        .send()
         .await
         .result();
     assert_eq!(a_entries(&log), Vec::<String>::new());
@@ -145,9 +168,13 @@ async fn every_unary_operation_runs_request_and_response_hooks_on_both_bindings(
 async fn send_runs_the_event_hook_on_every_agent_event_and_the_response_hook_once() {
     let log = Log::default();
     let srv = start(server_builder(&log)).await;
-    for rest_binding in [false, true] {
-        let r = send_message(&srv, rest_binding, send_params("hello"), &ON).await;
-        assert_eq!(r.echoed().as_deref(), Some(A));
+    for binding in Binding::BOTH {
+        let r = srv
+            .request(binding, "SendMessage", send_params("hello"))
+            .headers(&ON)
+            .send()
+            .await;
+        assert_eq!(r.header_list("a2a-extensions").as_deref(), Some(A));
         assert_eq!(
             a_entries(&log),
             [
@@ -159,10 +186,14 @@ async fn send_runs_the_event_hook_on_every_agent_event_and_the_response_hook_onc
                 "event:status",
                 "response:send:task",
             ],
-            "rest: {rest_binding}"
+            "{binding:?}"
         );
         // A direct message reply.
-        let r = rpc(&srv, "SendMessage", send_params("reply"), &ON).await;
+        let r = srv
+            .request(Binding::JsonRpc, "SendMessage", send_params("reply"))
+            .headers(&ON)
+            .send()
+            .await;
         assert_eq!(r.result()["message"]["parts"][0]["text"], "direct");
         assert_eq!(
             a_entries(&log),
@@ -180,10 +211,15 @@ async fn send_runs_the_event_hook_on_every_agent_event_and_the_response_hook_onc
 async fn streams_run_the_response_hook_on_each_event() {
     let log = Log::default();
     let srv = start(server_builder(&log)).await;
-    for rest_binding in [false, true] {
-        let sse = stream_message(&srv, rest_binding, send_params("hello"), &ON).await;
-        assert_eq!(echoed(&sse.headers).as_deref(), Some(A));
-        let events = sse.collect().await;
+    for binding in Binding::BOTH {
+        let sse = srv
+            .request(binding, "SendStreamingMessage", send_params("hello"))
+            .headers(&ON)
+            .stream()
+            .await
+            .expect("a stream");
+        assert_eq!(sse.header_list("a2a-extensions").as_deref(), Some(A));
+        let events = events(sse).await;
         let kinds: Vec<&str> = events.iter().map(kind).collect();
         assert!(kinds.len() >= 4, "{kinds:?}");
         let entries = a_entries(&log);
@@ -200,7 +236,7 @@ async fn streams_run_the_response_hook_on_each_event() {
                 other => other,
             })
             .collect();
-        assert_eq!(responses, expected, "rest: {rest_binding}");
+        assert_eq!(responses, expected, "{binding:?}");
         let agent_events: Vec<&str> = entries
             .iter()
             .filter_map(|e| e.strip_prefix("event:"))
@@ -208,7 +244,7 @@ async fn streams_run_the_response_hook_on_each_event() {
         assert_eq!(
             agent_events,
             ["status", "artifact", "status"],
-            "rest: {rest_binding}"
+            "{binding:?}"
         );
     }
 }
@@ -217,17 +253,23 @@ async fn streams_run_the_response_hook_on_each_event() {
 async fn cancel_and_subscribe_run_the_hooks() {
     let log = Log::default();
     let srv = start(server_builder(&log)).await;
-    for rest_binding in [false, true] {
+    for binding in Binding::BOTH {
         let task = waiting_task(&srv).await;
         log.take();
-        let mut sse = if rest_binding {
-            rest_stream(&srv, "POST", &format!("/tasks/{task}:subscribe"), None, &ON).await
+        let mut sse = if binding == Binding::Rest {
+            srv.rest(Method::POST, &format!("/tasks/{task}:subscribe"), None)
+                .headers(&ON)
+                .stream()
+                .await
         } else {
-            rpc_stream(&srv, "SubscribeToTask", json!({"id": task}), &ON).await
+            srv.request(Binding::JsonRpc, "SubscribeToTask", json!({"id": task}))
+                .headers(&ON)
+                .stream()
+                .await
         }
         .expect("a stream");
-        assert_eq!(echoed(&sse.headers).as_deref(), Some(A));
-        let first = sse.next().await.unwrap();
+        assert_eq!(sse.header_list("a2a-extensions").as_deref(), Some(A));
+        let first = next_event(&mut sse).await.unwrap();
         assert_eq!(kind(&first), "task");
         assert_eq!(
             a_entries(&log),
@@ -235,21 +277,24 @@ async fn cancel_and_subscribe_run_the_hooks() {
         );
         // Cancel with the extension: its hooks run, and the agent-side CANCELED event passes
         // through handle_event of the cancel request's activation.
-        let r = if rest_binding {
-            rest(
-                &srv,
-                "POST",
+        let r = if binding == Binding::Rest {
+            srv.rest(
+                Method::POST,
                 &format!("/tasks/{task}:cancel"),
                 Some(json!({})),
-                &ON,
             )
+            .headers(&ON)
+            .send()
             .await
         } else {
-            rpc(&srv, "CancelTask", json!({"id": task}), &ON).await
+            srv.request(Binding::JsonRpc, "CancelTask", json!({"id": task}))
+                .headers(&ON)
+                .send()
+                .await
         };
-        assert_eq!(r.status, 200, "{}", r.body);
-        assert_eq!(r.echoed().as_deref(), Some(A));
-        let rest_events = sse.collect().await;
+        assert_eq!(r.status, 200, "{}", r.body());
+        assert_eq!(r.header_list("a2a-extensions").as_deref(), Some(A));
+        let rest_events = events(sse).await;
         assert_eq!(
             rest_events
                 .last()
@@ -269,26 +314,22 @@ async fn cancel_and_subscribe_run_the_hooks() {
 async fn the_agent_sees_the_activations() {
     let log = Log::default();
     let srv = start(server_builder(&log).extension(RecB::new(&log, Mode::Activate))).await;
-    let r = rpc(
-        &srv,
-        "SendMessage",
-        send_params("hello"),
-        &[("A2A-Extensions", &format!("{A}, {B}"))],
-    )
-    .await;
+    let r = srv
+        .request(Binding::JsonRpc, "SendMessage", send_params("hello"))
+        .headers(&[("A2A-Extensions", &format!("{A}, {B}"))])
+        .send()
+        .await;
     let meta = &r.result()["task"]["artifacts"][0]["metadata"];
     assert_eq!(meta["active"], json!([A, B]));
     assert_eq!(meta["aActive"], true);
     // RecA's activation value as its handle_request left it.
     assert_eq!(meta["a"], json!(["A", "SendMessage"]));
 
-    let r = rpc(
-        &srv,
-        "SendMessage",
-        send_params("hello"),
-        &[("A2A-Extensions", B)],
-    )
-    .await;
+    let r = srv
+        .request(Binding::JsonRpc, "SendMessage", send_params("hello"))
+        .headers(&[("A2A-Extensions", B)])
+        .send()
+        .await;
     let meta = &r.result()["task"]["artifacts"][0]["metadata"];
     assert_eq!(meta["active"], json!([B]));
     assert_eq!(meta["aActive"], false);
@@ -353,17 +394,19 @@ async fn every_request_starts_from_fresh_activation_values_however_the_requests_
         .into_iter()
         .enumerate()
     {
-        let r = rpc(
-            &srv,
-            "SendMessage",
-            send_params("hello"),
-            &[("A2A-Extensions", header)],
-        )
-        .await;
+        let r = srv
+            .request(Binding::JsonRpc, "SendMessage", send_params("hello"))
+            .headers(&[("A2A-Extensions", header)])
+            .send()
+            .await;
         let task = &r.result()["task"];
         // One request hook and three events (progress, artifact, completed).
         assert_eq!(task["metadata"]["tally"], 31, "request {i} ({header})");
-        assert_eq!(r.echoed().as_deref(), Some(header), "request {i}");
+        assert_eq!(
+            r.header_list("a2a-extensions").as_deref(),
+            Some(header),
+            "request {i}"
+        );
         assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED");
     }
 }
@@ -439,18 +482,22 @@ async fn observers_see_results_and_events_as_the_client_gets_them() {
     let log = Log::default();
     let srv = start(
         builder()
-            .card(card("observed"))
+            .card(agent_card("observed"))
             .extension(Observer { log: log.clone() })
             .extension(Stamper { log: log.clone() }),
     )
     .await;
     let both = format!("{OBSERVER}, {STAMPER}");
-    for rest_binding in [false, true] {
+    for binding in Binding::BOTH {
         for (header, stamped) in [(OBSERVER, false), (&both[..], true), (OBSERVER, false)] {
             let on = [("A2A-Extensions", header)];
-            let r = send_message(&srv, rest_binding, send_params("hello"), &on).await;
-            let task = if rest_binding {
-                &r.body["task"]
+            let r = srv
+                .request(binding, "SendMessage", send_params("hello"))
+                .headers(&on)
+                .send()
+                .await;
+            let task = if binding == Binding::Rest {
+                &r.body()["task"]
             } else {
                 &r.result()["task"]
             };
@@ -462,11 +509,16 @@ async fn observers_see_results_and_events_as_the_client_gets_them() {
                 assert!(task["metadata"].get("stamp").is_none(), "{task}");
                 vec!["O.observe:send:task"]
             };
-            assert_eq!(log.take(), expected, "rest: {rest_binding}, {header}");
+            assert_eq!(log.take(), expected, "{binding:?}, {header}");
         }
         let on = [("A2A-Extensions", OBSERVER)];
-        let sse = stream_message(&srv, rest_binding, send_params("hello"), &on).await;
-        let events = sse.collect().await;
+        let sse = srv
+            .request(binding, "SendStreamingMessage", send_params("hello"))
+            .headers(&on)
+            .stream()
+            .await
+            .expect("a stream");
+        let events = events(sse).await;
         let kinds: Vec<String> = events
             .iter()
             .map(|e| match kind(e) {
@@ -476,6 +528,6 @@ async fn observers_see_results_and_events_as_the_client_gets_them() {
             })
             .collect();
         assert!(kinds.len() >= 4, "{kinds:?}");
-        assert_eq!(log.take(), kinds, "rest: {rest_binding}");
+        assert_eq!(log.take(), kinds, "{binding:?}");
     }
 }

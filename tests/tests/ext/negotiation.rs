@@ -1,11 +1,11 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! Extension negotiation over real HTTP, on JSON-RPC, REST, and SSE (SendStreamingMessage and
 //! SubscribeToTask on both bindings): which extensions a request activates, the echoed
 //! `A2A-Extensions` header, required extensions, `activate` outcomes, and hook order.
 
-mod ext_support;
+use a2a_runtime::test::*;
+use reqwest::Method;
 
-use ext_support::*;
+use super::support::*;
 use serde_json::{Value, json};
 
 /// The ways a message reaches the agent.
@@ -42,13 +42,12 @@ struct Failure {
     metadata: Value,
 }
 
-fn failure(resp: &Resp) -> Failure {
-    let (err, details) = if let Some(e) = resp.body.get("error").filter(|e| e.get("data").is_some())
-    {
-        assert_eq!(resp.status, 200, "JSON-RPC errors travel with HTTP 200");
+fn failure(http: u16, body: &Value) -> Failure {
+    let (err, details) = if let Some(e) = body.get("error").filter(|e| e.get("data").is_some()) {
+        assert_eq!(http, 200, "JSON-RPC errors travel with HTTP 200");
         (e, &e["data"])
     } else {
-        let e = &resp.body["error"];
+        let e = &body["error"];
         (e, &e["details"])
     };
     let info = details
@@ -57,7 +56,7 @@ fn failure(resp: &Resp) -> Failure {
         .flatten()
         .find(|d| d["@type"] == "type.googleapis.com/google.rpc.ErrorInfo");
     Failure {
-        http: resp.status,
+        http,
         code: err["code"].as_i64().expect("error code"),
         status: err["status"].as_str().map(str::to_owned),
         reason: info.and_then(|i| i["reason"].as_str()).map(str::to_owned),
@@ -90,43 +89,51 @@ impl Seen {
     }
 }
 
-fn seen_unary(resp: &Resp) -> Seen {
-    let result = if resp.status == 200 && resp.body.get("error").is_none() {
-        let body = resp
-            .body
-            .get("result")
-            .cloned()
-            .unwrap_or(resp.body.clone());
-        Ok(vec![body])
+fn seen_unary(resp: &Answer) -> Seen {
+    let body = resp.body();
+    let result = if resp.status == 200 && body.get("error").is_none() {
+        Ok(vec![body.get("result").unwrap_or(body).clone()])
     } else {
-        Err(failure(resp))
+        Err(failure(resp.status, body))
     };
     Seen {
-        echoed: resp.echoed(),
+        echoed: resp.header_list("a2a-extensions"),
         result,
     }
 }
 
-async fn seen_stream(opened: Result<Sse, Resp>) -> Seen {
+/// What a refused stream showed.
+fn seen_refused(error: &ErrorAnswer) -> Seen {
+    Seen {
+        echoed: error.header_list("a2a-extensions"),
+        result: Err(failure(error.http, &error.body)),
+    }
+}
+
+async fn seen_stream(opened: Result<EventStream, ErrorAnswer>) -> Seen {
     match opened {
         Ok(sse) => {
-            assert_eq!(sse.status, 200);
-            let echoed = echoed(&sse.headers);
+            assert_eq!(sse.status(), 200);
+            let echoed = sse.header_list("a2a-extensions");
             Seen {
                 echoed,
-                result: Ok(sse.collect().await),
+                result: Ok(events(sse).await),
             }
         }
-        Err(resp) => seen_unary(&resp),
+        Err(error) => seen_refused(&error),
     }
 }
 
 /// A task waiting until canceled, created without extensions (`setup` headers for servers
 /// with a required extension).
-async fn waiting_task(srv: &Srv, setup: &[(&str, &str)]) -> String {
+async fn waiting_task(srv: &TestServer, setup: &[(&str, &str)]) -> String {
     let params =
         json!({"message": user_message("wait"), "configuration": {"returnImmediately": true}});
-    let resp = rpc(srv, "SendMessage", params, setup).await;
+    let resp = srv
+        .request(Binding::JsonRpc, "SendMessage", params)
+        .headers(setup)
+        .send()
+        .await;
     resp.result()["task"]["id"]
         .as_str()
         .expect("task id")
@@ -137,7 +144,7 @@ async fn waiting_task(srv: &Srv, setup: &[(&str, &str)]) -> String {
 /// with `setup` headers, its log entries dropped), read its snapshot, cancel it (with `setup`
 /// headers) and read to the end.
 async fn exchange(
-    srv: &Srv,
+    srv: &TestServer,
     way: Way,
     headers: &[(&str, &str)],
     setup: &[(&str, &str)],
@@ -145,40 +152,67 @@ async fn exchange(
 ) -> Seen {
     let params = || send_params("hello");
     match way {
-        Way::RpcSend => seen_unary(&rpc(srv, "SendMessage", params(), headers).await),
-        Way::RestSend => {
-            seen_unary(&rest(srv, "POST", "/message:send", Some(params()), headers).await)
-        }
+        Way::RpcSend => seen_unary(
+            &srv.request(Binding::JsonRpc, "SendMessage", params())
+                .headers(headers)
+                .send()
+                .await,
+        ),
+        Way::RestSend => seen_unary(
+            &srv.rest(Method::POST, "/message:send", Some(params()))
+                .headers(headers)
+                .send()
+                .await,
+        ),
         Way::RpcStream => {
-            seen_stream(rpc_stream(srv, "SendStreamingMessage", params(), headers).await).await
+            seen_stream(
+                srv.request(Binding::JsonRpc, "SendStreamingMessage", params())
+                    .headers(headers)
+                    .stream()
+                    .await,
+            )
+            .await
         }
         Way::RestStream => {
-            seen_stream(rest_stream(srv, "POST", "/message:stream", Some(params()), headers).await)
-                .await
+            seen_stream(
+                srv.rest(Method::POST, "/message:stream", Some(params()))
+                    .headers(headers)
+                    .stream()
+                    .await,
+            )
+            .await
         }
         Way::RpcSubscribe | Way::RestSubscribe => {
             let id = waiting_task(srv, setup).await;
             log.take();
             let opened = if way == Way::RpcSubscribe {
-                rpc_stream(srv, "SubscribeToTask", json!({"id": id}), headers).await
+                srv.request(Binding::JsonRpc, "SubscribeToTask", json!({"id": id}))
+                    .headers(headers)
+                    .stream()
+                    .await
             } else {
-                rest_stream(srv, "GET", &format!("/tasks/{id}:subscribe"), None, headers).await
+                srv.rest(Method::GET, &format!("/tasks/{id}:subscribe"), None)
+                    .headers(headers)
+                    .stream()
+                    .await
             };
             match opened {
-                Err(resp) => seen_unary(&resp),
+                Err(error) => seen_refused(&error),
                 Ok(mut sse) => {
-                    assert_eq!(sse.status, 200);
-                    let echoed = echoed(&sse.headers);
-                    let first = sse.next().await.expect("the task snapshot");
+                    assert_eq!(sse.status(), 200);
+                    let echoed = sse.header_list("a2a-extensions");
+                    let first = next_event(&mut sse).await.expect("the task snapshot");
                     assert_eq!(kind(&first), "task", "{first}");
-                    rpc(srv, "CancelTask", json!({"id": id}), setup)
+                    srv.request(Binding::JsonRpc, "CancelTask", json!({"id": id}))
+                        .headers(setup)
+                        .send()
                         .await
                         .result();
-                    let mut events = vec![first];
-                    events.extend(sse.collect().await);
+                    let mut seen = vec![first];
+                    seen.extend(events(sse).await);
                     Seen {
                         echoed,
-                        result: Ok(events),
+                        result: Ok(seen),
                     }
                 }
             }
@@ -372,12 +406,17 @@ async fn a_missing_required_extension_is_32008_in_each_binding_before_any_activa
         assert_eq!(activated(&log.take()), ["A"]);
     }
     // Every operation, not only messages.
-    let f = failure(&rpc(&srv, "GetTask", json!({"id": "nope"}), &[]).await);
+    let r = srv
+        .request(Binding::JsonRpc, "GetTask", json!({"id": "nope"}))
+        .send()
+        .await;
+    let f = failure(r.status, r.body());
     assert_eq!(
         (f.code, f.reason.as_deref()),
         (-32008, Some("EXTENSION_SUPPORT_REQUIRED"))
     );
-    let f = failure(&rest(&srv, "GET", "/tasks", None, &[]).await);
+    let r = srv.rest(Method::GET, "/tasks", None).send().await;
+    let f = failure(r.status, r.body());
     assert_eq!(
         (f.http, f.reason.as_deref()),
         (400, Some("EXTENSION_SUPPORT_REQUIRED"))

@@ -1,17 +1,16 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! The built-in Timestamp extension over HTTP: when activated, agent messages and artifacts get
 //! an RFC 3339 UTC timestamp under the sample's key and the URI in `extensions`, existing
 //! timestamps are kept, nothing is added when it is not activated, and the stamps are stored;
 //! the task's metadata records `received_at` and `completed_at` under the extension's URI.
 
-mod ext_support;
-
 use a2a_runtime::A2aError;
 use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
 use a2a_runtime::extension::{Extension, Timestamp};
 use a2a_runtime::server::A2aServer;
+use a2a_runtime::test::*;
 use a2a_runtime::types::{Artifact, Message, Part};
-use ext_support::*;
+
+use super::support::*;
 use serde_json::{Value, json};
 
 const URI: &str = "https://github.com/a2aproject/a2a-samples/extensions/timestamp/v1";
@@ -40,10 +39,10 @@ impl AgentExecutor for Agent {
     }
 }
 
-async fn server() -> Srv {
+async fn server() -> TestServer {
     start(
         A2aServer::builder()
-            .card(card("timestamps"))
+            .card(agent_card("timestamps"))
             .executor(Agent)
             .linked_extensions(false)
             .extension(Timestamp::default()),
@@ -97,11 +96,15 @@ fn the_declaration_is_the_samples() {
 #[tokio::test]
 async fn activated_stamps_agent_messages_and_artifacts_and_the_stamps_are_stored() {
     let srv = server().await;
-    for rest_binding in [false, true] {
-        let r = send_message(&srv, rest_binding, send_params("hello"), &ON).await;
-        assert_eq!(r.echoed().as_deref(), Some(URI));
-        let task = if rest_binding {
-            &r.body["task"]
+    for binding in Binding::BOTH {
+        let r = srv
+            .request(binding, "SendMessage", send_params("hello"))
+            .headers(&ON)
+            .send()
+            .await;
+        assert_eq!(r.header_list("a2a-extensions").as_deref(), Some(URI));
+        let task = if binding == Binding::Rest {
+            &r.body()["task"]
         } else {
             &r.result()["task"]
         };
@@ -119,24 +122,32 @@ async fn activated_stamps_agent_messages_and_artifacts_and_the_stamps_are_stored
 
         // Persisted: GetTask (without the extension) shows the same values.
         let id = task["id"].as_str().unwrap();
-        let got = rpc(&srv, "GetTask", json!({"id": id}), &[]).await;
+        let got = srv
+            .request(Binding::JsonRpc, "GetTask", json!({"id": id}))
+            .send()
+            .await;
         let stored = got.result();
         assert_eq!(stored["artifacts"][0]["metadata"][KEY], json!(artifact_ts));
         assert_eq!(
             stored["status"]["message"]["metadata"][KEY],
             json!(status_ts)
         );
-        assert_eq!(got.echoed(), None);
+        assert_eq!(got.header_list("a2a-extensions"), None);
     }
 }
 
 #[tokio::test]
 async fn activated_stamps_streamed_events_and_direct_replies() {
     let srv = server().await;
-    for rest_binding in [false, true] {
-        let sse = stream_message(&srv, rest_binding, send_params("hello"), &ON).await;
-        assert_eq!(echoed(&sse.headers).as_deref(), Some(URI));
-        let events = sse.collect().await;
+    for binding in Binding::BOTH {
+        let sse = srv
+            .request(binding, "SendStreamingMessage", send_params("hello"))
+            .headers(&ON)
+            .stream()
+            .await
+            .expect("a stream");
+        assert_eq!(sse.header_list("a2a-extensions").as_deref(), Some(URI));
+        let events = events(sse).await;
         let mut stamped = 0;
         for e in &events {
             match kind(e) {
@@ -153,14 +164,22 @@ async fn activated_stamps_streamed_events_and_direct_replies() {
         }
         assert_eq!(stamped, 3, "{events:?}");
     }
-    let r = rpc(&srv, "SendMessage", send_params("reply"), &ON).await;
+    let r = srv
+        .request(Binding::JsonRpc, "SendMessage", send_params("reply"))
+        .headers(&ON)
+        .send()
+        .await;
     assert_stamped(&r.result()["message"], "direct reply");
 }
 
 #[tokio::test]
 async fn existing_timestamps_are_kept() {
     let srv = server().await;
-    let r = rpc(&srv, "SendMessage", send_params("preset"), &ON).await;
+    let r = srv
+        .request(Binding::JsonRpc, "SendMessage", send_params("preset"))
+        .headers(&ON)
+        .send()
+        .await;
     let task = &r.result()["task"];
     assert_eq!(task["artifacts"][0]["metadata"][KEY], PRESET);
     assert_stamped(&task["status"]["message"], "status message");
@@ -169,28 +188,35 @@ async fn existing_timestamps_are_kept() {
 #[tokio::test]
 async fn nothing_is_added_when_not_activated() {
     let srv = server().await;
-    let r = rpc(&srv, "SendMessage", send_params("hello"), &[]).await;
-    assert_eq!(r.echoed(), None);
+    let r = srv
+        .request(Binding::JsonRpc, "SendMessage", send_params("hello"))
+        .send()
+        .await;
+    assert_eq!(r.header_list("a2a-extensions"), None);
     let task = &r.result()["task"];
     assert_unstamped(&task["artifacts"][0], "artifact");
     assert_unstamped(&task["status"]["message"], "status message");
     for m in task["history"].as_array().unwrap() {
         assert_unstamped(m, "history message");
     }
-    let sse = rpc_stream(&srv, "SendStreamingMessage", send_params("hello"), &[])
+    let sse = srv
+        .request(
+            Binding::JsonRpc,
+            "SendStreamingMessage",
+            send_params("hello"),
+        )
+        .stream()
         .await
         .expect("a stream");
-    for e in sse.collect().await {
+    for e in events(sse).await {
         assert!(!e.to_string().contains(KEY), "{e}");
     }
     // Requested with another extension only: still nothing.
-    let r = rpc(
-        &srv,
-        "SendMessage",
-        send_params("reply"),
-        &[("A2A-Extensions", "https://example.com/other/v1")],
-    )
-    .await;
+    let r = srv
+        .request(Binding::JsonRpc, "SendMessage", send_params("reply"))
+        .headers(&[("A2A-Extensions", "https://example.com/other/v1")])
+        .send()
+        .await;
     assert_unstamped(&r.result()["message"], "direct reply");
 }
 
@@ -223,11 +249,15 @@ fn task_times(task: &Value, completed: bool) -> (String, Option<String>) {
 #[tokio::test]
 async fn the_task_records_received_at_and_completed_at() {
     let srv = server().await;
-    for rest_binding in [false, true] {
+    for binding in Binding::BOTH {
         let before = chrono::Utc::now() - chrono::Duration::milliseconds(1);
-        let r = send_message(&srv, rest_binding, send_params("hello"), &ON).await;
-        let task = if rest_binding {
-            r.body["task"].clone()
+        let r = srv
+            .request(binding, "SendMessage", send_params("hello"))
+            .headers(&ON)
+            .send()
+            .await;
+        let task = if binding == Binding::Rest {
+            r.body()["task"].clone()
         } else {
             r.result()["task"].clone()
         };
@@ -235,16 +265,23 @@ async fn the_task_records_received_at_and_completed_at() {
         let received_at = chrono::DateTime::parse_from_rfc3339(&received).unwrap();
         assert!(received_at >= before, "{received} is before the request");
         // Stored: GetTask without the extension returns the same times.
-        let got = rpc(&srv, "GetTask", json!({"id": task["id"]}), &[]).await;
+        let got = srv
+            .request(Binding::JsonRpc, "GetTask", json!({"id": task["id"]}))
+            .send()
+            .await;
         assert_eq!(
             task_times(got.result(), true),
             (received.clone(), completed.clone())
         );
 
         // An interrupted task is complete for now: input-required records completed_at too.
-        let r = send_message(&srv, rest_binding, send_params("ask"), &ON).await;
-        let task = if rest_binding {
-            r.body["task"].clone()
+        let r = srv
+            .request(binding, "SendMessage", send_params("ask"))
+            .headers(&ON)
+            .send()
+            .await;
+        let task = if binding == Binding::Rest {
+            r.body()["task"].clone()
         } else {
             r.result()["task"].clone()
         };
@@ -252,8 +289,17 @@ async fn the_task_records_received_at_and_completed_at() {
         task_times(&task, true);
     }
     // Streamed: the status updates carry the object; the final one has completed_at.
-    let sse = stream_message(&srv, false, send_params("hello"), &ON).await;
-    let events = sse.collect().await;
+    let sse = srv
+        .request(
+            Binding::JsonRpc,
+            "SendStreamingMessage",
+            send_params("hello"),
+        )
+        .headers(&ON)
+        .stream()
+        .await
+        .expect("a stream");
+    let events = events(sse).await;
     let updates: Vec<&Value> = events
         .iter()
         .filter(|e| kind(e) == "statusUpdate")
@@ -268,9 +314,15 @@ async fn the_task_records_received_at_and_completed_at() {
 #[tokio::test]
 async fn the_task_records_no_times_when_not_activated() {
     let srv = server().await;
-    let r = rpc(&srv, "SendMessage", send_params("hello"), &[]).await;
+    let r = srv
+        .request(Binding::JsonRpc, "SendMessage", send_params("hello"))
+        .send()
+        .await;
     let task = &r.result()["task"];
     assert!(task["metadata"].get(URI).is_none(), "{task}");
-    let got = rpc(&srv, "GetTask", json!({"id": task["id"]}), &[]).await;
+    let got = srv
+        .request(Binding::JsonRpc, "GetTask", json!({"id": task["id"]}))
+        .send()
+        .await;
     assert!(got.result()["metadata"].get(URI).is_none(), "{got:?}");
 }

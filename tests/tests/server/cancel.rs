@@ -1,9 +1,8 @@
 //! CancelTask over real HTTP on both bindings (#47, #48, digest A6).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
-use common::*;
+use a2a_runtime::test::*;
+use a2a_tests::agent::*;
+use a2a_tests::params::*;
 use serde_json::json;
 
 /// #47: canceling a running task returns it CANCELED, the executor observes the cancellation,
@@ -11,7 +10,7 @@ use serde_json::json;
 #[tokio::test]
 async fn cancel_running_task_47() {
     let (server, mut control) = scripted().await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let task = server
             .send_task(
                 binding,
@@ -52,7 +51,7 @@ async fn cancel_running_task_47() {
 #[tokio::test]
 async fn cancel_input_required_task_47() {
     let (server, _control) = scripted().await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let task = server.send_task(binding, msg("ask")).await;
         let canceled = server
             .ok(binding, "CancelTask", json!({"id": id(&task)}))
@@ -70,7 +69,7 @@ async fn cancel_input_required_task_47() {
 #[tokio::test]
 async fn cancel_terminal_task_is_not_cancelable_47() {
     let (server, _control) = scripted().await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         for (command, final_state) in [
             ("hi", "TASK_STATE_COMPLETED"),
             ("fail", "TASK_STATE_FAILED"),
@@ -95,7 +94,7 @@ async fn cancel_terminal_task_is_not_cancelable_47() {
 #[tokio::test]
 async fn recancel_returns_task_and_unknown_is_not_found_48() {
     let (server, mut control) = scripted().await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let task = server
             .send_task(
                 binding,
@@ -126,8 +125,8 @@ async fn rest_cancel_bodies() {
     let bodies: [Option<&str>; 3] = [Some("{}"), Some(r#"{"metadata":{"why":"test"}}"#), None];
     for body in bodies {
         let task = server.send_task(Binding::Rest, msg("ask")).await;
-        let url = format!("{}/tasks/{}:cancel", server.url, id(&task));
-        let mut req = server.client.post(url).header("A2A-Version", "1.0");
+        let url = format!("{}/tasks/{}:cancel", server.url(), id(&task));
+        let mut req = server.http().post(url).header("A2A-Version", "1.0");
         if let Some(b) = body {
             req = req.header("content-type", "application/a2a+json").body(b);
         }

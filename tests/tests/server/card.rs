@@ -1,14 +1,13 @@
 //! The agent card over real HTTP: caching headers and conditional requests (#108), interfaces
 //! that are really served (#96, #105), GetExtendedAgentCard (#67, #68), and mounting the server
 //! into a user's actix-web App beside the user's own routes.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
 
 use a2a_runtime::server::A2aServer;
+use a2a_runtime::test::*;
 use a2a_runtime::types::AgentSkill;
+use a2a_tests::agent::*;
+use a2a_tests::params::*;
 use actix_web::{App, HttpServer, web};
-use common::*;
 use serde_json::{Value, json};
 
 const CARD: &str = "/.well-known/agent-card.json";
@@ -40,8 +39,8 @@ async fn agent_card_caching_headers_and_revalidation_108() {
 
     let conditional = |name: &'static str, value: String| {
         let req = server
-            .client
-            .get(format!("{}{CARD}", server.url))
+            .http()
+            .get(format!("{}{CARD}", server.url()))
             .header(name, value);
         server.send(req)
     };
@@ -90,14 +89,14 @@ async fn assert_interfaces_served(server: &TestServer, card_path: &str) -> Vec<S
     for i in &interfaces {
         assert_eq!(i["protocolVersion"], "1.0");
         let url = i["url"].as_str().unwrap().to_owned();
-        assert!(url.starts_with(&server.url), "{url} is on this server");
+        assert!(url.starts_with(server.url()), "{url} is on this server");
         let reply = if i["protocolBinding"] == "JSONRPC" {
             let env =
                 json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": msg("hi")});
             server
                 .send(
                     server
-                        .client
+                        .http()
                         .post(&url)
                         .header("content-type", "application/json")
                         .header("A2A-Version", "1.0")
@@ -108,7 +107,7 @@ async fn assert_interfaces_served(server: &TestServer, card_path: &str) -> Vec<S
             server
                 .send(
                     server
-                        .client
+                        .http()
                         .post(join(&url, "/message:send"))
                         .header("content-type", "application/a2a+json")
                         .header("A2A-Version", "1.0")
@@ -135,9 +134,9 @@ async fn supported_interfaces_list_the_urls_served_96_105() {
     assert_interfaces_served(&server, CARD).await;
 
     let (agent, _control) = script_agent();
-    let custom = serve(
+    let custom = TestServer::start(
         A2aServer::builder()
-            .card(card("paths"))
+            .card(agent_card("paths"))
             .executor(agent)
             .jsonrpc_path("/rpc")
             .rest_path("/api"),
@@ -146,7 +145,10 @@ async fn supported_interfaces_list_the_urls_served_96_105() {
     let urls = assert_interfaces_served(&custom, CARD).await;
     assert_eq!(
         urls,
-        [format!("{}/rpc", custom.url), format!("{}/api", custom.url)]
+        [
+            format!("{}/rpc", custom.url()),
+            format!("{}/api", custom.url())
+        ]
     );
     // Nothing is served where the card does not point.
     let stray = custom
@@ -166,7 +168,7 @@ async fn extended_card_not_declared_is_unsupported_67() {
     let (server, _control) = scripted().await;
     let card: Value = server.get(CARD).await.json();
     assert!(card["capabilities"].get("extendedAgentCard").is_none());
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         server
             .err(binding, "GetExtendedAgentCard", json!({}))
             .await
@@ -178,10 +180,10 @@ async fn extended_card_not_declared_is_unsupported_67() {
 #[tokio::test]
 async fn extended_card_declared_but_missing_68() {
     let (agent, _control) = script_agent();
-    let mut c = card("declares");
+    let mut c = agent_card("declares");
     c.capabilities.extended_agent_card = Some(true);
-    let server = serve(A2aServer::builder().card(c).executor(agent)).await;
-    for binding in BOTH {
+    let server = TestServer::start(A2aServer::builder().card(c).executor(agent)).await;
+    for binding in Binding::BOTH {
         server
             .err(binding, "GetExtendedAgentCard", json!({}))
             .await
@@ -199,7 +201,7 @@ async fn extended_card_declared_but_missing_68() {
 #[tokio::test]
 async fn extended_card_configured_is_returned() {
     let (agent, _control) = script_agent();
-    let mut extended = card("scripted (extended)");
+    let mut extended = agent_card("scripted (extended)");
     extended.skills.push(AgentSkill {
         id: "secret".into(),
         name: "Secret skill".into(),
@@ -207,9 +209,9 @@ async fn extended_card_configured_is_returned() {
         tags: vec!["private".into()],
         ..AgentSkill::default()
     });
-    let server = serve(
+    let server = TestServer::start(
         A2aServer::builder()
-            .card(card("scripted"))
+            .card(agent_card("scripted"))
             .extended_card(extended)
             .authenticator(a2a_runtime::auth::StaticTokens::bearer().token("known", "tok-known"))
             .executor(agent),
@@ -219,7 +221,7 @@ async fn extended_card_configured_is_returned() {
     assert_eq!(public["capabilities"]["extendedAgentCard"], true);
     assert!(public.get("skills").is_none() || public["skills"] == json!([]));
     // For authenticated callers only (the other operations are covered by the auth tests).
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let err = server.err(binding, "GetExtendedAgentCard", json!({})).await;
         assert_eq!(err.http, 401, "{:?}", err.body);
         assert_eq!(err.reason(), Some("UNAUTHENTICATED"));
@@ -227,8 +229,8 @@ async fn extended_card_configured_is_returned() {
     let rest = server
         .send(
             server
-                .client
-                .get(format!("{}/extendedAgentCard", server.url))
+                .http()
+                .get(format!("{}/extendedAgentCard", server.url()))
                 .header("A2A-Version", "1.0")
                 .header("Authorization", "Bearer tok-known"),
         )
@@ -238,8 +240,8 @@ async fn extended_card_configured_is_returned() {
     assert_eq!(rest.json()["skills"][0]["id"], "secret");
     let with_token = |envelope: Value| {
         server
-            .client
-            .post(format!("{}/", server.url))
+            .http()
+            .post(format!("{}/", server.url()))
             .header("content-type", "application/json")
             .header("A2A-Version", "1.0")
             .header("Authorization", "Bearer tok-known")
@@ -273,7 +275,7 @@ async fn mounting_into_a_user_app() {
     let addr = listener.local_addr().unwrap();
     let (agent, _control) = script_agent();
     let a2a = A2aServer::builder()
-        .card(card("mounted"))
+        .card(agent_card("mounted"))
         .executor(agent)
         .url(format!("http://{addr}/a2a"))
         .build()
@@ -291,7 +293,7 @@ async fn mounting_into_a_user_app() {
     .run();
     let handle = running.handle();
     tokio::spawn(running);
-    let server = TestServer::at(format!("http://{addr}"), handle);
+    let server = TestServer::attached(format!("http://{addr}"), handle);
 
     let health = server.get("/health").await;
     assert_eq!((health.status, health.text.as_str()), (200, "ok"));

@@ -1,20 +1,23 @@
 //! The example agents of `a2a-examples` (Echo, Streaming, MultiTurn, Demo), each served over
 //! real HTTP and answering correctly on both bindings.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
 
 use std::time::Duration;
 
 use a2a_examples::{DemoAgent, EchoAgent, MultiTurnAgent, StreamingAgent, demo_card};
 use a2a_runtime::server::A2aServer;
-use common::*;
+use a2a_runtime::test::*;
+use a2a_tests::params::*;
 use serde_json::json;
 
 #[tokio::test]
 async fn echo_agent_answers() {
-    let server = serve(A2aServer::builder().card(card("echo")).executor(EchoAgent)).await;
-    for binding in BOTH {
+    let server = TestServer::start(
+        A2aServer::builder()
+            .card(agent_card("echo"))
+            .executor(EchoAgent),
+    )
+    .await;
+    for binding in Binding::BOTH {
         let task = server.send_task(binding, msg("hello there")).await;
         assert_eq!(state(&task), "TASK_STATE_COMPLETED");
         assert_eq!(task["artifacts"][0]["name"], "echo");
@@ -27,15 +30,20 @@ async fn streaming_agent_streams_word_chunks() {
     let agent = StreamingAgent {
         delay: Duration::ZERO,
     };
-    let server = serve(A2aServer::builder().card(card("streaming")).executor(agent)).await;
-    for binding in BOTH {
+    let server = TestServer::start(
+        A2aServer::builder()
+            .card(agent_card("streaming"))
+            .executor(agent),
+    )
+    .await;
+    for binding in Binding::BOTH {
         let events = server
             .stream(binding, "SendStreamingMessage", msg("one two three"))
             .await
             .unwrap()
             .collect()
             .await;
-        let kinds: Vec<&str> = events.iter().map(Ev::member).collect();
+        let kinds: Vec<&str> = events.iter().map(Event::member).collect();
         assert_eq!(
             kinds,
             [
@@ -62,13 +70,13 @@ async fn streaming_agent_streams_word_chunks() {
 
 #[tokio::test]
 async fn multi_turn_agent_asks_then_greets() {
-    let server = serve(
+    let server = TestServer::start(
         A2aServer::builder()
-            .card(card("multi-turn"))
+            .card(agent_card("multi-turn"))
             .executor(MultiTurnAgent),
     )
     .await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let asked = server.send_task(binding, msg("hi")).await;
         assert_eq!(state(&asked), "TASK_STATE_INPUT_REQUIRED");
         assert_eq!(text(&asked["status"]["message"]), "What is your name?");
@@ -82,8 +90,9 @@ async fn multi_turn_agent_asks_then_greets() {
 /// The demo agent in process: echo, `stream …`, `ask`, and `wait` (works until canceled).
 #[tokio::test]
 async fn demo_agent_answers_every_command() {
-    let server = serve(A2aServer::builder().card(demo_card()).executor(DemoAgent)).await;
-    for binding in BOTH {
+    let server =
+        TestServer::start(A2aServer::builder().card(demo_card()).executor(DemoAgent)).await;
+    for binding in Binding::BOTH {
         let echo = server.send_task(binding, msg("hello")).await;
         assert_eq!(text(&echo["artifacts"][0]), "echo: hello");
         let streamed = server.send_task(binding, msg("stream a b")).await;

@@ -1,19 +1,18 @@
 //! Request and retention limits over real HTTP on both bindings (#119, `core::Limits`), each at
 //! its boundary: body size, JSON depth, parts per message, history kept, push configs per task.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
 
 use a2a_runtime::core::Limits;
 use a2a_runtime::server::A2aServer;
-use common::*;
+use a2a_runtime::test::*;
+use a2a_tests::agent::*;
+use a2a_tests::params::*;
 use serde_json::{Value, json};
 
 async fn limited(limits: Limits) -> (TestServer, Control) {
     let (agent, control) = script_agent();
-    let mut c = card("limited");
+    let mut c = agent_card("limited");
     c.capabilities.push_notifications = Some(true);
-    let server = serve(
+    let server = TestServer::start(
         A2aServer::builder()
             .card(c)
             .executor(agent)
@@ -36,15 +35,15 @@ async fn post_chunked(
     ct: &str,
     body: String,
     chunk: usize,
-) -> Reply {
+) -> Answer {
     let chunks: Vec<Result<Vec<u8>, std::io::Error>> = body
         .into_bytes()
         .chunks(chunk)
         .map(|c| Ok(c.to_vec()))
         .collect();
     let req = server
-        .client
-        .post(format!("{}{path}", server.url))
+        .http()
+        .post(format!("{}{path}", server.url()))
         .header("content-type", ct)
         .header("A2A-Version", "1.0")
         .body(reqwest::Body::wrap_stream(futures::stream::iter(chunks)));
@@ -83,7 +82,7 @@ async fn body_over_max_body_bytes_is_refused() {
         .post_raw("/", "application/json", big.clone(), Some("1.0"))
         .await;
     assert_eq!(reply.status, 413);
-    let err = ApiError::parse(Binding::JsonRpc, 200, reply.json());
+    let err = ErrorAnswer::parse(Binding::JsonRpc, 200, reply.json());
     assert_eq!(err.code, -32600, "{}", err.body);
     let reply = server
         .post_raw(
@@ -94,7 +93,7 @@ async fn body_over_max_body_bytes_is_refused() {
         )
         .await;
     assert_eq!(reply.status, 413);
-    ApiError::parse(Binding::Rest, 413, reply.json());
+    ErrorAnswer::parse(Binding::Rest, 413, reply.json());
 
     // Chunked: no Content-Length, so the limit applies while reading.
     for (path, ct, body) in [
@@ -156,7 +155,7 @@ async fn json_depth_over_64_is_a_parse_error() {
     let reply = server
         .post_raw("/", "application/json", rpc(61), Some("1.0"))
         .await;
-    let err = ApiError::parse(Binding::JsonRpc, reply.status, reply.json());
+    let err = ErrorAnswer::parse(Binding::JsonRpc, reply.status, reply.json());
     assert_eq!(err.code, -32700, "65 levels: {}", err.body);
     assert_eq!(err.body["id"], Value::Null);
 
@@ -171,7 +170,7 @@ async fn json_depth_over_64_is_a_parse_error() {
     };
     assert_eq!(post(61).await.status, 200, "64 levels");
     let reply = post(62).await;
-    let err = ApiError::parse(Binding::Rest, reply.status, reply.json());
+    let err = ErrorAnswer::parse(Binding::Rest, reply.status, reply.json());
     assert_eq!(err.http, 400, "65 levels: {}", err.body);
     assert_eq!(err.status.as_deref(), Some("INVALID_ARGUMENT"));
     assert!(err.message.contains("64"), "{}", err.message);
@@ -187,7 +186,7 @@ fn with_parts(n: usize) -> Value {
 #[tokio::test]
 async fn more_than_100_parts_is_invalid() {
     let (server, _control) = scripted().await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let task = server.send_task(binding, with_parts(100)).await;
         assert!(text(&task["artifacts"][0]).ends_with("p99 "));
         server
@@ -197,8 +196,7 @@ async fn more_than_100_parts_is_invalid() {
         server
             .stream(binding, "SendStreamingMessage", with_parts(101))
             .await
-            .err()
-            .expect("refused before the stream")
+            .expect_err("refused before the stream")
             .assert_invalid("message.parts");
     }
     let (small, _control) = limited(Limits {
@@ -206,7 +204,7 @@ async fn more_than_100_parts_is_invalid() {
         ..Limits::default()
     })
     .await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         small.send_task(binding, with_parts(2)).await;
         small
             .err(binding, "SendMessage", with_parts(3))
@@ -226,7 +224,7 @@ async fn history_trimmed_to_max_history_messages() {
     .await;
     let texts =
         |t: &Value| -> Vec<String> { t["history"].as_array().unwrap().iter().map(text).collect() };
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let task = server.send_task(binding, msg("chatty")).await;
         assert_eq!(
             texts(&task),
@@ -263,7 +261,7 @@ async fn push_configs_per_task_limit() {
         ..Limits::default()
     })
     .await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let a = id(&server.send_task(binding, msg("ask")).await);
         let b = id(&server.send_task(binding, msg("ask")).await);
         let create = |task: &str| {

@@ -1,14 +1,13 @@
 //! ListTasks over real HTTP on both bindings (#39, #41-#46): page size and tokens, order,
 //! `includeArtifacts`, filters, `totalSize`, and paging across 250 tasks while tasks are inserted.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use common::*;
+use a2a_runtime::test::*;
+use a2a_tests::agent::*;
+use a2a_tests::params::*;
 use futures::future::join_all;
 use serde_json::{Value, json};
 
@@ -18,7 +17,7 @@ async fn create(server: &TestServer, n: usize, text: &str) -> Vec<Value> {
     let mut left = n;
     while left > 0 {
         let k = left.min(10);
-        let batch = (0..k).map(|i| server.send_task(BOTH[i % 2], msg(text)));
+        let batch = (0..k).map(|i| server.send_task(Binding::BOTH[i % 2], msg(text)));
         out.extend(join_all(batch).await);
         left -= k;
     }
@@ -49,7 +48,7 @@ fn millis(ts: &str) -> i64 {
 #[tokio::test]
 async fn empty_listing_has_every_required_member_44() {
     let (server, _control) = scripted().await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let list = server.ok(binding, "ListTasks", json!({})).await;
         assert_eq!(list["tasks"], json!([]), "{list}");
         assert_eq!(list["nextPageToken"], "", "{list}");
@@ -64,7 +63,7 @@ async fn empty_listing_has_every_required_member_44() {
 async fn page_size_default_max_and_tokens_42_44_46() {
     let (server, _control) = scripted().await;
     create(&server, 60, "hi").await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let first = server.ok(binding, "ListTasks", json!({})).await;
         assert_eq!(ids(&first).len(), 50);
         assert_eq!(first["pageSize"], 50);
@@ -126,7 +125,7 @@ async fn newest_first_43() {
     server
         .send_task(Binding::Rest, msg_to(&id(&asked), "Ada"))
         .await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let list = server
             .ok(binding, "ListTasks", json!({"pageSize": 100}))
             .await;
@@ -147,7 +146,7 @@ async fn include_artifacts_45() {
     let (server, _control) = scripted().await;
     let tasks = create(&server, 4, "hi").await;
     assert!(tasks.iter().all(|t| t["artifacts"].as_array().is_some()));
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         for params in [json!({}), json!({"includeArtifacts": false})] {
             let list = server.ok(binding, "ListTasks", params).await;
             for t in list["tasks"].as_array().unwrap() {
@@ -192,7 +191,7 @@ async fn filters_status_context_and_timestamp_46() {
     };
     let total = 9 + more;
 
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let by_state = |s: &'static str| server.ok(binding, "ListTasks", json!({"status": s}));
         let f = by_state("TASK_STATE_FAILED").await;
         let want: HashSet<String> = failed.iter().map(id).collect();
@@ -258,7 +257,7 @@ async fn filters_status_context_and_timestamp_46() {
 async fn history_length_on_list_39() {
     let (server, _control) = scripted().await;
     create(&server, 3, "chatty").await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let none = server
             .ok(binding, "ListTasks", json!({"historyLength": 0}))
             .await;
@@ -329,7 +328,9 @@ async fn paging_250_tasks_while_inserting_never_skips_or_repeats_42() {
             if !token.is_empty() {
                 params["pageToken"] = json!(token);
             }
-            let list = server.ok(BOTH[page % 2], "ListTasks", params).await;
+            let list = server
+                .ok(Binding::BOTH[page % 2], "ListTasks", params)
+                .await;
             assert_eq!(list["pageSize"], size);
             let got = ids(&list);
             assert!(got.len() as u64 <= size);

@@ -1,10 +1,9 @@
 //! Protocol plumbing over real HTTP: `A2A-Version` negotiation (#87-#90), content types, the
 //! JSON-RPC 2.0 envelope (#80-#84, #98), and the REST error shape (#84).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
-use common::*;
+use a2a_runtime::test::*;
+use a2a_tests::agent::*;
+use a2a_tests::params::*;
 use serde_json::{Value, json};
 
 fn envelope(id: Value, method: &str, params: Value) -> String {
@@ -40,7 +39,7 @@ async fn missing_version_is_version_not_supported_87_90() {
             )
             .await;
         assert_eq!(reply.header("a2a-version"), Some("1.0"));
-        let err = ApiError::parse(Binding::JsonRpc, reply.status, reply.json());
+        let err = ErrorAnswer::parse(Binding::JsonRpc, reply.status, reply.json());
         err.assert_a2a("VERSION_NOT_SUPPORTED", -32009, 400, "FAILED_PRECONDITION");
         assert_eq!(err.meta("requestedVersion"), Some("0.3"));
         assert_eq!(err.meta("supportedVersions"), Some("1.0"));
@@ -54,15 +53,15 @@ async fn missing_version_is_version_not_supported_87_90() {
                 version,
             )
             .await;
-        let err = ApiError::parse(Binding::Rest, reply.status, reply.json());
+        let err = ErrorAnswer::parse(Binding::Rest, reply.status, reply.json());
         err.assert_a2a("VERSION_NOT_SUPPORTED", -32009, 400, "FAILED_PRECONDITION");
         assert_eq!(err.meta("requestedVersion"), Some("0.3"));
         assert_eq!(err.meta("supportedVersions"), Some("1.0"));
     }
     let reply = server
-        .send(server.client.get(format!("{}/tasks", server.url)))
+        .send(server.http().get(format!("{}/tasks", server.url())))
         .await;
-    ApiError::parse(Binding::Rest, reply.status, reply.json()).assert_a2a(
+    ErrorAnswer::parse(Binding::Rest, reply.status, reply.json()).assert_a2a(
         "VERSION_NOT_SUPPORTED",
         -32009,
         400,
@@ -86,7 +85,7 @@ async fn unsupported_version_is_refused_with_supported_versions_89() {
                 Some(v),
             )
             .await;
-        let err = ApiError::parse(Binding::JsonRpc, reply.status, reply.json());
+        let err = ErrorAnswer::parse(Binding::JsonRpc, reply.status, reply.json());
         err.assert_a2a("VERSION_NOT_SUPPORTED", -32009, 400, "FAILED_PRECONDITION");
         assert_eq!(err.meta("requestedVersion"), Some(v));
         assert_eq!(err.meta("supportedVersions"), Some("1.0"));
@@ -94,8 +93,8 @@ async fn unsupported_version_is_refused_with_supported_versions_89() {
         let reply = server
             .send(
                 server
-                    .client
-                    .get(format!("{}/tasks", server.url))
+                    .http()
+                    .get(format!("{}/tasks", server.url()))
                     .header("A2A-Version", v),
             )
             .await;
@@ -103,7 +102,7 @@ async fn unsupported_version_is_refused_with_supported_versions_89() {
             reply.media_type().as_str(),
             "application/json" | "application/a2a+json"
         ));
-        let err = ApiError::parse(Binding::Rest, reply.status, reply.json());
+        let err = ErrorAnswer::parse(Binding::Rest, reply.status, reply.json());
         err.assert_a2a("VERSION_NOT_SUPPORTED", -32009, 400, "FAILED_PRECONDITION");
         assert_eq!(err.meta("requestedVersion"), Some(v));
         assert_eq!(err.meta("supportedVersions"), Some("1.0"));
@@ -142,8 +141,8 @@ async fn version_query_parameter_and_patch_numbers_87_88() {
     let reply = server
         .send(
             server
-                .client
-                .get(format!("{}/tasks?A2A-Version=1.0&pageSize=1", server.url)),
+                .http()
+                .get(format!("{}/tasks?A2A-Version=1.0&pageSize=1", server.url())),
         )
         .await;
     assert_eq!(reply.status, 200, "{reply:?}");
@@ -182,15 +181,15 @@ async fn jsonrpc_content_type_checked_before_parsing() {
     let (server, _control) = scripted().await;
     for ct in [Some("text/plain"), Some("application/xml"), None] {
         let mut req = server
-            .client
-            .post(format!("{}/", server.url))
+            .http()
+            .post(format!("{}/", server.url()))
             .header("A2A-Version", "1.0")
             .body("this is { not JSON");
         if let Some(ct) = ct {
             req = req.header("content-type", ct);
         }
         let reply = server.send(req).await;
-        let err = ApiError::parse(Binding::JsonRpc, reply.status, reply.json());
+        let err = ErrorAnswer::parse(Binding::JsonRpc, reply.status, reply.json());
         err.assert_a2a(
             "CONTENT_TYPE_NOT_SUPPORTED",
             -32005,
@@ -216,8 +215,8 @@ async fn jsonrpc_endpoint_answers_other_methods_with_405() {
             let reply = server
                 .send(
                     server
-                        .client
-                        .request(method.clone(), format!("{}{path}", server.url))
+                        .http()
+                        .request(method.clone(), format!("{}{path}", server.url()))
                         .header("A2A-Version", "1.0"),
                 )
                 .await;
@@ -242,7 +241,7 @@ async fn rest_content_type_checked_before_parsing() {
             Some("1.0"),
         )
         .await;
-    let err = ApiError::parse(Binding::Rest, reply.status, reply.json());
+    let err = ErrorAnswer::parse(Binding::Rest, reply.status, reply.json());
     err.assert_a2a(
         "CONTENT_TYPE_NOT_SUPPORTED",
         -32005,
@@ -298,7 +297,7 @@ async fn jsonrpc_ids_echoed_exactly_98() {
         let reply = server
             .post_raw("/", "application/json", body, Some("1.0"))
             .await;
-        let err = ApiError::parse(Binding::JsonRpc, reply.status, reply.json());
+        let err = ErrorAnswer::parse(Binding::JsonRpc, reply.status, reply.json());
         assert_eq!(err.code, -32600, "{}", err.body);
         assert_eq!(err.body["id"], Value::Null);
     }
@@ -368,7 +367,7 @@ async fn jsonrpc_envelope_errors_80_83() {
             .await;
         assert_eq!(reply.status, 200, "{body}");
         assert_eq!(reply.media_type(), "application/json");
-        let err = ApiError::parse(Binding::JsonRpc, reply.status, reply.json());
+        let err = ErrorAnswer::parse(Binding::JsonRpc, reply.status, reply.json());
         assert_eq!(err.code, code, "{body} -> {}", err.body);
         assert_eq!(err.body["id"], id, "{body} -> {}", err.body);
     }
@@ -379,14 +378,14 @@ async fn jsonrpc_envelope_errors_80_83() {
     let reply = server
         .send(
             server
-                .client
-                .post(format!("{}/", server.url))
+                .http()
+                .post(format!("{}/", server.url()))
                 .header("content-type", "application/json")
                 .header("A2A-Version", "1.0")
                 .body(body),
         )
         .await;
-    let err = ApiError::parse(Binding::JsonRpc, reply.status, reply.json());
+    let err = ErrorAnswer::parse(Binding::JsonRpc, reply.status, reply.json());
     assert_eq!(err.code, -32700, "{}", err.body);
     assert_eq!(err.body["id"], Value::Null);
     let message = err.body["error"]["message"].as_str().unwrap_or_default();
@@ -493,7 +492,7 @@ async fn rest_errors_are_google_rpc_status_84() {
         let reply = server
             .post_raw("/message:send", "application/a2a+json", body, Some("1.0"))
             .await;
-        let err = ApiError::parse(Binding::Rest, reply.status, reply.json());
+        let err = ErrorAnswer::parse(Binding::Rest, reply.status, reply.json());
         assert_eq!(err.http, 400, "{body}: {}", err.body);
         assert_eq!(err.status.as_deref(), Some("INVALID_ARGUMENT"), "{body}");
         if let Some(f) = field {

@@ -1,21 +1,20 @@
 //! Push-notification config CRUD over real HTTP on both bindings (#51-#55) and the per-task
 //! limit. Webhook URLs point at a closed loopback port: nothing here may leave the machine.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
 
 use a2a_runtime::server::A2aServer;
-use common::*;
+use a2a_runtime::test::*;
+use a2a_tests::agent::*;
+use a2a_tests::params::*;
 use serde_json::{Value, json};
 
 const HOOK: &str = "http://127.0.0.1:9/hook";
 
 async fn push_server() -> (TestServer, Control) {
     let (agent, control) = script_agent();
-    let mut c = card("push");
+    let mut c = agent_card("push");
     c.capabilities.push_notifications = Some(true);
     (
-        serve(
+        TestServer::start(
             A2aServer::builder()
                 .card(c)
                 .executor(agent)
@@ -42,7 +41,7 @@ fn configs(list: &Value) -> Vec<String> {
 #[tokio::test]
 async fn push_config_crud_52_to_55() {
     let (server, _control) = push_server().await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let task_id = id(&server.send_task(binding, msg("ask")).await);
         let created = server
             .ok(
@@ -119,7 +118,7 @@ async fn push_config_crud_52_to_55() {
 #[tokio::test]
 async fn push_config_unknown_task_is_not_found() {
     let (server, _control) = push_server().await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let calls = [
             (
                 "CreateTaskPushNotificationConfig",
@@ -152,7 +151,7 @@ async fn push_config_unknown_task_is_not_found() {
 #[tokio::test]
 async fn push_off_is_not_supported_for_all_four_51() {
     let (server, _control) = scripted().await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let task_id = id(&server.send_task(binding, msg("ask")).await);
         let calls = [
             (
@@ -198,7 +197,7 @@ async fn push_off_is_not_supported_for_all_four_51() {
 #[tokio::test]
 async fn at_most_ten_push_configs_per_task() {
     let (server, _control) = push_server().await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let task_id = id(&server.send_task(binding, msg("ask")).await);
         for i in 0..10 {
             server
@@ -244,7 +243,7 @@ async fn at_most_ten_push_configs_per_task() {
 #[tokio::test]
 async fn webhook_in_send_message_configuration_is_registered() {
     let (server, _control) = push_server().await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let params = with_config(
             msg("ask"),
             json!({"taskPushNotificationConfig": {"url": HOOK, "token": "t"}}),
@@ -270,7 +269,7 @@ async fn webhook_in_send_message_configuration_is_registered() {
 #[tokio::test]
 async fn push_configs_are_listed_in_pages() {
     let (server, _control) = push_server().await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let task_id = id(&server.send_task(binding, msg("ask")).await);
         for i in 0..3 {
             server

@@ -1,13 +1,12 @@
 //! SendMessage over real HTTP on both bindings: blocking and `returnImmediately` (#16-#19),
 //! task and context ids (#23-#29), `historyLength` on SendMessage and GetTask (#39), unknown and
 //! snake_case fields (#7, §1), and REST tenant routes.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
 
 use std::collections::HashSet;
 
-use common::*;
+use a2a_runtime::test::*;
+use a2a_tests::agent::*;
+use a2a_tests::params::*;
 use serde_json::{Value, json};
 
 /// #17 #18: blocking by default — the answer is the task once terminal, with all artifacts. The
@@ -16,7 +15,7 @@ use serde_json::{Value, json};
 async fn send_blocks_until_completed_and_returns_artifacts_17_18() {
     let (server, mut control) = scripted().await;
     let server = std::sync::Arc::new(server);
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let s = server.clone();
         let pending = tokio::spawn(async move { s.send_task(binding, msg("gate 2")).await });
         let task_id = control.started().await;
@@ -42,7 +41,7 @@ async fn send_blocks_until_completed_and_returns_artifacts_17_18() {
 async fn task_completes_after_the_blocking_client_went_away() {
     let (server, mut control) = scripted().await;
     let server = std::sync::Arc::new(server);
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let s = server.clone();
         let pending = tokio::spawn(async move { s.send_task(binding, msg("gate 2")).await });
         let task_id = control.started().await;
@@ -60,7 +59,7 @@ async fn task_completes_after_the_blocking_client_went_away() {
 #[tokio::test]
 async fn send_echo_returns_completed_task_17_18() {
     let (server, _control) = scripted().await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let params = msg("hello world");
         let sent_id = params["message"]["messageId"].clone();
         let task = server.send_task(binding, params).await;
@@ -135,7 +134,7 @@ async fn a_finished_tasks_reply_is_the_bytes_get_task_encodes() {
 #[tokio::test]
 async fn return_immediately_returns_non_terminal_task_19() {
     let (server, mut control) = scripted().await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let params = with_config(msg("gate"), json!({"returnImmediately": true}));
         let task = within("returnImmediately", server.send_task(binding, params)).await;
         assert!(
@@ -158,7 +157,7 @@ async fn return_immediately_returns_non_terminal_task_19() {
 #[tokio::test]
 async fn direct_message_reply_16_26() {
     let (server, _control) = scripted().await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let result = server.ok(binding, "SendMessage", msg("reply hi")).await;
         assert_eq!(one_member(&result), "message", "{result}");
         let m = &result["message"];
@@ -187,7 +186,7 @@ async fn task_ids_generated_unique_and_context_ids_25_26_27() {
     let mut ids = HashSet::new();
     let mut contexts = HashSet::new();
     for i in 0..12 {
-        let binding = BOTH[i % 2];
+        let binding = Binding::BOTH[i % 2];
         let task = server.send_task(binding, msg("hi")).await;
         assert!(ids.insert(id(&task)), "task ids are unique");
         let ctx = task["contextId"].as_str().expect("generated contextId");
@@ -197,7 +196,7 @@ async fn task_ids_generated_unique_and_context_ids_25_26_27() {
             "a new context per new task"
         );
     }
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let mut params = msg("hi");
         params["message"]["contextId"] = json!(format!("client-ctx-{binding:?}"));
         let task = server.send_task(binding, params).await;
@@ -211,7 +210,7 @@ async fn task_ids_generated_unique_and_context_ids_25_26_27() {
 #[tokio::test]
 async fn third_turn_context_inference_28() {
     let (server, _control) = scripted().await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let first = server.send_task(binding, msg("ask")).await;
         assert_eq!(state(&first), "TASK_STATE_INPUT_REQUIRED");
         let task_id = id(&first);
@@ -266,7 +265,7 @@ async fn third_turn_context_inference_28() {
 #[tokio::test]
 async fn context_mismatch_rejected_29() {
     let (server, _control) = scripted().await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let task = server.send_task(binding, msg("ask")).await;
         let task_id = id(&task);
         let mut params = msg_to(&task_id, "Ada");
@@ -288,7 +287,7 @@ async fn context_mismatch_rejected_29() {
 #[tokio::test]
 async fn unknown_task_id_is_task_not_found_24() {
     let (server, _control) = scripted().await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let err = server
             .err(binding, "SendMessage", msg_to("no-such-task", "hi"))
             .await;
@@ -307,7 +306,7 @@ async fn unknown_task_id_is_task_not_found_24() {
 #[tokio::test]
 async fn send_to_terminal_task_is_unsupported_23() {
     let (server, _control) = scripted().await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         for command in ["hi", "fail"] {
             let task = server.send_task(binding, msg(command)).await;
             assert!(
@@ -327,7 +326,7 @@ async fn send_to_terminal_task_is_unsupported_23() {
 #[tokio::test]
 async fn history_length_on_send_and_get_39() {
     let (server, _control) = scripted().await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let full = server.send_task(binding, msg("chatty")).await;
         let texts: Vec<String> = full["history"]
             .as_array()
@@ -436,7 +435,7 @@ async fn unknown_fields_ignored_at_every_level_7() {
 #[tokio::test]
 async fn snake_case_request_fields_accepted() {
     let (server, _control) = scripted().await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let task = server.send_task(binding, msg("ask")).await;
         let params = json!({
             "message": {"message_id": mid(), "role": "ROLE_USER", "task_id": id(&task),
@@ -498,7 +497,7 @@ async fn tenant_routes_scope_tasks() {
         )
         .await;
     assert_eq!(rpc["id"], task_id.as_str());
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         server
             .err(binding, "GetTask", json!({"id": task_id}))
             .await

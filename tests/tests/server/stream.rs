@@ -1,12 +1,11 @@
-//! Streaming over real HTTP (SSE parsed by the `eventsource-stream` client crate) on both
-//! bindings: SendStreamingMessage (#33-#37), several subscribers (#38), SubscribeToTask (#49,
+//! Streaming over real HTTP (SSE read by `a2a_runtime::test`, and once by the independent
+//! `eventsource-stream` client crate) on both bindings: SendStreamingMessage (#33-#37), several subscribers (#38), SubscribeToTask (#49,
 //! #50) with both REST verbs.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
 
 use a2a_runtime::server::A2aServer;
-use common::*;
+use a2a_runtime::test::*;
+use a2a_tests::agent::*;
+use a2a_tests::params::*;
 use futures::StreamExt as _;
 use serde_json::{Value, json};
 
@@ -20,7 +19,11 @@ enum Sub {
 
 const SUBS: [Sub; 3] = [Sub::JsonRpc, Sub::RestPost, Sub::RestGet];
 
-async fn subscribe(server: &TestServer, how: Sub, task_id: &str) -> Result<Sse, ApiError> {
+async fn subscribe(
+    server: &TestServer,
+    how: Sub,
+    task_id: &str,
+) -> Result<EventStream, ErrorAnswer> {
     match how {
         Sub::JsonRpc => {
             server
@@ -34,15 +37,15 @@ async fn subscribe(server: &TestServer, how: Sub, task_id: &str) -> Result<Sse, 
         }
         Sub::RestGet => {
             let req = server
-                .client
-                .get(format!("{}/tasks/{task_id}:subscribe", server.url))
+                .http()
+                .get(format!("{}/tasks/{task_id}:subscribe", server.url()))
                 .header("A2A-Version", "1.0");
             server.open_sse(Binding::Rest, req, None).await
         }
     }
 }
 
-fn member_of(ev: &Ev) -> (&str, &Value) {
+fn member_of(ev: &Event) -> (&str, &Value) {
     let m = ev.member();
     (m, &ev.data[m])
 }
@@ -53,7 +56,7 @@ fn member_of(ev: &Ev) -> (&str, &Value) {
 #[tokio::test]
 async fn task_stream_starts_with_task_then_updates_then_closes_35_36_37() {
     let (server, mut control) = scripted().await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let mut sse = server
             .stream(binding, "SendStreamingMessage", msg("gate 2"))
             .await
@@ -75,7 +78,7 @@ async fn task_stream_starts_with_task_then_updates_then_closes_35_36_37() {
 
         control.release(3);
         let rest = sse.collect().await;
-        let kinds: Vec<&str> = rest.iter().map(Ev::member).collect();
+        let kinds: Vec<&str> = rest.iter().map(Event::member).collect();
         assert_eq!(kinds, ["artifactUpdate", "artifactUpdate", "statusUpdate"]);
         let a0 = &rest[0].data["artifactUpdate"];
         let a1 = &rest[1].data["artifactUpdate"];
@@ -99,14 +102,14 @@ async fn task_stream_starts_with_task_then_updates_then_closes_35_36_37() {
 #[tokio::test]
 async fn stream_closes_at_input_required_and_continues_on_the_task() {
     let (server, _control) = scripted().await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let events = server
             .stream(binding, "SendStreamingMessage", msg("ask"))
             .await
             .unwrap()
             .collect()
             .await;
-        let kinds: Vec<&str> = events.iter().map(Ev::member).collect();
+        let kinds: Vec<&str> = events.iter().map(Event::member).collect();
         assert_eq!(kinds, ["task", "statusUpdate"]);
         assert_eq!(events[1].state(), Some("TASK_STATE_INPUT_REQUIRED"));
         let task_id = id(&events[0].data["task"]);
@@ -127,7 +130,7 @@ async fn stream_closes_at_input_required_and_continues_on_the_task() {
             last_msg["messageId"], sent_id,
             "the new turn is in the snapshot"
         );
-        let kinds: Vec<&str> = events.iter().map(Ev::member).collect();
+        let kinds: Vec<&str> = events.iter().map(Event::member).collect();
         assert_eq!(kinds, ["task", "artifactUpdate", "statusUpdate"]);
         assert_eq!(events[2].state(), Some("TASK_STATE_COMPLETED"));
     }
@@ -137,7 +140,7 @@ async fn stream_closes_at_input_required_and_continues_on_the_task() {
 #[tokio::test]
 async fn message_only_stream_has_exactly_one_message_34() {
     let (server, _control) = scripted().await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let events = server
             .stream(binding, "SendStreamingMessage", msg("reply now"))
             .await
@@ -185,7 +188,7 @@ async fn sse_wire_format_parses_with_a_real_sse_client() {
     // task, WORKING step 1, WORKING step 2, COMPLETED finished
     assert_eq!(blocks.len(), 4, "{}", reply.text);
 
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let events = server
             .stream(binding, "SendStreamingMessage", msg("chatty"))
             .await
@@ -206,24 +209,22 @@ async fn sse_wire_format_parses_with_a_real_sse_client() {
 #[tokio::test]
 async fn streaming_capability_off_is_unsupported_33() {
     let (agent, _control) = script_agent();
-    let mut c = card("no-streaming");
+    let mut c = agent_card("no-streaming");
     c.capabilities.streaming = Some(false);
-    let server = serve(A2aServer::builder().card(c).executor(agent)).await;
+    let server = TestServer::start(A2aServer::builder().card(c).executor(agent)).await;
     let card: Value = server.get("/.well-known/agent-card.json").await.json();
     assert_eq!(card["capabilities"]["streaming"], false);
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let task = server.send_task(binding, msg("ask")).await;
         let err = server
             .stream(binding, "SendStreamingMessage", msg("hi"))
             .await
-            .err()
-            .expect("no stream");
+            .expect_err("no stream");
         err.assert_unsupported();
         let err = server
             .stream(binding, "SubscribeToTask", json!({"id": id(&task)}))
             .await
-            .err()
-            .expect("no stream");
+            .expect_err("no stream");
         err.assert_unsupported();
     }
 }
@@ -247,7 +248,7 @@ async fn three_subscribers_receive_identical_sequences_38() {
     for how in SUBS {
         subs.push(subscribe(&server, how, &task_id).await.expect("subscribed"));
     }
-    let mut seen: Vec<Vec<Ev>> = vec![Vec::new(), Vec::new(), Vec::new()];
+    let mut seen: Vec<Vec<Event>> = vec![Vec::new(), Vec::new(), Vec::new()];
     for (i, sub) in subs.iter_mut().enumerate() {
         let first = sub.next().await.unwrap();
         assert_eq!(first.member(), "task", "the first event is the task (#50)");
@@ -277,7 +278,7 @@ async fn three_subscribers_receive_identical_sequences_38() {
         seen[2][..],
         "the dropped one saw the same prefix"
     );
-    let kinds: Vec<&str> = seen[0].iter().map(Ev::member).collect();
+    let kinds: Vec<&str> = seen[0].iter().map(Event::member).collect();
     assert_eq!(
         kinds,
         [
@@ -319,7 +320,7 @@ async fn subscribe_input_required_task_yields_task_then_next_turn_50() {
             .await;
         assert_eq!(state(&done), "TASK_STATE_COMPLETED");
         let rest = sub.collect().await;
-        let kinds: Vec<&str> = rest.iter().map(Ev::member).collect();
+        let kinds: Vec<&str> = rest.iter().map(Event::member).collect();
         assert_eq!(kinds, ["artifactUpdate", "statusUpdate"], "{how:?}");
         assert_eq!(
             text(&rest[0].data["artifactUpdate"]["artifact"]),
@@ -341,28 +342,24 @@ async fn subscribe_terminal_unsupported_unknown_not_found_49() {
         for task in [&done, &failed] {
             subscribe(&server, how, &id(task))
                 .await
-                .err()
-                .expect("no stream on a terminal task")
+                .expect_err("no stream on a terminal task")
                 .assert_unsupported();
         }
         subscribe(&server, how, "no-such-task")
             .await
-            .err()
-            .expect("no stream on an unknown task")
+            .expect_err("no stream on an unknown task")
             .assert_task_not_found();
     }
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         server
             .stream(binding, "SendStreamingMessage", msg_to(&id(&done), "again"))
             .await
-            .err()
-            .expect("no stream to a terminal task")
+            .expect_err("no stream to a terminal task")
             .assert_unsupported();
         server
             .stream(binding, "SendStreamingMessage", msg_to("no-such-task", "x"))
             .await
-            .err()
-            .expect("no stream to an unknown task")
+            .expect_err("no stream to an unknown task")
             .assert_task_not_found();
     }
 }
@@ -372,9 +369,9 @@ async fn subscribe_terminal_unsupported_unknown_not_found_49() {
 #[tokio::test]
 async fn keep_alive_comments_while_quiet() {
     let (agent, mut control) = script_agent();
-    let server = serve(
+    let server = TestServer::start(
         A2aServer::builder()
-            .card(card("keep-alive"))
+            .card(agent_card("keep-alive"))
             .executor(agent)
             .keep_alive(std::time::Duration::from_millis(20)),
     )
@@ -388,8 +385,8 @@ async fn keep_alive_comments_while_quiet() {
     let task_id = id(&task);
     control.started().await;
     let mut resp = server
-        .client
-        .get(format!("{}/tasks/{task_id}:subscribe", server.url))
+        .http()
+        .get(format!("{}/tasks/{task_id}:subscribe", server.url()))
         .header("A2A-Version", "1.0")
         .send()
         .await
@@ -431,7 +428,7 @@ async fn keep_alive_comments_while_quiet() {
 #[tokio::test]
 async fn auth_required_interrupts_a_blocking_send_but_keeps_streams_open() {
     let (server, mut control) = scripted().await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let task = server.send_task(binding, msg("auth")).await;
         assert_eq!(state(&task), "TASK_STATE_AUTH_REQUIRED");
         assert_eq!(text(&task["status"]["message"]), "sign in, please");

@@ -4,14 +4,12 @@
 //! subscribe to a finished task, push-config CRUD, and the Timestamp extension activated and
 //! echoed. The script prints one line per check and `N passed, M failed`.
 //!
-//! The peer is installed by the test (see `interop_support`); without python3 or PyPI the test
-//! is skipped, unless `CI` is set, where it fails.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The peer is installed by the test (see `a2a_tests::interop`); the tests run under CI (and
+//! with `--ignored`) and fail without python3 or the package index, and are ignored otherwise.
 
-mod client_support;
-mod interop_support;
-
-use client_support::{interop_builder, serve};
+use a2a_runtime::test::TestServer;
+use a2a_tests::client::interop_builder;
+use a2a_tests::interop;
 
 /// The checks that must pass (not be skipped).
 const REQUIRED: &[&str] = &[
@@ -41,28 +39,26 @@ async fn python_client_against_our_server(binding: &str) {
 
 /// With `token`: the server requires it as a bearer token, and the client sends it.
 async fn python_client_against(binding: &str, token: Option<&str>) {
-    let Some(python) = interop_support::setup(interop_support::python).await else {
-        return;
-    };
+    let python = interop::setup(interop::python).await;
     let mut builder = interop_builder().grpc_addr("127.0.0.1:0");
     if let Some(t) = token {
         builder =
             builder.authenticator(a2a_runtime::auth::StaticTokens::bearer().token("python", t));
     }
-    let srv = serve(builder).await;
+    let srv = TestServer::start(builder).await;
     let mut cmd = tokio::process::Command::new(python);
     cmd.arg(
-        interop_support::interop_dir()
+        interop::interop_dir()
             .join("python")
             .join("client_check.py"),
     )
-    .arg(&srv.url)
+    .arg(srv.url())
     .args(["--binding", binding, "--timeout", "20", "-v"])
     .env("PYTHONUNBUFFERED", "1");
     if let Some(t) = token {
         cmd.args(["--token", t]);
     }
-    let run = interop_support::run_script(cmd, "client_check.py").await;
+    let run = interop::run_script(cmd, "client_check.py").await;
     println!("{}", run.stdout);
     run.assert_all_passed(
         &format!("the Python SDK client ({binding}) against our server"),
@@ -71,26 +67,46 @@ async fn python_client_against(binding: &str, token: Option<&str>) {
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(interop),
+    ignore = "interop: installs the official SDKs (python3, npm); runs with CI=true (.ci/run) or --ignored"
+)]
 async fn the_python_sdk_client_over_json_rpc() {
     python_client_against_our_server("jsonrpc").await;
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(interop),
+    ignore = "interop: installs the official SDKs (python3, npm); runs with CI=true (.ci/run) or --ignored"
+)]
 async fn the_python_sdk_client_over_rest() {
     python_client_against_our_server("rest").await;
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(interop),
+    ignore = "interop: installs the official SDKs (python3, npm); runs with CI=true (.ci/run) or --ignored"
+)]
 async fn the_python_sdk_client_over_grpc() {
     python_client_against_our_server("grpc").await;
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(interop),
+    ignore = "interop: installs the official SDKs (python3, npm); runs with CI=true (.ci/run) or --ignored"
+)]
 async fn the_python_sdk_client_with_a_bearer_token_over_json_rpc() {
     python_client_against("jsonrpc", Some("py-token-0123456789")).await;
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(interop),
+    ignore = "interop: installs the official SDKs (python3, npm); runs with CI=true (.ci/run) or --ignored"
+)]
 async fn the_python_sdk_client_with_a_bearer_token_over_rest() {
     python_client_against("rest", Some("py-token-0123456789")).await;
 }

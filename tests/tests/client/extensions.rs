@@ -7,9 +7,6 @@
 //! copied from the interface into every request, card revalidation with `If-None-Match` (304 →
 //! no change), and a client-side `observe_response` hook seeing each result and streamed event
 //! the client returns.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod client_support;
 
 use a2a_examples::Locale;
 use a2a_runtime::A2aError;
@@ -21,11 +18,12 @@ use a2a_runtime::extension::{
     AgentCardExt as _, Extension as _, MetadataExt as _, RequestContext, Timestamp,
 };
 use a2a_runtime::protocol::Side;
+use a2a_runtime::test::{TestServer, within};
 use a2a_runtime::types::{
     AgentCard, ListTasksRequest, ProtocolBinding, SendMessageConfiguration, StreamResponse,
     TaskPushNotificationConfig, TaskState,
 };
-use client_support::*;
+use a2a_tests::client::*;
 use futures::StreamExt as _;
 use serde::{Deserialize, Serialize};
 
@@ -73,9 +71,9 @@ macro_rules! assert_ts {
 
 #[tokio::test]
 async fn extensions_are_sent_on_every_call_and_the_echo_is_read_back() {
-    let srv = serve(builder("ext-every-call").extension(Timestamp::default())).await;
+    let srv = TestServer::start(builder("ext-every-call").extension(Timestamp::default())).await;
     for binding in BOTH {
-        let c = ts_client(&srv.url, &binding).await;
+        let c = ts_client(srv.url(), &binding).await;
         let b = binding.to_string();
 
         let sent = c
@@ -165,7 +163,7 @@ async fn extensions_are_sent_on_every_call_and_the_echo_is_read_back() {
         );
 
         // Without extensions configured nothing is requested, so nothing is activated.
-        let plain = client(&srv.url, &binding).await;
+        let plain = client(srv.url(), &binding).await;
         let resp = plain
             .send_message("hello", SendOptions::default())
             .await
@@ -187,8 +185,8 @@ async fn typed_extension_params_are_read_from_the_card() {
     let locale = Locale {
         supported: vec!["en".into(), "de".into()],
     };
-    let srv = serve(builder("ext-params").extension(locale.clone())).await;
-    let c = client(&srv.url, &ProtocolBinding::JsonRpc).await;
+    let srv = TestServer::start(builder("ext-params").extension(locale.clone())).await;
+    let c = client(srv.url(), &ProtocolBinding::JsonRpc).await;
     let card = c.card();
     let decl = card
         .capabilities
@@ -212,12 +210,15 @@ async fn typed_extension_params_are_read_from_the_card() {
 
 #[tokio::test]
 async fn a_required_extension_the_client_lacks_is_refused_locally_before_the_first_call() {
-    let srv = serve(builder("ext-required").extension(Signed {})).await;
+    let srv = TestServer::start(builder("ext-required").extension(Signed {})).await;
     for binding in BOTH {
         // Discovery never fails on the card's contents: its params stay readable.
-        let c = within("discover", A2aClient::discover(&srv.url, options(&binding)))
-            .await
-            .expect("discover an agent whose card requires an extension");
+        let c = within(
+            "discover",
+            A2aClient::discover(srv.url(), options(&binding)),
+        )
+        .await
+        .expect("discover an agent whose card requires an extension");
         assert!(c.card().declares::<Signed>());
         let local = |err: &ClientError| {
             assert!(
@@ -238,7 +239,7 @@ async fn a_required_extension_the_client_lacks_is_refused_locally_before_the_fir
 
         // With the check off the call goes out, and the server refuses with the same error.
         let off = A2aClient::discover(
-            &srv.url,
+            srv.url(),
             ClientOptions {
                 extension_check: ExtensionCheck::Off,
                 ..options(&binding)
@@ -264,7 +265,7 @@ async fn a_required_extension_the_client_lacks_is_refused_locally_before_the_fir
         ] {
             let signed = signed
                 .options(options(&binding))
-                .connect(srv.url.as_str())
+                .connect(srv.url())
                 .await
                 .unwrap();
             assert_eq!(signed.extensions(), [Signed::URI]);
@@ -280,7 +281,7 @@ async fn a_required_extension_the_client_lacks_is_refused_locally_before_the_fir
 
 #[tokio::test]
 async fn an_undeclared_configured_extension_warns_or_fails() {
-    let srv = serve(builder("ext-undeclared")).await;
+    let srv = TestServer::start(builder("ext-undeclared")).await;
     for binding in BOTH {
         let connect = |check| {
             A2aClient::builder()
@@ -289,7 +290,7 @@ async fn an_undeclared_configured_extension_warns_or_fails() {
                     ..options(&binding)
                 })
                 .extension(Timestamp::default())
-                .connect(srv.url.as_str())
+                .connect(srv.url())
         };
         let c = within("fail", connect(ExtensionCheck::Fail))
             .await
@@ -375,7 +376,7 @@ async fn hooks_know_their_side_and_server_checks_do_not_run_in_the_client() {
     let log = Sides::default();
     let both = BothSides { log: log.clone() };
     let check = ServerCheck { log: log.clone() };
-    let srv = serve(
+    let srv = TestServer::start(
         builder("sides")
             .extension(both.clone())
             .extension(check.clone()),
@@ -385,7 +386,7 @@ async fn hooks_know_their_side_and_server_checks_do_not_run_in_the_client() {
         let c = A2aClient::builder()
             .options(options(&binding))
             .extension(both.clone())
-            .connect(srv.url.as_str())
+            .connect(srv.url())
             .await
             .unwrap();
         c.send_message("hello", SendOptions::default())
@@ -402,7 +403,7 @@ async fn hooks_know_their_side_and_server_checks_do_not_run_in_the_client() {
         let c = A2aClient::builder()
             .options(options(&binding))
             .extension(check.clone())
-            .connect(srv.url.as_str())
+            .connect(srv.url())
             .await
             .unwrap();
         let err = c
@@ -431,8 +432,8 @@ fn with_tenant(mut card: AgentCard, tenant: &str) -> AgentCard {
 
 #[tokio::test]
 async fn the_tenant_of_the_interface_scopes_every_request() {
-    let srv = serve(builder("tenant")).await;
-    let card = client(&srv.url, &ProtocolBinding::JsonRpc).await.card();
+    let srv = TestServer::start(builder("tenant")).await;
+    let card = client(srv.url(), &ProtocolBinding::JsonRpc).await.card();
     let tenanted = |binding| {
         A2aClient::new(
             Target::from(with_tenant(card.clone(), "acme")),
@@ -442,7 +443,7 @@ async fn the_tenant_of_the_interface_scopes_every_request() {
     let rpc = tenanted(ProtocolBinding::JsonRpc).await.unwrap();
     let rest = tenanted(ProtocolBinding::HttpJson).await.unwrap();
     assert_eq!(rest.interface().tenant, "acme");
-    let none = client(&srv.url, &ProtocolBinding::HttpJson).await;
+    let none = client(srv.url(), &ProtocolBinding::HttpJson).await;
 
     let SendResult::Task(t) = rpc
         .send_message("hello", SendOptions::default())
@@ -565,8 +566,8 @@ async fn the_tenant_goes_in_the_rest_path_and_the_json_rpc_params() {
 
 #[tokio::test]
 async fn refresh_card_revalidates_with_the_etag() {
-    let srv = serve(builder("refresh")).await;
-    let c = client(&srv.url, &ProtocolBinding::JsonRpc).await;
+    let srv = TestServer::start(builder("refresh")).await;
+    let c = client(srv.url(), &ProtocolBinding::JsonRpc).await;
     assert!(
         !within("refresh", c.refresh_card()).await.unwrap(),
         "our server answers 304 to the same ETag"
@@ -578,7 +579,7 @@ async fn refresh_card_revalidates_with_the_etag() {
                 "http://127.0.0.1:9/",
                 ProtocolBinding::JsonRpc,
             )],
-            ..client_support::card(name)
+            ..a2a_tests::client::card(name)
         })
         .unwrap()
     };
@@ -665,7 +666,7 @@ impl a2a_runtime::extension::ExtensionHooks for Watcher {
 
 #[tokio::test]
 async fn a_client_observer_sees_every_result_and_streamed_event_it_returns() {
-    let srv = serve(builder("client-observer").extension(Watcher::default())).await;
+    let srv = TestServer::start(builder("client-observer").extension(Watcher::default())).await;
     for binding in BOTH {
         let watcher = Watcher::default();
         let seen = watcher.seen.clone();
@@ -674,7 +675,7 @@ async fn a_client_observer_sees_every_result_and_streamed_event_it_returns() {
             A2aClient::builder()
                 .options(options(&binding))
                 .extension(watcher)
-                .connect(srv.url.as_str()),
+                .connect(srv.url()),
         )
         .await
         .expect("connect with Watcher");

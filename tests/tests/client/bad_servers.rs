@@ -3,16 +3,13 @@
 //! state), wrong content types, an HTML error page, and a server that never answers. Each gives
 //! a clear `ClientError` of the right kind (invalid response, HTTP status, timeout, transport)
 //! within the configured timeout (1 s here) — never a panic or a hang.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod client_support;
 
 use std::time::{Duration, Instant};
 
 use a2a_runtime::A2aError;
 use a2a_runtime::client::{A2aClient, ClientError, ClientOptions, SendOptions, Target};
 use a2a_runtime::types::{AgentInterface, ProtocolBinding, StreamResponse};
-use client_support::*;
+use a2a_tests::client::*;
 use futures::StreamExt as _;
 
 /// The configured timeout of every client here.

@@ -3,12 +3,8 @@
 //! paging), cancel, resubscribe, push-config CRUD, and the Timestamp extension activated and
 //! echoed. Every operation is a named check; the test fails listing each failed check.
 //!
-//! The peer is installed by the test (see `interop_support`); without python3 or PyPI the test
-//! is skipped, unless `CI` is set, where it fails.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod client_support;
-mod interop_support;
+//! The peer is installed by the test (see `a2a_tests::interop`); the tests run under CI (and
+//! with `--ignored`) and fail without python3 or the package index, and are ignored otherwise.
 
 use std::collections::HashSet;
 use std::future::Future;
@@ -16,11 +12,13 @@ use std::future::Future;
 use a2a_runtime::A2aError;
 use a2a_runtime::client::{A2aClient, ClientError, SendOptions, SendResult};
 use a2a_runtime::extension::{Extension as _, MetadataExt as _, Timestamp};
+use a2a_runtime::test::within;
 use a2a_runtime::types::{
     ListTasksRequest, ProtocolBinding, SendMessageConfiguration, StreamResponse,
     TaskPushNotificationConfig, TaskState,
 };
-use client_support::{artifact_text, describe, event_state, options, within};
+use a2a_tests::client::{artifact_text, describe, event_state, options};
+use a2a_tests::interop;
 use futures::{StreamExt as _, TryStreamExt as _};
 
 /// The named checks of one run, and what failed.
@@ -89,10 +87,8 @@ async fn send_task(
 }
 
 async fn against_python_server(binding: ProtocolBinding) {
-    let Some(python) = interop_support::setup(interop_support::python).await else {
-        return;
-    };
-    let (server, url) = interop_support::start_python_server(&python).await;
+    let python = interop::setup(interop::python).await;
+    let (server, url) = interop::start_python_server(&python).await;
     let mut checks = Checks {
         binding: binding.clone(),
         passed: Vec::new(),
@@ -472,16 +468,28 @@ async fn against_python_server(binding: ProtocolBinding) {
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(interop),
+    ignore = "interop: installs the official SDKs (python3, npm); runs with CI=true (.ci/run) or --ignored"
+)]
 async fn our_json_rpc_client_against_the_python_sdk_server() {
     against_python_server(ProtocolBinding::JsonRpc).await;
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(interop),
+    ignore = "interop: installs the official SDKs (python3, npm); runs with CI=true (.ci/run) or --ignored"
+)]
 async fn our_rest_client_against_the_python_sdk_server() {
     against_python_server(ProtocolBinding::HttpJson).await;
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(interop),
+    ignore = "interop: installs the official SDKs (python3, npm); runs with CI=true (.ci/run) or --ignored"
+)]
 async fn our_grpc_client_against_the_python_sdk_server() {
     against_python_server(ProtocolBinding::Grpc).await;
 }

@@ -2,19 +2,17 @@
 //! HTTP+JSON, chosen with `preferred_binding` from the card): send (task and direct message),
 //! stream, get, list and paging, cancel, resubscribe, push-config CRUD, the extended card, the
 //! server's version, and typed errors from either binding's error shape.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod client_support;
 
 use std::collections::HashSet;
 
 use a2a_runtime::A2aError;
 use a2a_runtime::client::{SendOptions, SendResult};
+use a2a_runtime::test::{TestServer, within};
 use a2a_runtime::types::{
     ListTasksRequest, SendMessageConfiguration, StreamResponse, TaskPushNotificationConfig,
     TaskState,
 };
-use client_support::*;
+use a2a_tests::client::*;
 use futures::{StreamExt as _, TryStreamExt as _};
 
 fn immediately() -> SendOptions {
@@ -29,9 +27,9 @@ fn immediately() -> SendOptions {
 
 #[tokio::test]
 async fn send_returns_the_completed_task_or_the_direct_reply() {
-    let srv = serve(builder("send")).await;
+    let srv = TestServer::start(builder("send")).await;
     for binding in BOTH {
-        let c = client(&srv.url, &binding).await;
+        let c = client(srv.url(), &binding).await;
         let resp = within("send", c.send_message("hello", SendOptions::default()))
             .await
             .unwrap();
@@ -58,9 +56,9 @@ async fn send_returns_the_completed_task_or_the_direct_reply() {
 
 #[tokio::test]
 async fn send_continues_a_task_that_asked_for_input() {
-    let srv = serve(builder("multi-turn")).await;
+    let srv = TestServer::start(builder("multi-turn")).await;
     for binding in BOTH {
-        let c = client(&srv.url, &binding).await;
+        let c = client(srv.url(), &binding).await;
         let SendResult::Task(asked) = within("ask", c.send_message("ask", Default::default()))
             .await
             .unwrap()
@@ -94,9 +92,9 @@ async fn send_continues_a_task_that_asked_for_input() {
 
 #[tokio::test]
 async fn stream_yields_the_task_first_then_every_event_in_order() {
-    let srv = serve(builder("stream")).await;
+    let srv = TestServer::start(builder("stream")).await;
     for binding in BOTH {
-        let c = client(&srv.url, &binding).await;
+        let c = client(srv.url(), &binding).await;
         let resp = within(
             "stream",
             c.stream_message("stream one two three", SendOptions::default()),
@@ -197,9 +195,9 @@ async fn stream_yields_the_task_first_then_every_event_in_order() {
 
 #[tokio::test]
 async fn get_task_returns_the_task_trimmed_to_history_length() {
-    let srv = serve(builder("get")).await;
+    let srv = TestServer::start(builder("get")).await;
     for binding in BOTH {
-        let c = client(&srv.url, &binding).await;
+        let c = client(srv.url(), &binding).await;
         let SendResult::Task(sent) = c
             .send_message("hello", Default::default())
             .await
@@ -234,9 +232,9 @@ async fn get_task_returns_the_task_trimmed_to_history_length() {
 
 #[tokio::test]
 async fn list_pages_and_list_all_tasks_walks_every_page() {
-    let srv = serve(builder("list")).await;
+    let srv = TestServer::start(builder("list")).await;
     for binding in BOTH {
-        let c = client(&srv.url, &binding).await;
+        let c = client(srv.url(), &binding).await;
         let context = format!("ctx-{binding}");
         let mut created = HashSet::new();
         for i in 0..5 {
@@ -293,9 +291,9 @@ async fn list_pages_and_list_all_tasks_walks_every_page() {
 
 #[tokio::test]
 async fn cancel_returns_the_canceled_task_and_refuses_a_finished_one() {
-    let srv = serve(builder("cancel")).await;
+    let srv = TestServer::start(builder("cancel")).await;
     for binding in BOTH {
-        let c = client(&srv.url, &binding).await;
+        let c = client(srv.url(), &binding).await;
         let SendResult::Task(t) = within("wait", c.send_message("wait", immediately()))
             .await
             .unwrap()
@@ -347,9 +345,9 @@ async fn cancel_returns_the_canceled_task_and_refuses_a_finished_one() {
 
 #[tokio::test]
 async fn resubscribe_yields_the_task_then_live_events_until_final() {
-    let srv = serve(builder("resubscribe")).await;
+    let srv = TestServer::start(builder("resubscribe")).await;
     for binding in BOTH {
-        let c = client(&srv.url, &binding).await;
+        let c = client(srv.url(), &binding).await;
         let SendResult::Task(t) = c
             .send_message("wait", immediately())
             .await
@@ -386,9 +384,9 @@ async fn resubscribe_yields_the_task_then_live_events_until_final() {
 
 #[tokio::test]
 async fn resubscribe_to_a_missing_or_finished_task_is_an_error_not_an_empty_stream() {
-    let srv = serve(builder("resubscribe-errors")).await;
+    let srv = TestServer::start(builder("resubscribe-errors")).await;
     for binding in BOTH {
-        let c = client(&srv.url, &binding).await;
+        let c = client(srv.url(), &binding).await;
         let err = within("missing", c.resubscribe("no-such-task"))
             .await
             .err()
@@ -422,9 +420,9 @@ async fn resubscribe_to_a_missing_or_finished_task_is_an_error_not_an_empty_stre
 
 #[tokio::test]
 async fn push_configs_set_get_list_delete() {
-    let srv = serve(builder("push")).await;
+    let srv = TestServer::start(builder("push")).await;
     for binding in BOTH {
-        let c = client(&srv.url, &binding).await;
+        let c = client(srv.url(), &binding).await;
         assert_eq!(c.card().capabilities.push_notifications, Some(true));
         let SendResult::Task(t) = c
             .send_message("wait", immediately())
@@ -507,7 +505,7 @@ async fn push_configs_set_get_list_delete() {
 async fn push_configs_on_an_agent_without_the_capability_are_refused() {
     let mut card = card("no-push");
     card.capabilities.push_notifications = None;
-    let srv = serve(
+    let srv = TestServer::start(
         a2a_runtime::server::A2aServer::builder()
             .card(card)
             .executor(TestAgent)
@@ -516,7 +514,7 @@ async fn push_configs_on_an_agent_without_the_capability_are_refused() {
     )
     .await;
     for binding in BOTH {
-        let c = client(&srv.url, &binding).await;
+        let c = client(srv.url(), &binding).await;
         let SendResult::Task(t) = c
             .send_message("hi", Default::default())
             .await
@@ -543,9 +541,9 @@ async fn push_configs_on_an_agent_without_the_capability_are_refused() {
 
 #[tokio::test]
 async fn extended_card_is_fetched() {
-    let srv = serve(builder("extended")).await;
+    let srv = TestServer::start(builder("extended")).await;
     for binding in BOTH {
-        let c = client(&srv.url, &binding).await;
+        let c = client(srv.url(), &binding).await;
         assert_eq!(c.card().capabilities.extended_agent_card, Some(true));
         let card = within("extended card", c.extended_card()).await.unwrap();
         assert_eq!(
@@ -560,9 +558,9 @@ async fn extended_card_is_fetched() {
         );
         assert_eq!(card.protocol_version(), Some("1.0"));
     }
-    let plain = serve(
+    let plain = TestServer::start(
         a2a_runtime::server::A2aServer::builder()
-            .card(client_support::card("plain"))
+            .card(a2a_tests::client::card("plain"))
             .executor(TestAgent)
             .push(a2a_runtime::push::PushConfig::new().allow_private_networks(true))
             .linked_extensions(false)
@@ -570,7 +568,7 @@ async fn extended_card_is_fetched() {
     )
     .await;
     for binding in BOTH {
-        let c = client(&plain.url, &binding).await;
+        let c = client(plain.url(), &binding).await;
         let err = agent_err(c.extended_card().await.unwrap_err());
         assert!(
             matches!(err, A2aError::UnsupportedOperation(_)),

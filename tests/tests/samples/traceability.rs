@@ -1,83 +1,32 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-//! The built-in Traceability extension, against its published specification
-//! (a2aproject/a2a-samples `extensions/traceability/v1/spec.md`): JSON written from the spec's
-//! proto round-trips through the typed structs byte for byte (after canonical key ordering), the
-//! protobuf-JSON and reference-implementation variants decode, and an agent running the
-//! extension returns its trace, in the spec's wire format, to clients that activate it.
-
-use std::time::Duration;
+//! Traceability (a2aproject/a2a-samples `extensions/traceability/v1/spec.md`): JSON written
+//! from the spec's proto, the protobuf-JSON and reference-implementation variants, and an agent
+//! running the extension returning its trace, in the spec's wire format, to clients that
+//! activate it.
 
 use a2a_runtime::A2aError;
 use a2a_runtime::client::{A2aClient, SendOptions, SendResult};
 use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
 use a2a_runtime::extension::{
-    CallType, Extension, MetadataExt, ResponseTrace, Step, StepAction, Traceability, Tracer,
+    CallType, MetadataExt, ResponseTrace, Step, StepAction, Traceability, Tracer,
 };
-use a2a_runtime::server::A2aServer;
-use a2a_runtime::types::{AgentCard, Artifact, Message, Part, StreamResponse, TaskState};
+use a2a_runtime::test::{Binding, TestServer, within};
+use a2a_runtime::types::{Artifact, Message, Part, StreamResponse, TaskState};
 use futures::StreamExt as _;
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
+
+use super::{call, canonical, fixture, serve};
 
 const URI: &str = "https://github.com/a2aproject/a2a-samples/extensions/traceability/v1";
 const KEY: &str = "github.com/a2aproject/a2a-samples/extensions/traceability/v1/traceability";
-const TIMEOUT: Duration = Duration::from_secs(30);
-
-fn fixture(name: &str) -> Value {
-    let path = format!("{}/fixtures/extensions/{name}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-/// JSON text with every object's keys sorted, compact.
-fn canonical(v: &Value) -> String {
-    fn sort(v: &Value) -> Value {
-        match v {
-            Value::Object(m) => {
-                let mut keys: Vec<&String> = m.keys().collect();
-                keys.sort();
-                let mut out = serde_json::Map::new();
-                for k in keys {
-                    out.insert(k.clone(), sort(&m[k]));
-                }
-                Value::Object(out)
-            }
-            Value::Array(a) => Value::Array(a.iter().map(sort).collect()),
-            other => other.clone(),
-        }
-    }
-    serde_json::to_string(&sort(v)).unwrap()
-}
-
-/// `json` → `T` → JSON, byte-identical after canonical key ordering.
-fn round_trip<T: serde::Serialize + DeserializeOwned>(json: &Value) -> T {
-    let typed: T = serde_json::from_value(json.clone()).unwrap();
-    let back = serde_json::to_value(&typed).unwrap();
-    assert_eq!(canonical(&back), canonical(json));
-    typed
-}
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures
 // ---------------------------------------------------------------------------------------------
 
 #[test]
-fn the_uri_and_metadata_key_are_the_specs() {
-    assert_eq!(Traceability::URI, URI);
-    assert_eq!(Traceability::METADATA_KEY, KEY);
-    assert!(!Traceability::new().declaration().required);
-    // No params.
-    let declared = serde_json::to_value(Traceability::new().declaration()).unwrap();
-    assert!(
-        declared.get("params").is_none_or(|p| p == &json!({})),
-        "{declared}"
-    );
-}
-
-#[test]
 fn a_trace_with_every_field_round_trips() {
     let json = fixture("traceability.response_trace.json");
-    let trace: ResponseTrace = round_trip(&json);
+    let trace: ResponseTrace = serde_json::from_value(json).unwrap();
     assert_eq!(trace.trace_id, "trace-5f0c3c1e-9d1a-4a8e-b3f2-2c7d8e6a9b10");
     assert_eq!(trace.steps.len(), 3);
 
@@ -124,7 +73,7 @@ fn a_trace_with_every_field_round_trips() {
 #[test]
 fn a_message_carrying_a_trace_round_trips() {
     let json = fixture("traceability.message.json");
-    let message: Message = round_trip(&json);
+    let message: Message = serde_json::from_value(json.clone()).unwrap();
     assert_eq!(message.extensions, [URI]);
     let trace = message.metadata_of::<Traceability>().unwrap().unwrap();
     assert_eq!(
@@ -279,59 +228,24 @@ impl AgentExecutor for Currency {
     }
 }
 
-struct Srv {
-    url: String,
-    http: reqwest::Client,
-    handle: actix_web::dev::ServerHandle,
+/// The currency agent with the extension.
+async fn start() -> TestServer {
+    let traceability = Traceability::new().agent("Currency Agent", "http://127.0.0.1:10000");
+    let description = "Converts currencies, with traces";
+    serve("Currency Agent", description, Currency, traceability).await
 }
 
-impl Drop for Srv {
-    fn drop(&mut self) {
-        drop(self.handle.stop(false));
-    }
-}
-
-async fn start() -> Srv {
-    let card = AgentCard {
-        name: "Currency Agent".into(),
-        description: "Converts currencies, with traces".into(),
-        version: "1.0.0".into(),
-        ..AgentCard::default()
-    };
-    let server = A2aServer::builder()
-        .card(card)
-        .executor(Currency)
-        .extension(Traceability::new().agent("Currency Agent", "http://127.0.0.1:10000"))
-        .linked_extensions(false)
-        .workers(1)
-        .build()
-        .unwrap();
-    let running = server.start("127.0.0.1:0").await.unwrap();
-    Srv {
-        url: running.url(),
-        http: reqwest::Client::new(),
-        handle: running.handle(),
-    }
-}
-
-async fn rpc(srv: &Srv, method: &str, params: Value, activate: bool) -> (Option<String>, Value) {
-    let mut rb = srv
-        .http
-        .post(format!("{}/", srv.url))
-        .header("A2A-Version", "1.0")
-        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}));
-    if activate {
-        rb = rb.header("A2A-Extensions", URI);
-    }
-    let resp = tokio::time::timeout(TIMEOUT, rb.send())
-        .await
-        .expect("timely answer")
-        .unwrap();
-    let echoed = resp
-        .headers()
-        .get("A2A-Extensions")
-        .map(|v| v.to_str().unwrap().to_owned());
-    (echoed, resp.json().await.unwrap())
+/// `method` over JSON-RPC, activating the extension or not: the echoed `A2A-Extensions` and the
+/// envelope.
+async fn rpc(
+    server: &TestServer,
+    method: &str,
+    params: Value,
+    activate: bool,
+) -> (Option<String>, Value) {
+    let activate = activate.then_some(URI);
+    let answer = call(server, Binding::JsonRpc, method, params, activate).await;
+    (answer.header_list("a2a-extensions"), answer.json())
 }
 
 fn send(text: &str) -> Value {
@@ -402,8 +316,8 @@ fn check_wire_trace(trace: &Value) {
 
 #[tokio::test]
 async fn a_direct_reply_carries_the_trace_in_its_metadata() {
-    let srv = start().await;
-    let (echoed, body) = rpc(&srv, "SendMessage", send("reply"), true).await;
+    let server = start().await;
+    let (echoed, body) = rpc(&server, "SendMessage", send("reply"), true).await;
     assert_eq!(echoed.as_deref(), Some(URI));
     let message = &body["result"]["message"];
     assert_eq!(message["extensions"], json!([URI]), "{message}");
@@ -414,8 +328,8 @@ async fn a_direct_reply_carries_the_trace_in_its_metadata() {
 
 #[tokio::test]
 async fn the_final_status_message_carries_the_trace_and_get_task_shows_it() {
-    let srv = start().await;
-    let (_, body) = rpc(&srv, "SendMessage", send("status"), true).await;
+    let server = start().await;
+    let (_, body) = rpc(&server, "SendMessage", send("status"), true).await;
     let task = &body["result"]["task"];
     assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED");
     let message = &task["status"]["message"];
@@ -430,7 +344,7 @@ async fn the_final_status_message_carries_the_trace_and_get_task_shows_it() {
 
     // Stored with the task: GetTask (no extension needed) returns it.
     let id = task["id"].as_str().unwrap();
-    let (_, got) = rpc(&srv, "GetTask", json!({"id": id}), false).await;
+    let (_, got) = rpc(&server, "GetTask", json!({"id": id}), false).await;
     assert_eq!(
         got["result"]["status"]["message"]["metadata"][KEY],
         message["metadata"][KEY]
@@ -439,8 +353,8 @@ async fn the_final_status_message_carries_the_trace_and_get_task_shows_it() {
 
 #[tokio::test]
 async fn a_final_status_without_a_message_gets_one_with_the_trace() {
-    let srv = start().await;
-    let (_, body) = rpc(&srv, "SendMessage", send("task"), true).await;
+    let server = start().await;
+    let (_, body) = rpc(&server, "SendMessage", send("task"), true).await;
     let task = &body["result"]["task"];
     assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED");
     let message = &task["status"]["message"];
@@ -456,9 +370,9 @@ async fn a_final_status_without_a_message_gets_one_with_the_trace() {
 
 #[tokio::test]
 async fn without_activation_no_trace_is_added() {
-    let srv = start().await;
+    let server = start().await;
     for text in ["reply", "status", "task"] {
-        let (echoed, body) = rpc(&srv, "SendMessage", send(text), false).await;
+        let (echoed, body) = rpc(&server, "SendMessage", send(text), false).await;
         assert_eq!(echoed, None);
         assert!(!body.to_string().contains(KEY), "{text}: {body}");
     }
@@ -466,25 +380,25 @@ async fn without_activation_no_trace_is_added() {
 
 #[tokio::test]
 async fn a_malformed_trace_context_is_refused() {
-    let srv = start().await;
+    let server = start().await;
     let mut params = send("reply");
     params["message"]["metadata"] = json!({KEY: {"trace_id": "t", "steps": [{"cost": "lots"}]}});
-    let (_, body) = rpc(&srv, "SendMessage", params, true).await;
+    let (_, body) = rpc(&server, "SendMessage", params, true).await;
     assert_eq!(body["error"]["code"], -32602, "{body}");
 }
 
 #[tokio::test]
 async fn a_caller_propagates_its_trace_context_and_nests_the_callees_trace() {
-    let srv = start().await;
+    let server = start().await;
     let client = A2aClient::builder()
         .extension(Traceability::new())
-        .connect(srv.url.as_str())
+        .connect(server.url())
         .await
         .unwrap();
 
     // The caller's own trace, with a step for the call to the agent.
     let caller = Tracer::new();
-    let mut call = caller.agent_call(srv.url.clone(), "Currency Agent");
+    let mut call = caller.agent_call(server.url(), "Currency Agent");
     let mut message = Message::user_text("reply");
     call.propagate(&mut message);
     let sent = client
@@ -523,10 +437,10 @@ async fn a_caller_propagates_its_trace_context_and_nests_the_callees_trace() {
 
 #[tokio::test]
 async fn streamed_final_status_carries_the_trace() {
-    let srv = start().await;
+    let server = start().await;
     let client = A2aClient::builder()
         .extension(Traceability::new())
-        .connect(srv.url.as_str())
+        .connect(server.url())
         .await
         .unwrap();
     let mut events = client
@@ -535,7 +449,7 @@ async fn streamed_final_status_carries_the_trace() {
         .unwrap()
         .into_inner();
     let mut last_status = None;
-    while let Some(event) = tokio::time::timeout(TIMEOUT, events.next()).await.unwrap() {
+    while let Some(event) = within("the next event", events.next()).await {
         match event.unwrap() {
             StreamResponse::StatusUpdate(u) => last_status = Some(u.status),
             StreamResponse::ArtifactUpdate(a) => {

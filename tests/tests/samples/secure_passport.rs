@@ -1,77 +1,32 @@
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-//! The built-in Secure Passport extension, against its published specification
-//! (a2aproject/a2a-samples `extensions/secure-passport/v1/spec.md`): the spec's JSON examples
-//! round-trip through the typed structs byte for byte (after canonical key ordering), and an
-//! agent running the extension answers clients that activate it — raw JSON-RPC and REST with
-//! the spec's payload verbatim, and the crate's client attaching the passport itself.
+//! Secure Passport (a2aproject/a2a-samples `extensions/secure-passport/v1/spec.md`): the spec's
+//! examples, and an agent running the extension answering raw JSON-RPC and REST with the spec's
+//! payload verbatim, and the crate's client attaching the passport itself.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use a2a_runtime::A2aError;
 use a2a_runtime::client::{A2aClient, ClientOptions, SendOptions, SendResult};
 use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
 use a2a_runtime::extension::{
-    CallerContext, Extension, MetadataExt, Passport, SecurePassport, Verification,
+    CallerContext, Extension as _, MetadataExt, Passport, SecurePassport, Verification,
 };
-use a2a_runtime::server::A2aServer;
-use a2a_runtime::types::{AgentCard, AgentExtension, Message, Part, PartContent};
-use serde::de::DeserializeOwned;
+use a2a_runtime::test::{Answer, Binding, TestServer};
+use a2a_runtime::types::{AgentExtension, Message, Part, PartContent};
 use serde_json::{Value, json};
+
+use super::{call, canonical, fixture, serve};
 
 const URI: &str =
     "https://github.com/a2aproject/a2a-samples/tree/main/samples/python/extensions/secure-passport";
-const TIMEOUT: Duration = Duration::from_secs(30);
-
-fn fixture(name: &str) -> Value {
-    let path = format!("{}/fixtures/extensions/{name}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-/// JSON text with every object's keys sorted, compact.
-fn canonical(v: &Value) -> String {
-    fn sort(v: &Value) -> Value {
-        match v {
-            Value::Object(m) => {
-                let mut keys: Vec<&String> = m.keys().collect();
-                keys.sort();
-                let mut out = serde_json::Map::new();
-                for k in keys {
-                    out.insert(k.clone(), sort(&m[k]));
-                }
-                Value::Object(out)
-            }
-            Value::Array(a) => Value::Array(a.iter().map(sort).collect()),
-            other => other.clone(),
-        }
-    }
-    serde_json::to_string(&sort(v)).unwrap()
-}
-
-/// `json` → `T` → JSON, byte-identical after canonical key ordering.
-fn round_trip<T: serde::Serialize + DeserializeOwned>(json: &Value) -> T {
-    let typed: T = serde_json::from_value(json.clone()).unwrap();
-    let back = serde_json::to_value(&typed).unwrap();
-    assert_eq!(canonical(&back), canonical(json));
-    typed
-}
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures
 // ---------------------------------------------------------------------------------------------
 
 #[test]
-fn the_uri_and_metadata_key_are_the_specs() {
-    assert_eq!(SecurePassport::URI, URI);
-    assert_eq!(SecurePassport::METADATA_KEY, URI);
-    assert!(!SecurePassport::default().declaration().required);
-}
-
-#[test]
 fn the_caller_context_example_round_trips() {
     let json = fixture("secure_passport.caller_context.json");
-    let ctx: CallerContext = round_trip(&json);
+    let ctx: CallerContext = serde_json::from_value(json.clone()).unwrap();
     assert_eq!(ctx.client_id, "a2a://orchestrator-agent.com");
     assert_eq!(ctx.session_id.as_deref(), Some("travel-session-xyz"));
     assert_eq!(ctx.signature.as_deref(), Some("MOCK-SIG-123456..."));
@@ -95,7 +50,7 @@ fn the_message_request_example_carries_the_passport_under_the_uri() {
         [SecurePassport::METADATA_KEY]
     );
     let payload = &metadata[SecurePassport::METADATA_KEY];
-    let ctx: CallerContext = round_trip(payload);
+    let ctx: CallerContext = serde_json::from_value(payload.clone()).unwrap();
     assert_eq!(
         ctx,
         serde_json::from_value(fixture("secure_passport.caller_context.json")).unwrap()
@@ -116,9 +71,9 @@ fn the_message_request_example_carries_the_passport_under_the_uri() {
 #[test]
 fn the_agent_card_declaration_example_round_trips() {
     let json = fixture("secure_passport.agent_extension.json");
-    let declared: AgentExtension = round_trip(&json);
+    let declared: AgentExtension = serde_json::from_value(json.clone()).unwrap();
     assert_eq!(declared.uri, URI);
-    let params: SecurePassport = round_trip(&json["params"]);
+    let params: SecurePassport = serde_json::from_value(json["params"].clone()).unwrap();
     assert_eq!(
         params.supported_state_keys,
         ["user_preferred_currency", "loyalty_tier"]
@@ -132,10 +87,6 @@ fn the_agent_card_declaration_example_round_trips() {
     assert_eq!(ours["uri"], json["uri"]);
     assert_eq!(canonical(&ours["params"]), canonical(&json["params"]));
     assert!(ours.get("required").is_none_or(|r| r == false));
-
-    // No keys: empty params, as the reference implementation declares it.
-    let bare = serde_json::to_value(SecurePassport::default().declaration()).unwrap();
-    assert!(bare.get("params").is_none_or(|p| p == &json!({})), "{bare}");
 }
 
 #[test]
@@ -262,80 +213,30 @@ impl AgentExecutor for Travel {
     }
 }
 
-struct Srv {
-    url: String,
-    http: reqwest::Client,
-    agent: Travel,
-    handle: actix_web::dev::ServerHandle,
-}
-
-impl Drop for Srv {
-    fn drop(&mut self) {
-        drop(self.handle.stop(false));
-    }
-}
-
-async fn start() -> Srv {
+/// The agent with the extension (verifying the spec's mock signature), and the agent itself.
+async fn start() -> (TestServer, Travel) {
     let agent = Travel::default();
-    let card = AgentCard {
-        name: "Travel".into(),
-        description: "Books trips with the caller's Secure Passport".into(),
-        version: "1.0.0".into(),
-        ..AgentCard::default()
-    };
     let passport = SecurePassport::new(["user_preferred_currency", "loyalty_tier"]).verify_with(
         |c: &CallerContext| match c.signature.as_deref() {
             Some("MOCK-SIG-123456...") => Ok(()),
             _ => Err("unknown signer".to_owned()),
         },
     );
-    let server = A2aServer::builder()
-        .card(card)
-        .executor(agent.clone())
-        .extension(passport)
-        .linked_extensions(false)
-        .workers(1)
-        .build()
-        .unwrap();
-    let running = server.start("127.0.0.1:0").await.unwrap();
-    Srv {
-        url: running.url(),
-        http: reqwest::Client::new(),
-        agent,
-        handle: running.handle(),
-    }
+    let description = "Books trips with the caller's Secure Passport";
+    let server = serve("Travel", description, agent.clone(), passport).await;
+    (server, agent)
 }
 
-struct Answer {
-    status: u16,
-    extensions: Option<String>,
-    body: Value,
-}
-
-async fn post(srv: &Srv, path: &str, body: Value, activate: bool) -> Answer {
-    let mut rb = srv
-        .http
-        .post(format!("{}{path}", srv.url))
-        .header("A2A-Version", "1.0")
-        .json(&body);
-    if activate {
-        rb = rb.header("A2A-Extensions", URI);
-    }
-    let resp = tokio::time::timeout(TIMEOUT, rb.send())
-        .await
-        .expect("timely answer")
-        .unwrap();
-    let status = resp.status().as_u16();
-    let extensions = resp
-        .headers()
-        .get("A2A-Extensions")
-        .map(|v| v.to_str().unwrap().to_owned());
-    let body = resp.json().await.unwrap();
-    Answer {
-        status,
-        extensions,
-        body,
-    }
+/// SendMessage with `params` on `binding`, activating the extension or not.
+async fn send(server: &TestServer, binding: Binding, params: Value, activate: bool) -> Answer {
+    call(
+        server,
+        binding,
+        "SendMessage",
+        params,
+        activate.then_some(URI),
+    )
+    .await
 }
 
 /// A v1.0 SendMessage with the spec's passport payload verbatim in the message metadata.
@@ -348,90 +249,86 @@ fn send_params(payload: Value) -> Value {
     }})
 }
 
-fn rpc(params: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": "req-123", "method": "SendMessage", "params": params})
-}
-
 fn reply_data(message: &Value) -> Value {
     message["parts"][0]["data"].clone()
 }
 
 #[tokio::test]
 async fn the_card_declares_the_extension_with_the_specs_params() {
-    let srv = start().await;
-    let card: Value = srv
-        .http
-        .get(format!("{}/.well-known/agent-card.json", srv.url))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let declared = card["capabilities"]["extensions"]
-        .as_array()
-        .unwrap()
+    let (server, _) = start().await;
+    let card = server.card().await;
+    let declared = card
+        .capabilities
+        .extensions
         .iter()
-        .find(|e| e["uri"] == URI)
+        .find(|e| e.uri == URI)
         .expect("declared");
+    let declared = serde_json::to_value(declared).unwrap();
     let spec = fixture("secure_passport.agent_extension.json");
     assert_eq!(canonical(&declared["params"]), canonical(&spec["params"]));
 }
 
 #[tokio::test]
-async fn json_rpc_the_agent_sees_the_specs_passport_typed_and_verified() {
-    let srv = start().await;
-    let payload = fixture("secure_passport.caller_context.json");
-    let answer = post(&srv, "/", rpc(send_params(payload.clone())), true).await;
-    assert_eq!(answer.status, 200, "{}", answer.body);
-    assert_eq!(answer.extensions.as_deref(), Some(URI));
-    let message = &answer.body["result"]["message"];
-    let data = reply_data(message);
-    assert_eq!(data["active"], true);
-    assert_eq!(data["verification"], "Verified");
-    assert_eq!(canonical(&data["caller"]), canonical(&payload));
-    // The extension adds nothing to the response: the spec defines no response data.
-    assert!(message.get("metadata").is_none(), "{message}");
+async fn the_agent_sees_the_passport_typed_and_verified_on_both_bindings() {
+    let signed = fixture("secure_passport.caller_context.json");
+    let unsigned = json!({"clientId": "a2a://ecommerce-front.com", "state": {"product_sku": "Nikon-Z-50mm-f1.8"}});
+    // (binding, the spec's payload or an unsigned one, what the agent's verifier makes of it)
+    let cases = [
+        (Binding::JsonRpc, signed.clone(), Verification::Verified),
+        (Binding::Rest, signed, Verification::Verified),
+        (Binding::JsonRpc, unsigned.clone(), Verification::Unsigned),
+        (Binding::Rest, unsigned, Verification::Unsigned),
+    ];
+    for (binding, payload, verification) in cases {
+        let (server, agent) = start().await;
+        let answer = send(&server, binding, send_params(payload.clone()), true).await;
+        assert_eq!(answer.status, 200, "{binding:?}: {}", answer.text);
+        assert_eq!(answer.header("a2a-extensions"), Some(URI), "{binding:?}");
+        let message = &answer.result()["message"];
+        let data = reply_data(message);
+        assert_eq!(data["active"], true, "{binding:?}");
+        assert_eq!(
+            data["verification"],
+            format!("{verification:?}"),
+            "{binding:?}"
+        );
+        assert_eq!(
+            canonical(&data["caller"]),
+            canonical(&payload),
+            "{binding:?}"
+        );
+        // The extension adds nothing to the response: the spec defines no response data.
+        assert!(message.get("metadata").is_none(), "{binding:?}: {message}");
 
-    let seen = srv.agent.seen.lock().unwrap().clone();
-    let expected: CallerContext = serde_json::from_value(payload).unwrap();
-    assert_eq!(
-        seen,
-        [Some(Passport {
-            caller: Some(expected),
-            verification: Verification::Verified,
-        })]
-    );
-}
-
-#[tokio::test]
-async fn rest_the_agent_sees_the_passport_and_an_unsigned_one_is_unsigned() {
-    let srv = start().await;
-    let payload = json!({"clientId": "a2a://ecommerce-front.com", "state": {"product_sku": "Nikon-Z-50mm-f1.8"}});
-    let answer = post(&srv, "/message:send", send_params(payload.clone()), true).await;
-    assert_eq!(answer.status, 200, "{}", answer.body);
-    assert_eq!(answer.extensions.as_deref(), Some(URI));
-    let data = reply_data(&answer.body["message"]);
-    assert_eq!(data["verification"], "Unsigned");
-    assert_eq!(canonical(&data["caller"]), canonical(&payload));
+        let seen = agent.seen.lock().unwrap().clone();
+        let expected: CallerContext = serde_json::from_value(payload).unwrap();
+        assert_eq!(
+            seen,
+            [Some(Passport {
+                caller: Some(expected),
+                verification,
+            })],
+            "{binding:?}"
+        );
+    }
 }
 
 #[tokio::test]
 async fn without_activation_the_passport_is_not_read() {
-    let srv = start().await;
+    let (server, agent) = start().await;
     let payload = fixture("secure_passport.caller_context.json");
-    let answer = post(&srv, "/", rpc(send_params(payload)), false).await;
-    assert_eq!(answer.status, 200, "{}", answer.body);
-    assert_eq!(answer.extensions, None);
-    let data = reply_data(&answer.body["result"]["message"]);
+    let answer = send(&server, Binding::JsonRpc, send_params(payload), false).await;
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    assert_eq!(answer.header("a2a-extensions"), None);
+    let data = reply_data(&answer.result()["message"]);
     assert_eq!(data["active"], false);
     assert_eq!(data["caller"], Value::Null);
-    assert_eq!(srv.agent.seen.lock().unwrap().clone(), [None]);
+    assert_eq!(agent.seen.lock().unwrap().clone(), [None]);
 }
 
 #[tokio::test]
 async fn a_malformed_or_forged_passport_is_refused_before_the_agent_runs() {
-    let srv = start().await;
+    let (server, agent) = start().await;
     let mut extra = fixture("secure_passport.caller_context.json");
     extra["extra_field"] = json!("unsupported");
     let mut forged = fixture("secure_passport.caller_context.json");
@@ -442,20 +339,26 @@ async fn a_malformed_or_forged_passport_is_refused_before_the_agent_runs() {
         ("no clientId", json!({"state": {}}), "clientId"),
         ("forged signature", forged, "unknown signer"),
     ] {
-        let answer = post(&srv, "/", rpc(send_params(payload.clone())), true).await;
-        let error = &answer.body["error"];
-        assert_eq!(error["code"], -32602, "{what}: {}", answer.body);
+        let answer = send(
+            &server,
+            Binding::JsonRpc,
+            send_params(payload.clone()),
+            true,
+        )
+        .await;
+        let error = &answer.body()["error"];
+        assert_eq!(error["code"], -32602, "{what}: {}", answer.text);
         assert!(error.to_string().contains(needle), "{what}: {error}");
 
-        let answer = post(&srv, "/message:send", send_params(payload), true).await;
-        assert_eq!(answer.status, 400, "{what}: {}", answer.body);
+        let answer = send(&server, Binding::Rest, send_params(payload), true).await;
+        assert_eq!(answer.status, 400, "{what}: {}", answer.text);
     }
-    assert!(srv.agent.seen.lock().unwrap().is_empty());
+    assert!(agent.seen.lock().unwrap().is_empty());
 }
 
 #[tokio::test]
 async fn the_client_attaches_its_passport_and_the_agent_reads_it() {
-    let srv = start().await;
+    let (server, _) = start().await;
     let ctx = CallerContext::new("a2a://travel-orchestrator.com")
         .with_signature("MOCK-SIG-123456...")
         .with_state("user_preferred_currency", "GBP")
@@ -463,7 +366,7 @@ async fn the_client_attaches_its_passport_and_the_agent_reads_it() {
     let client = A2aClient::builder()
         .options(ClientOptions::default())
         .extension(SecurePassport::caller(ctx.clone()))
-        .connect(srv.url.as_str())
+        .connect(server.url())
         .await
         .unwrap();
     // The client reads the extension's params back typed from the card.

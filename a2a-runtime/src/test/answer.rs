@@ -178,6 +178,9 @@ pub struct ErrorAnswer {
     pub body: Value,
     /// The headers of the answer (empty when [`parse`](ErrorAnswer::parse)d from a body).
     pub headers: HeaderMap,
+    /// The body as it was sent (`body` as JSON text when [`parse`](ErrorAnswer::parse)d from a
+    /// body).
+    pub text: String,
 }
 
 impl std::fmt::Display for ErrorAnswer {
@@ -257,6 +260,7 @@ impl ErrorAnswer {
             status,
             message,
             details,
+            text: body.to_string(),
             body,
             headers: HeaderMap::new(),
         }

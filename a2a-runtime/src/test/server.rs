@@ -248,11 +248,13 @@ impl TestServer {
             headers: Vec::new(),
             version: Some("1.0".to_owned()),
             rpc_id: None,
+            tenant: None,
         }
     }
 
     /// An HTTP+JSON request of `method` to `path` (below the base URL) with an optional JSON
-    /// body, for routes [`TestServer::request`] does not map (a tenant prefix, a GET subscribe).
+    /// body, for routes [`TestServer::request`] does not map (an extension's method, a GET
+    /// subscribe).
     pub fn rest(&self, method: Method, path: &str, body: Option<Value>) -> Request<'_> {
         Request {
             server: self,
@@ -265,6 +267,7 @@ impl TestServer {
             headers: Vec::new(),
             version: Some("1.0".to_owned()),
             rpc_id: None,
+            tenant: None,
         }
     }
 
@@ -415,11 +418,17 @@ impl TestServer {
         if !media.starts_with("text/event-stream") {
             let answer = read(response, Some(binding)).await;
             let body = answer.json();
-            if let Some(id) = &rpc_id {
-                assert_eq!(&body["id"], id, "the id is echoed: {body}");
+            match &rpc_id {
+                // Refused before the body is read: no id is known yet.
+                Some(_) if status == 401 => {
+                    assert!(body["id"].is_null(), "no id before the body: {body}");
+                }
+                Some(id) => assert_eq!(&body["id"], id, "the id is echoed: {body}"),
+                None => {}
             }
             let mut error = ErrorAnswer::parse(binding, status, body);
             error.headers = answer.headers;
+            error.text = answer.text;
             return Err(error);
         }
         assert_eq!(status, 200, "a stream opens with HTTP 200");
@@ -495,6 +504,7 @@ pub struct Request<'s> {
     headers: Vec<(String, String)>,
     version: Option<String>,
     rpc_id: Option<Value>,
+    tenant: Option<String>,
 }
 
 impl Request<'_> {
@@ -526,6 +536,13 @@ impl Request<'_> {
         self
     }
 
+    /// Addresses `tenant`: its `tenant` param on JSON-RPC, the `/{tenant}` prefix of the route
+    /// on HTTP+JSON.
+    pub fn tenant(mut self, tenant: &str) -> Self {
+        self.tenant = Some(tenant.to_owned());
+        self
+    }
+
     /// The HTTP request, and the JSON-RPC id it carries.
     fn build(&mut self, stream: bool) -> (reqwest::RequestBuilder, Option<Value>) {
         let server = self.server;
@@ -533,6 +550,10 @@ impl Request<'_> {
             Target::Rpc { method, params } => {
                 let prefix = if stream { "stream" } else { "req" };
                 let id = self.rpc_id.take().unwrap_or_else(|| json!(next_id(prefix)));
+                let mut params = params.clone();
+                if let (Some(tenant), Some(members)) = (&self.tenant, params.as_object_mut()) {
+                    members.insert("tenant".into(), tenant.as_str().into());
+                }
                 let envelope =
                     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
                 let request = server
@@ -543,9 +564,14 @@ impl Request<'_> {
                 (request, Some(id))
             }
             Target::Rest { method, path, body } => {
+                let prefix = self
+                    .tenant
+                    .as_ref()
+                    .map(|t| format!("/{t}"))
+                    .unwrap_or_default();
                 let mut request = server
                     .http
-                    .request(method.clone(), format!("{}{path}", server.url));
+                    .request(method.clone(), format!("{}{prefix}{path}", server.url));
                 if let Some(body) = body {
                     request = request
                         .header("content-type", "application/a2a+json")
@@ -605,6 +631,7 @@ impl Request<'_> {
                 if body.get("error").is_some() {
                     let mut error = ErrorAnswer::parse(binding, reply.status, body);
                     error.headers = reply.headers;
+                    error.text = reply.text;
                     Err(error)
                 } else {
                     assert_eq!(reply.status, 200, "a JSON-RPC result: {body}");
@@ -626,6 +653,7 @@ impl Request<'_> {
                     );
                     let mut error = ErrorAnswer::parse(binding, reply.status, reply.json());
                     error.headers = reply.headers;
+                    error.text = reply.text;
                     Err(error)
                 }
             }
@@ -638,7 +666,7 @@ impl Request<'_> {
     /// # Panics
     /// When the request fails; when a stream opens without HTTP 200 or `A2A-Version: 1.0`; when
     /// an error answer is not an error of the binding's shape ([`ErrorAnswer::parse`]) or does
-    /// not echo the JSON-RPC id.
+    /// not echo the JSON-RPC id (`null` for a 401 refused before the body was read).
     pub async fn stream(mut self) -> Result<EventStream, ErrorAnswer> {
         let (request, id) = self.build(true);
         self.server.open_sse(self.binding, request, id).await

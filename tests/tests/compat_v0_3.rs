@@ -13,7 +13,7 @@
 
 use a2a_runtime::client::{A2aClient, ClientOptions, SendResult};
 use a2a_runtime::compat::ProtocolVersion;
-use a2a_runtime::test::{TestServer, within};
+use a2a_runtime::test::{SseReader, TestServer, within};
 use a2a_runtime::types::{AgentInterface, ProtocolBinding};
 use a2a_tests::client::{builder, interop_builder};
 use a2a_tests::interop;
@@ -65,15 +65,12 @@ async fn rpc(
 
 /// The `data:` payloads of an SSE response, to its end.
 async fn sse_events(resp: reqwest::Response) -> Vec<Value> {
-    let mut body = resp.bytes_stream();
-    let mut text = String::new();
-    while let Some(chunk) = within("sse", body.next()).await {
-        text.push_str(&String::from_utf8_lossy(&chunk.unwrap()));
+    let mut frames = SseReader::from_response(resp);
+    let mut out = Vec::new();
+    while let Some(frame) = within("sse", frames.next_frame()).await {
+        out.push(frame.unwrap().json());
     }
-    text.lines()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .map(|d| serde_json::from_str(d.trim()).unwrap())
-        .collect()
+    out
 }
 
 async fn rpc_stream(url: &str, version: Option<&str>, method: &str, params: Value) -> Vec<Value> {

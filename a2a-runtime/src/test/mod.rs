@@ -27,7 +27,7 @@
 //! }
 //!
 //! # #[tokio::main(flavor = "current_thread")]
-//! # async fn main() {
+//! # async fn main() -> Result<(), a2a_runtime::test::ErrorAnswer> {
 //! let server = TestServer::for_agent(Echo).await;
 //! let params = json!({"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}});
 //! for binding in Binding::BOTH {
@@ -39,7 +39,7 @@
 //!     let events = events.collect().await;
 //!     assert_eq!(events.last().and_then(|e| e.state()), Some("TASK_STATE_COMPLETED"));
 //! }
-//! # Ok::<(), a2a_runtime::test::ErrorAnswer>(())
+//! # Ok(())
 //! # }
 //! ```
 //!

@@ -1,6 +1,5 @@
 //! Hostile and broken bodies: the decoder (`json::decode`) and plain serde_json into our types
 //! return errors, with the right JSON-RPC code, and never panic or overflow the stack.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use a2a_runtime::error::A2aError;
 use a2a_runtime::json::{self, DEFAULT_MAX_DEPTH};

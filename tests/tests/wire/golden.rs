@@ -2,7 +2,6 @@
 //! `tests/fixtures/`) parses into our types, validates, and re-emits byte-for-byte equal after
 //! canonical key ordering. The error examples of §9.4 are rebuilt from [`A2aError`] and compared
 //! with `to_jsonrpc_error()` / `to_rest_body()` output, modulo the human-readable message.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use a2a_runtime::error::A2aError;
 use a2a_runtime::json::{self, DEFAULT_MAX_DEPTH};

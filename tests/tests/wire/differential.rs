@@ -10,7 +10,6 @@
 //! validates, and re-emits to our canonical form. Only documented differences are normalised
 //! (see [`Profile`]). Where an oracle is wrong per the spec, the test asserts our behaviour and
 //! pins theirs, each in its own `divergence_*` test with the reason.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
 

@@ -5,7 +5,6 @@
 //! fractional digits, unknown fields at every level). Each rejection carries its JSON-RPC code and
 //! names the offending field path. Output: lowerCamelCase, full enum names, defaults omitted,
 //! presence fields emitted when set, `Z` timestamps with milliseconds, standard padded base64.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
 

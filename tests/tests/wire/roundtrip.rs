@@ -8,7 +8,6 @@
 //! The generators cover every Part kind (raw bytes, nested JSON data with integers up to 64 bits
 //! that must stay exact), millisecond timestamps over the whole proto range, every enum value,
 //! all five security schemes and all five OAuth flows.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
 

@@ -898,7 +898,7 @@ async fn the_guard_refuses_the_whole_corpus_at_registration() {
                     inline(msg("hello"), json!({"url": url})),
                 )
                 .await;
-            e.assert_invalid("configuration.taskPushNotificationConfig.url()");
+            e.assert_invalid("configuration.taskPushNotificationConfig.url");
         }
     }
     assert!(m(&sender).refused_configs > 0);

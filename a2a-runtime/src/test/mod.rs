@@ -49,6 +49,7 @@
 //! [`SseReader`] returns errors, for tests about malformed streams.
 
 mod answer;
+mod request;
 mod rest;
 mod server;
 mod sse;
@@ -57,7 +58,8 @@ use std::future::Future;
 use std::time::Duration;
 
 pub use answer::{Answer, ErrorAnswer};
-pub use server::{Request, TestServer, agent_card};
+pub use request::Request;
+pub use server::{TestServer, agent_card};
 pub use sse::{Event, EventStream, SseError, SseFrame, SseReader};
 
 /// How long a helper waits for the server (an answer, the next event) before it fails the test.

@@ -16,7 +16,8 @@
 //!    sample extensions
 //! 8. `auth`, `push`: authentication and push delivery, plugged into the core by the server
 //! 9. `client`, `server`: the bindings
-//! 10. `__private`: what the output of `#[a2a_extension]` names
+//! 10. `test`: helpers to test an agent through both bindings (feature `test-util`)
+//! 11. `__private`: what the output of `#[a2a_extension]` names
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 // Lets the attribute's output (`::a2a_runtime::…`) resolve inside this crate too.
@@ -43,6 +44,8 @@ pub mod samples;
 #[cfg(feature = "server")]
 pub mod server;
 pub mod store;
+#[cfg(feature = "test-util")]
+pub mod test;
 pub mod types;
 
 pub use async_trait::async_trait;

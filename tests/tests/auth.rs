@@ -3,8 +3,6 @@
 //! explicitly); signed agent cards, also against the official Python SDK's signing.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod interop_support;
-
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -19,23 +17,17 @@ use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
 use a2a_runtime::extension::{ExtensionHooks, ExtensionMethod, MethodEntry};
 use a2a_runtime::protocol::Principal;
 use a2a_runtime::server::{A2aServer, BuildError, RunningServer};
+use a2a_runtime::test::{Binding, TestServer, within};
 use a2a_runtime::types::{
     AgentCapabilities, AgentCard, Artifact, HttpAuthSecurityScheme, ListTasksRequest, Part,
     SecurityScheme,
 };
+use a2a_tests::interop;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-
-const TIMEOUT: Duration = Duration::from_secs(30);
-
-async fn within<F: std::future::Future>(what: &str, f: F) -> F::Output {
-    tokio::time::timeout(TIMEOUT, f)
-        .await
-        .unwrap_or_else(|_| panic!("timed out: {what}"))
-}
 
 // ---------------------------------------------------------------------------------------------
 // Keys, tokens and an HTTPS JWKS endpoint.
@@ -314,17 +306,13 @@ async fn guarded_server(jwks: Jwks) -> RunningServer {
 // ---------------------------------------------------------------------------------------------
 // Calls over both bindings, with any credential and tenant.
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Binding {
-    JsonRpc,
-    Rest,
-}
-
+/// An answer: the whole body, or for a stream that opened, its first event.
 #[derive(Debug)]
 struct Reply {
     status: u16,
     www_authenticate: Option<String>,
     sse: bool,
+    /// The body (for a stream: the first event, out of its JSON-RPC envelope).
     body: Value,
     text: String,
 }
@@ -350,148 +338,64 @@ impl Reply {
 
 const EXT: &str = "https://example.com/ext/my-tasks/v1";
 
+/// `op` on `binding`, in `tenant`, with the `Authorization` value `auth`.
 async fn call(
-    http: &reqwest::Client,
-    base: &str,
+    server: &TestServer,
     binding: Binding,
     op: &str,
     params: Value,
     tenant: Option<&str>,
     auth: Option<&str>,
 ) -> Reply {
-    let mut params = params.as_object().cloned().unwrap_or_default();
-    let mut req = match binding {
-        Binding::JsonRpc => {
-            if let Some(t) = tenant {
-                params.insert("tenant".into(), t.into());
-            }
-            http.post(format!("{base}/"))
-                .header("content-type", "application/json")
-                .body(
-                    json!({"jsonrpc": "2.0", "id": 1, "method": op, "params": params}).to_string(),
-                )
-        }
-        Binding::Rest => {
-            let prefix = tenant.map(|t| format!("/{t}")).unwrap_or_default();
-            let mut take = |k: &str| match params.remove(k) {
-                Some(Value::String(s)) => s,
-                _ => String::new(),
-            };
-            let (method, path, body) = match op {
-                "SendMessage" => ("POST", "/message:send".to_owned(), true),
-                "SendStreamingMessage" => ("POST", "/message:stream".to_owned(), true),
-                "GetTask" => ("GET", format!("/tasks/{}", take("id")), false),
-                "ListTasks" => ("GET", "/tasks".to_owned(), false),
-                "CancelTask" => ("POST", format!("/tasks/{}:cancel", take("id")), true),
-                "SubscribeToTask" => ("POST", format!("/tasks/{}:subscribe", take("id")), true),
-                "CreateTaskPushNotificationConfig" => (
-                    "POST",
-                    format!("/tasks/{}/pushNotificationConfigs", take("taskId")),
-                    true,
-                ),
-                "GetTaskPushNotificationConfig" | "DeleteTaskPushNotificationConfig" => {
-                    let task = take("taskId");
-                    let m = if op.starts_with("Get") {
-                        "GET"
-                    } else {
-                        "DELETE"
-                    };
-                    (
-                        m,
-                        format!("/tasks/{task}/pushNotificationConfigs/{}", take("id")),
-                        false,
-                    )
-                }
-                "ListTaskPushNotificationConfigs" => (
-                    "GET",
-                    format!("/tasks/{}/pushNotificationConfigs", take("taskId")),
-                    false,
-                ),
-                "GetExtendedAgentCard" => ("GET", "/extendedAgentCard".to_owned(), false),
-                "tasks/mine" => (
-                    "POST",
-                    "/extensions/my-tasks/v1/tasks:mine".to_owned(),
-                    true,
-                ),
-                other => panic!("no route for {other}"),
-            };
-            let url = format!("{base}{prefix}{path}");
-            if body {
-                http.request(method.parse().unwrap(), url)
-                    .header("content-type", "application/a2a+json")
-                    .body(Value::Object(params).to_string())
-            } else {
-                // Ids and numbers only: nothing to escape.
-                let query: Vec<String> = params
-                    .into_iter()
-                    .map(|(k, v)| {
-                        format!(
-                            "{k}={}",
-                            v.as_str().map_or_else(|| v.to_string(), str::to_owned)
-                        )
-                    })
-                    .collect();
-                let url = if query.is_empty() {
-                    url
-                } else {
-                    format!("{url}?{}", query.join("&"))
-                };
-                http.request(method.parse().unwrap(), url)
-            }
-        }
-    };
-    req = req.header("A2A-Version", "1.0");
-    if op == "tasks/mine" {
-        req = req.header("A2A-Extensions", EXT);
+    let mut request = match (op, binding) {
+        ("tasks/mine", Binding::Rest) => server
+            .rest(
+                reqwest::Method::POST,
+                "/extensions/my-tasks/v1/tasks:mine",
+                Some(params),
+            )
+            .header("A2A-Extensions", EXT),
+        ("tasks/mine", Binding::JsonRpc) => server
+            .request(binding, op, params)
+            .header("A2A-Extensions", EXT),
+        _ => server.request(binding, op, params),
+    }
+    .id(json!(1));
+    if let Some(t) = tenant {
+        request = request.tenant(t);
     }
     if let Some(a) = auth {
-        req = req.header("authorization", a);
+        request = request.header("authorization", a);
     }
-    let resp = within(op, req.send()).await.unwrap();
-    let status = resp.status().as_u16();
-    let www_authenticate = resp
-        .headers()
-        .get("www-authenticate")
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned);
-    let sse = resp
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("text/event-stream"));
-    if sse {
+    if matches!(op, "SendStreamingMessage" | "SubscribeToTask") {
         // The first event is enough: the stream was opened for this caller.
-        use futures::StreamExt as _;
-        let mut chunks = resp.bytes_stream();
-        let mut text = String::new();
-        while !text.contains("\n\n") {
-            match within("first SSE event", chunks.next()).await {
-                Some(Ok(c)) => text.push_str(&String::from_utf8_lossy(&c)),
-                _ => break,
+        return match request.stream().await {
+            Ok(mut events) => {
+                let first = events.next().await.expect("a first event");
+                Reply {
+                    status: events.status(),
+                    www_authenticate: events.header("www-authenticate").map(str::to_owned),
+                    sse: true,
+                    text: first.data.to_string(),
+                    body: first.data,
+                }
             }
-        }
-        let data = text
-            .lines()
-            .find_map(|l| l.strip_prefix("data:"))
-            .map(str::trim)
-            .unwrap_or("null");
-        let body = serde_json::from_str(data).unwrap_or(Value::Null);
-        return Reply {
-            status,
-            www_authenticate,
-            sse,
-            body,
-            text,
+            Err(error) => Reply {
+                status: error.http,
+                www_authenticate: error.header_list("www-authenticate"),
+                sse: false,
+                body: error.body,
+                text: error.text,
+            },
         };
     }
-    let text = within("body", resp.text()).await.unwrap();
-    let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+    let answer = request.send().await;
     Reply {
-        status,
-        www_authenticate,
-        sse,
-        body,
-        text,
+        status: answer.status,
+        www_authenticate: answer.header("www-authenticate").map(str::to_owned),
+        sse: false,
+        body: serde_json::from_str(&answer.text).unwrap_or(Value::Null),
+        text: answer.text,
     }
 }
 
@@ -505,14 +409,13 @@ fn msg(text: &str, task_id: Option<&str>) -> Value {
     json!({ "message": m })
 }
 
-/// The result of a successful unary call (JSON-RPC `result`, REST body).
+/// The result of a successful call (JSON-RPC `result`, REST body, a stream's first event).
 fn result(binding: Binding, r: &Reply) -> Value {
     assert_eq!(r.status, 200, "{r:?}");
     assert!(r.error().is_none(), "{r:?}");
     match binding {
         Binding::JsonRpc if !r.sse => r.body["result"].clone(),
-        Binding::JsonRpc => r.body["result"].clone(),
-        Binding::Rest => r.body.clone(),
+        _ => r.body.clone(),
     }
 }
 
@@ -550,15 +453,13 @@ fn addresses_task(op: &str) -> bool {
 
 /// A task of `auth` in `tenant`, left waiting (INPUT_REQUIRED), and a push config on it.
 async fn waiting_task(
-    http: &reqwest::Client,
-    base: &str,
+    server: &TestServer,
     binding: Binding,
     tenant: &str,
     auth: &str,
 ) -> (String, String) {
     let r = call(
-        http,
-        base,
+        server,
         binding,
         "SendMessage",
         msg("wait", None),
@@ -571,8 +472,7 @@ async fn waiting_task(
         .unwrap()
         .to_owned();
     let r = call(
-        http,
-        base,
+        server,
         binding,
         "CreateTaskPushNotificationConfig",
         json!({"taskId": task, "url": "https://hooks.example.com/a2a"}),
@@ -592,7 +492,8 @@ async fn every_operation_on_both_bindings_refuses_every_wrong_credential() {
     let jwks = JwksServer::start(vec![k1.jwk.clone()]).await;
     let srv = guarded_server(jwks.jwks()).await;
     let base = srv.url();
-    let http = reqwest::Client::builder().no_proxy().build().unwrap();
+    let server = TestServer::remote(&base);
+    let http = server.http().clone();
     let jane = format!(
         "Bearer {}",
         k1.token("jane", 600, json!({"tenants": ["acme"]}))
@@ -661,25 +562,15 @@ async fn every_operation_on_both_bindings_refuses_every_wrong_credential() {
     let mut cases = 0;
     for binding in [Binding::JsonRpc, Binding::Rest] {
         // Alice's task in acme; jane's (JWT) task in acme; bob's own task, no tenant.
-        let (task, cfg) =
-            waiting_task(&http, &base, binding, "acme", &format!("Bearer {ALICE}")).await;
-        let (jane_task, _) = waiting_task(&http, &base, binding, "acme", &jane).await;
+        let (task, cfg) = waiting_task(&server, binding, "acme", &format!("Bearer {ALICE}")).await;
+        let (jane_task, _) = waiting_task(&server, binding, "acme", &jane).await;
         let missing = "task-that-does-not-exist";
 
         // 1. Every refused credential: 401 with a challenge, one body for all of them.
         let mut first_body: BTreeMap<&str, String> = BTreeMap::new();
         for (what, auth) in &refused_credentials {
             for (op, params) in operations(&task, &cfg) {
-                let r = call(
-                    &http,
-                    &base,
-                    binding,
-                    op,
-                    params,
-                    Some("acme"),
-                    auth.as_deref(),
-                )
-                .await;
+                let r = call(&server, binding, op, params, Some("acme"), auth.as_deref()).await;
                 assert_eq!(r.status, 401, "{binding:?} {op} with {what}: {r:?}");
                 assert!(
                     !r.sse,
@@ -718,22 +609,14 @@ async fn every_operation_on_both_bindings_refuses_every_wrong_credential() {
             ("jane", jane.clone(), Some("acme")),
         ] {
             for (op, params) in operations(&task, &cfg) {
-                let r = call(&http, &base, binding, op, params, tenant, Some(&auth)).await;
+                let r = call(&server, binding, op, params, tenant, Some(&auth)).await;
                 if addresses_task(op) {
                     let (_, missing_params) = operations(missing, &cfg)
                         .into_iter()
                         .find(|(o, _)| *o == op)
                         .unwrap();
-                    let absent = call(
-                        &http,
-                        &base,
-                        binding,
-                        op,
-                        missing_params,
-                        tenant,
-                        Some(&auth),
-                    )
-                    .await;
+                    let absent =
+                        call(&server, binding, op, missing_params, tenant, Some(&auth)).await;
                     assert_eq!(
                         r.reason(),
                         Some("TASK_NOT_FOUND"),
@@ -772,8 +655,7 @@ async fn every_operation_on_both_bindings_refuses_every_wrong_credential() {
         for tenant in ["globex", "ACME"] {
             for (op, params) in operations(&task, &cfg) {
                 let r = call(
-                    &http,
-                    &base,
+                    &server,
                     binding,
                     op,
                     params,
@@ -799,8 +681,7 @@ async fn every_operation_on_both_bindings_refuses_every_wrong_credential() {
             }
             // A new task in a tenant she does not belong to is refused too.
             let r = call(
-                &http,
-                &base,
+                &server,
                 binding,
                 "SendMessage",
                 msg("hi", None),
@@ -813,8 +694,7 @@ async fn every_operation_on_both_bindings_refuses_every_wrong_credential() {
         }
         // Alice's task is not found outside its tenant either.
         let r = call(
-            &http,
-            &base,
+            &server,
             binding,
             "GetTask",
             json!({"id": task}),
@@ -834,8 +714,7 @@ async fn every_operation_on_both_bindings_refuses_every_wrong_credential() {
                 (own.clone(), cfg.clone())
             } else {
                 let r = call(
-                    &http,
-                    &base,
+                    &server,
                     binding,
                     "CreateTaskPushNotificationConfig",
                     json!({"taskId": own, "url": "https://hooks.example.com/a2a"}),
@@ -853,7 +732,7 @@ async fn every_operation_on_both_bindings_refuses_every_wrong_credential() {
             let cancel = ops.remove(4);
             ops.push(cancel);
             for (op, params) in ops {
-                let r = call(&http, &base, binding, op, params, Some("acme"), Some(&auth)).await;
+                let r = call(&server, binding, op, params, Some("acme"), Some(&auth)).await;
                 assert_eq!(r.status, 200, "{binding:?} {op} as {who}: {r:?}");
                 assert!(r.error().is_none(), "{binding:?} {op} as {who}: {r:?}");
                 if op == "SubscribeToTask" || op == "SendStreamingMessage" {
@@ -1025,22 +904,12 @@ async fn declared_schemes_need_an_authenticator_and_the_extended_card_needs_a_ca
         .unwrap();
     assert!(open.guard().is_none());
     let running = open.start("127.0.0.1:0").await.unwrap();
-    let http = reqwest::Client::builder().no_proxy().build().unwrap();
+    let server = TestServer::remote(running.url());
     for binding in [Binding::JsonRpc, Binding::Rest] {
-        let r = call(
-            &http,
-            &running.url(),
-            binding,
-            "SendMessage",
-            msg("hi", None),
-            None,
-            None,
-        )
-        .await;
+        let r = call(&server, binding, "SendMessage", msg("hi", None), None, None).await;
         assert_eq!(r.status, 200, "{r:?}");
         let r = call(
-            &http,
-            &running.url(),
+            &server,
             binding,
             "GetExtendedAgentCard",
             json!({}),
@@ -1170,7 +1039,7 @@ async fn python_signing(
     std::fs::write(&pem_path, pem).unwrap();
     let mut cmd = tokio::process::Command::new(python);
     cmd.arg(
-        interop_support::interop_dir()
+        interop::interop_dir()
             .join("python")
             .join("card_signing.py"),
     )
@@ -1188,10 +1057,12 @@ async fn python_signing(
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(interop),
+    ignore = "interop: installs the official SDKs (python3, npm); runs with CI=true (.ci/run) or --ignored"
+)]
 async fn card_signatures_interoperate_with_the_python_sdk() {
-    let Some(python) = interop_support::setup(interop_support::python).await else {
-        return;
-    };
+    let python = interop::setup(interop::python).await;
     let key = IssuerKey::new("py-key");
     let server = A2aServer::builder()
         .card(AgentCard {

@@ -9,18 +9,18 @@
 //! of its own) costs errors while it is down, never a panic, and service is back soon after.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use a2a_runtime::core::ClusterOptions;
 use a2a_runtime::server::A2aServer;
 use a2a_runtime::store;
-use common::{BOTH, Binding, Control, TestServer, msg, with_config};
+use a2a_runtime::test::{Binding, Event, EventStream, TestServer, agent_card};
+use a2a_tests::agent::Control;
+use a2a_tests::params::{msg, with_config};
 use serde_json::{Value, json};
 
-use common::pg::{PgDatabase, PrivateCluster};
+use a2a_tests::pg::{PgDatabase, PrivateCluster};
 
 /// One instance: a server on its own port with its own scripted agent.
 struct Instance {
@@ -37,10 +37,10 @@ async fn instance(db: &PgDatabase, options: ClusterOptions) -> Instance {
 async fn instance_at(url: &str, options: ClusterOptions) -> Instance {
     let stores = store::connect(url).await.unwrap();
     assert!(stores.cluster.is_some(), "PostgreSQL stores form a cluster");
-    let (agent, control) = common::script_agent();
-    let server = common::serve(
+    let (agent, control) = a2a_tests::agent::script_agent();
+    let server = TestServer::start(
         A2aServer::builder()
-            .card(common::card("cluster"))
+            .card(agent_card("cluster"))
             .stores(stores)
             .cluster_options(options)
             .executor(agent),
@@ -72,11 +72,11 @@ async fn subscribe(
     binding: Binding,
     task_id: &str,
     last_event_id: Option<u64>,
-) -> common::Sse {
+) -> EventStream {
     let req = match binding {
         Binding::JsonRpc => server
-            .client
-            .post(format!("{}/", server.url))
+            .http()
+            .post(format!("{}/", server.url()))
             .header("content-type", "application/json")
             .body(
                 json!({"jsonrpc": "2.0", "id": "s", "method": "SubscribeToTask",
@@ -84,8 +84,8 @@ async fn subscribe(
                 .to_string(),
             ),
         Binding::Rest => server
-            .client
-            .get(format!("{}/tasks/{task_id}:subscribe", server.url)),
+            .http()
+            .get(format!("{}/tasks/{task_id}:subscribe", server.url())),
     };
     let mut req = req.header("A2A-Version", "1.0");
     if let Some(id) = last_event_id {
@@ -106,10 +106,10 @@ async fn start(on: &TestServer, binding: Binding, text: &str) -> String {
             with_config(msg(text), json!({"returnImmediately": true})),
         )
         .await;
-    common::id(&task)
+    a2a_tests::params::id(&task)
 }
 
-fn chunk_text(ev: &common::Ev) -> String {
+fn chunk_text(ev: &Event) -> String {
     ev.data["artifactUpdate"]["artifact"]["parts"][0]["text"]
         .as_str()
         .unwrap_or_default()
@@ -122,7 +122,7 @@ fn chunk_text(ev: &common::Ev) -> String {
 #[tokio::test]
 async fn stream_on_one_run_on_another_cancel_from_the_third() {
     let (_db, [mut a, b, c]) = three().await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let task_id = start(&a.server, binding, "gate 5").await;
         assert_eq!(a.agent.started().await, task_id);
         let mut on_b = subscribe(&b.server, binding, &task_id, None).await;
@@ -148,7 +148,7 @@ async fn stream_on_one_run_on_another_cancel_from_the_third() {
             .server
             .ok(binding, "CancelTask", json!({"id": task_id}))
             .await;
-        assert_eq!(common::state(&canceled), "TASK_STATE_CANCELED");
+        assert_eq!(a2a_tests::params::state(&canceled), "TASK_STATE_CANCELED");
         assert_eq!(a.agent.cancelled().await, task_id);
         let rest = on_c.collect().await;
         let last = rest.last().expect("the final event");
@@ -159,7 +159,7 @@ async fn stream_on_one_run_on_another_cancel_from_the_third() {
                 .server
                 .ok(binding, "GetTask", json!({"id": task_id}))
                 .await;
-            assert_eq!(common::state(&t), "TASK_STATE_CANCELED");
+            assert_eq!(a2a_tests::params::state(&t), "TASK_STATE_CANCELED");
             let list = i.server.ok(binding, "ListTasks", json!({})).await;
             assert!(
                 list["tasks"]
@@ -225,7 +225,7 @@ async fn a_cancel_racing_a_completion_across_instances_ends_once() {
                 .call(Binding::JsonRpc, "CancelTask", json!({"id": task_id}))
         );
         let state = match cancel {
-            Ok(t) => common::state(&t).to_owned(),
+            Ok(t) => a2a_tests::params::state(&t).to_owned(),
             Err(e) => {
                 e.assert_a2a("TASK_NOT_CANCELABLE", -32002, 409, "FAILED_PRECONDITION");
                 "TASK_STATE_COMPLETED".to_owned()
@@ -236,7 +236,7 @@ async fn a_cancel_racing_a_completion_across_instances_ends_once() {
                 .server
                 .ok(Binding::Rest, "GetTask", json!({"id": task_id}))
                 .await;
-            assert_eq!(common::state(&t), state);
+            assert_eq!(a2a_tests::params::state(&t), state);
         }
         let states = logged_states(&c.server, &task_id).await;
         let terminal: Vec<&String> = states
@@ -289,13 +289,17 @@ async fn a_task_of_a_stopped_instance_ends_failed() {
         .server
         .ok(Binding::Rest, "GetTask", json!({"id": task_id}))
         .await;
-    assert_eq!(common::state(&t), "TASK_STATE_FAILED");
+    assert_eq!(a2a_tests::params::state(&t), "TASK_STATE_FAILED");
     let _ = &mut a.agent;
     let _ = Value::Null;
 }
 
 /// What the load loop saw: when the request started, when its answer came, and the answer.
-type Outcome = (Instant, Instant, Result<Value, common::ApiError>);
+type Outcome = (
+    Instant,
+    Instant,
+    Result<Value, a2a_runtime::test::ErrorAnswer>,
+);
 
 /// PostgreSQL stopped at once (`pg_ctl stop -m immediate`) while a client sends to instance A
 /// without pause: requests fail with a clear error while it is down (the server answers, it
@@ -335,7 +339,7 @@ async fn postgres_restarted_under_load() {
         }
     });
     let mut next = async || {
-        common::within("the next answer", rx.recv())
+        a2a_runtime::test::within("the next answer", rx.recv())
             .await
             .expect("the load loop runs")
     };
@@ -344,8 +348,11 @@ async fn postgres_restarted_under_load() {
     while acked.len() < 20 {
         let (_, _, r) = next().await;
         let r = r.unwrap_or_else(|e| panic!("before the stop: {}", e.body));
-        assert_eq!(common::state(common::task_of(&r)), "TASK_STATE_COMPLETED");
-        acked.push(common::id(common::task_of(&r)));
+        assert_eq!(
+            a2a_tests::params::state(a2a_tests::params::task_of(&r)),
+            "TASK_STATE_COMPLETED"
+        );
+        acked.push(a2a_tests::params::id(a2a_tests::params::task_of(&r)));
     }
     // Down: a request sent after the stop fails with a JSON-RPC error.
     pg.stop_immediate();
@@ -387,7 +394,7 @@ async fn postgres_restarted_under_load() {
             .server
             .ok(Binding::Rest, "GetTask", json!({"id": id}))
             .await;
-        assert_eq!(common::state(&t), "TASK_STATE_COMPLETED");
+        assert_eq!(a2a_tests::params::state(&t), "TASK_STATE_COMPLETED");
     }
     // Notifications again: a task run on A streams to B without B's (60 s) poll.
     let task_id = start(&a_server, Binding::Rest, "gate 2").await;

@@ -11,14 +11,13 @@
 //!   task created by either version read, streamed and canceled by the other.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod client_support;
-mod interop_support;
-
 use a2a_runtime::client::{A2aClient, ClientOptions, SendResult};
 use a2a_runtime::compat::ProtocolVersion;
+use a2a_runtime::test::{SseReader, TestServer, within};
 use a2a_runtime::types::{AgentInterface, ProtocolBinding};
+use a2a_tests::client::{builder, interop_builder};
+use a2a_tests::interop;
 use actix_web::{App, HttpServer, web};
-use client_support::{builder, interop_builder, serve, within};
 use futures::StreamExt as _;
 use serde_json::{Value, json};
 
@@ -29,7 +28,7 @@ fn http() -> reqwest::Client {
     let mut headers = reqwest::header::HeaderMap::new();
     headers.insert(
         reqwest::header::AUTHORIZATION,
-        reqwest::header::HeaderValue::from_str(&format!("Bearer {}", client_support::TOKEN))
+        reqwest::header::HeaderValue::from_str(&format!("Bearer {}", a2a_tests::client::TOKEN))
             .unwrap(),
     );
     reqwest::Client::builder()
@@ -66,15 +65,12 @@ async fn rpc(
 
 /// The `data:` payloads of an SSE response, to its end.
 async fn sse_events(resp: reqwest::Response) -> Vec<Value> {
-    let mut body = resp.bytes_stream();
-    let mut text = String::new();
-    while let Some(chunk) = within("sse", body.next()).await {
-        text.push_str(&String::from_utf8_lossy(&chunk.unwrap()));
+    let mut frames = SseReader::from_response(resp);
+    let mut out = Vec::new();
+    while let Some(frame) = within("sse", frames.next_frame()).await {
+        out.push(frame.unwrap().json());
     }
-    text.lines()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .map(|d| serde_json::from_str(d.trim()).unwrap())
-        .collect()
+    out
 }
 
 async fn rpc_stream(url: &str, version: Option<&str>, method: &str, params: Value) -> Vec<Value> {
@@ -95,9 +91,9 @@ async fn rpc_stream(url: &str, version: Option<&str>, method: &str, params: Valu
 /// way clients join them, reaches the route (never a bare 404 from the router).
 #[tokio::test]
 async fn every_rest_route_is_reached_by_concatenating_the_card_url() {
-    let srv = serve(builder("root")).await;
+    let srv = TestServer::start(builder("root")).await;
     let card: Value = http()
-        .get(format!("{}{CARD}", srv.url))
+        .get(format!("{}{CARD}", srv.url()))
         .send()
         .await
         .unwrap()
@@ -108,7 +104,7 @@ async fn every_rest_route_is_reached_by_concatenating_the_card_url() {
     for i in interfaces {
         let url = i["url"].as_str().unwrap();
         assert!(!url.ends_with('/'), "{url}");
-        assert_eq!(url, srv.url, "{i}");
+        assert_eq!(url, srv.url(), "{i}");
     }
     let rest = interfaces
         .iter()
@@ -213,14 +209,14 @@ async fn every_rest_route_is_reached_by_concatenating_the_card_url() {
 /// there beside v1.0's, and gone with `.protocol_versions([V1_0])`.
 #[tokio::test]
 async fn the_users_interfaces_are_kept_and_v0_3_members_added() {
-    let mut card = client_support::card("merged");
+    let mut card = a2a_tests::client::card("merged");
     card.supported_interfaces = vec![AgentInterface::new(
         "grpc.example.com:443",
         ProtocolBinding::Grpc,
     )];
-    let srv = serve(builder("merged").card(card.clone())).await;
+    let srv = TestServer::start(builder("merged").card(card.clone())).await;
     let got: Value = http()
-        .get(format!("{}{CARD}", srv.url))
+        .get(format!("{}{CARD}", srv.url()))
         .send()
         .await
         .unwrap()
@@ -235,7 +231,7 @@ async fn the_users_interfaces_are_kept_and_v0_3_members_added() {
         .collect();
     assert_eq!(bindings, ["JSONRPC", "HTTP+JSON", "GRPC"], "{got}");
     assert_eq!(got["protocolVersion"], "0.3.0");
-    assert_eq!(got["url"], srv.url.as_str());
+    assert_eq!(got["url"], srv.url());
     assert_eq!(got["preferredTransport"], "JSONRPC");
     assert_eq!(got["additionalInterfaces"][0]["transport"], "JSONRPC");
     assert_eq!(got["skills"], json!([]));
@@ -243,14 +239,14 @@ async fn the_users_interfaces_are_kept_and_v0_3_members_added() {
     let parsed: a2a_runtime::types::AgentCard = serde_json::from_value(got).unwrap();
     assert_eq!(parsed.supported_interfaces.len(), 3);
 
-    let only_v1 = serve(
+    let only_v1 = TestServer::start(
         builder("v1")
             .card(card)
             .protocol_versions([ProtocolVersion::V1_0]),
     )
     .await;
     let got: Value = http()
-        .get(format!("{}{CARD}", only_v1.url))
+        .get(format!("{}{CARD}", only_v1.url()))
         .send()
         .await
         .unwrap()
@@ -318,7 +314,7 @@ async fn a_mounted_server_without_url_points_at_the_mount() {
         format!("http://localhost:{}/a2a", addr.port()).as_str()
     );
     for binding in [ProtocolBinding::JsonRpc, ProtocolBinding::HttpJson] {
-        let options = client_support::options(&binding);
+        let options = a2a_tests::client::options(&binding);
         let client = within("discover", A2aClient::discover(&base, options))
             .await
             .unwrap();
@@ -343,9 +339,9 @@ async fn a_mounted_server_without_url_points_at_the_mount() {
 /// v0.3, and does not run: the task stays as it was.
 #[tokio::test]
 async fn a_repeated_message_id_is_refused_on_every_binding() {
-    let srv = serve(builder("dup")).await;
+    let srv = TestServer::start(builder("dup")).await;
     let (asked, _) = rpc(
-        &srv.url,
+        srv.url(),
         Some("1.0"),
         "SendMessage",
         json!({"message": user_v1("ask", "dup-1")}),
@@ -359,7 +355,7 @@ async fn a_repeated_message_id_is_refused_on_every_binding() {
     let mut again = user_v1("Ada", "dup-1");
     again["taskId"] = json!(task);
     let (err, _) = rpc(
-        &srv.url,
+        srv.url(),
         Some("1.0"),
         "SendMessage",
         json!({"message": again}),
@@ -372,7 +368,7 @@ async fn a_repeated_message_id_is_refused_on_every_binding() {
         "{err}"
     );
     let resp = http()
-        .post(format!("{}/message:send", srv.url))
+        .post(format!("{}/message:send", srv.url()))
         .header("A2A-Version", "1.0")
         .json(&json!({"message": again}))
         .send()
@@ -383,9 +379,9 @@ async fn a_repeated_message_id_is_refused_on_every_binding() {
     assert_eq!(body["error"]["status"], "INVALID_ARGUMENT", "{body}");
     let mut v03 = user("Ada", "dup-1");
     v03["taskId"] = json!(task);
-    let (err, _) = rpc(&srv.url, None, "message/send", json!({"message": v03})).await;
+    let (err, _) = rpc(srv.url(), None, "message/send", json!({"message": v03})).await;
     assert_eq!(err["error"]["code"], -32602, "{err}");
-    let (got, _) = rpc(&srv.url, Some("1.0"), "GetTask", json!({"id": task})).await;
+    let (got, _) = rpc(srv.url(), Some("1.0"), "GetTask", json!({"id": task})).await;
     assert_eq!(
         got["result"]["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
         "{got}"
@@ -403,8 +399,8 @@ async fn a_repeated_message_id_is_refused_on_every_binding() {
 /// `final`, nested push configs, `A2A-Version: 0.3` and `X-A2A-Extensions` in the response.
 #[tokio::test]
 async fn v0_3_json_rpc_methods_and_shapes() {
-    let srv = serve(interop_builder()).await;
-    let url = srv.url.clone();
+    let srv = TestServer::start(interop_builder()).await;
+    let url = srv.url().to_owned();
     let (sent, headers) = rpc(
         &url,
         None,
@@ -527,9 +523,9 @@ async fn v0_3_json_rpc_methods_and_shapes() {
 /// without `A2A-Version` is VersionNotSupported; `.protocol_versions` switches either off.
 #[tokio::test]
 async fn versions_are_selected_per_request_and_configurable() {
-    let srv = serve(builder("versions")).await;
+    let srv = TestServer::start(builder("versions")).await;
     let (e, _) = rpc(
-        &srv.url,
+        srv.url(),
         Some("1.0"),
         "message/send",
         json!({"message": user("x", "sel-1")}),
@@ -537,7 +533,7 @@ async fn versions_are_selected_per_request_and_configurable() {
     .await;
     assert_eq!(e["error"]["code"], -32601, "{e}");
     let (e, _) = rpc(
-        &srv.url,
+        srv.url(),
         None,
         "SendMessage",
         json!({"message": user_v1("x", "sel-2")}),
@@ -545,7 +541,7 @@ async fn versions_are_selected_per_request_and_configurable() {
     .await;
     assert_eq!(e["error"]["code"], -32009, "{e}");
     let (e, _) = rpc(
-        &srv.url,
+        srv.url(),
         Some("2.0"),
         "message/send",
         json!({"message": user("x", "sel-3")}),
@@ -553,9 +549,9 @@ async fn versions_are_selected_per_request_and_configurable() {
     .await;
     assert_eq!(e["error"]["code"], -32601, "{e}");
 
-    let v1 = serve(builder("v1").protocol_versions([ProtocolVersion::V1_0])).await;
+    let v1 = TestServer::start(builder("v1").protocol_versions([ProtocolVersion::V1_0])).await;
     let (e, _) = rpc(
-        &v1.url,
+        v1.url(),
         None,
         "message/send",
         json!({"message": user("x", "sel-4")}),
@@ -563,7 +559,7 @@ async fn versions_are_selected_per_request_and_configurable() {
     .await;
     assert_eq!(e["error"]["code"], -32009, "{e}");
     let (ok, _) = rpc(
-        &v1.url,
+        v1.url(),
         Some("1.0"),
         "SendMessage",
         json!({"message": user_v1("x", "sel-5")}),
@@ -571,9 +567,9 @@ async fn versions_are_selected_per_request_and_configurable() {
     .await;
     assert!(ok.get("result").is_some(), "{ok}");
 
-    let v03 = serve(builder("v03").protocol_versions([ProtocolVersion::V0_3])).await;
+    let v03 = TestServer::start(builder("v03").protocol_versions([ProtocolVersion::V0_3])).await;
     let (e, _) = rpc(
-        &v03.url,
+        v03.url(),
         Some("1.0"),
         "SendMessage",
         json!({"message": user_v1("x", "sel-6")}),
@@ -581,7 +577,7 @@ async fn versions_are_selected_per_request_and_configurable() {
     .await;
     assert_eq!(e["error"]["code"], -32009, "{e}");
     let (ok, _) = rpc(
-        &v03.url,
+        v03.url(),
         None,
         "message/send",
         json!({"message": user("x", "sel-7")}),
@@ -594,8 +590,8 @@ async fn versions_are_selected_per_request_and_configurable() {
 /// over v1.0, read, streamed and canceled over v0.3.
 #[tokio::test]
 async fn one_task_is_served_in_both_versions() {
-    let srv = serve(builder("both")).await;
-    let url = srv.url.clone();
+    let srv = TestServer::start(builder("both")).await;
+    let url = srv.url().to_owned();
     let config03 = json!({"blocking": false});
     let (made, _) = rpc(
         &url,
@@ -686,13 +682,15 @@ const PY_REQUIRED: &[&str] = &[
 /// read, streamed and canceled over v1.0, and a task made over v1.0 is read, streamed and
 /// canceled by it.
 #[tokio::test]
+#[cfg_attr(
+    not(interop),
+    ignore = "interop: installs the official SDKs (python3, npm); runs with CI=true (.ci/run) or --ignored"
+)]
 async fn the_python_sdk_0_3_client() {
-    let Some(python) = interop_support::setup(interop_support::python_v03).await else {
-        return;
-    };
-    let srv = serve(interop_builder()).await;
+    let python = interop::setup(interop::python_v03).await;
+    let srv = TestServer::start(interop_builder()).await;
     for binding in ["jsonrpc", "rest"] {
-        python_0_3_client(&python, &srv.url, binding).await;
+        python_0_3_client(&python, srv.url(), binding).await;
     }
 }
 
@@ -707,7 +705,7 @@ async fn python_0_3_client(python: &std::path::Path, url: &str, binding: &str) {
     let from_v1 = made["result"]["task"]["id"].as_str().unwrap().to_owned();
     let mut cmd = tokio::process::Command::new(python);
     cmd.arg(
-        interop_support::interop_dir()
+        interop::interop_dir()
             .join("python_v03")
             .join("client_check.py"),
     )
@@ -715,7 +713,7 @@ async fn python_0_3_client(python: &std::path::Path, url: &str, binding: &str) {
     .args(["--binding", binding])
     .args(["--task-from-v1", &from_v1, "--timeout", "20"])
     .env("PYTHONUNBUFFERED", "1");
-    let run = interop_support::run_script(cmd, "python_v03/client_check.py").await;
+    let run = interop::run_script(cmd, "python_v03/client_check.py").await;
     println!("{binding}:\n{}", run.stdout);
     run.assert_all_passed(
         &format!("the Python SDK 0.3 client against our server over {binding}"),
@@ -767,18 +765,20 @@ const JS_REQUIRED: &[&str] = &[
 /// The JS SDK 0.3 clients against our server: `A2AClient` over JSON-RPC, and `Client` over its
 /// `RestTransport` (HTTP+JSON) on the interface its `ClientFactory` picks.
 #[tokio::test]
+#[cfg_attr(
+    not(interop),
+    ignore = "interop: installs the official SDKs (python3, npm); runs with CI=true (.ci/run) or --ignored"
+)]
 async fn the_js_sdk_0_3_client() {
-    let Some(dir) = interop_support::setup(interop_support::js_v03_dir).await else {
-        return;
-    };
-    let srv = serve(interop_builder()).await;
+    let dir = interop::setup(interop::js_v03_dir).await;
+    let srv = TestServer::start(interop_builder()).await;
     for binding in ["jsonrpc", "rest"] {
         let mut cmd = tokio::process::Command::new("node");
         cmd.current_dir(&dir)
             .arg("client_check.mjs")
-            .arg(&srv.url)
+            .arg(srv.url())
             .args(["--binding", binding]);
-        let run = interop_support::run_script(cmd, "js_v03/client_check.mjs").await;
+        let run = interop::run_script(cmd, "js_v03/client_check.mjs").await;
         println!("{binding}:\n{}", run.stdout);
         run.assert_all_passed(
             &format!("the JS SDK 0.3 client against our server over {binding}"),
@@ -791,15 +791,17 @@ async fn the_js_sdk_0_3_client() {
 /// send, stream, get, cancel, resubscribe, push-config CRUD; ListTasks, which v0.3 lacks, is
 /// UnsupportedOperation without a request.
 #[tokio::test]
+#[cfg_attr(
+    not(interop),
+    ignore = "interop: installs the official SDKs (python3, npm); runs with CI=true (.ci/run) or --ignored"
+)]
 async fn our_client_against_the_python_sdk_0_3_server() {
     use a2a_runtime::client::SendOptions;
     use a2a_runtime::types::{
         SendMessageConfiguration, StreamResponse, TaskPushNotificationConfig, TaskState,
     };
-    let Some(python) = interop_support::setup(interop_support::python_v03).await else {
-        return;
-    };
-    let (_peer, url) = interop_support::start_python_server_from(&python, "python_v03").await;
+    let python = interop::setup(interop::python_v03).await;
+    let (_peer, url) = interop::start_python_server_from(&python, "python_v03").await;
     let client = within(
         "discover",
         A2aClient::discover(&url, ClientOptions::default()),
@@ -958,16 +960,17 @@ async fn our_client_against_the_python_sdk_0_3_server() {
 /// `/v1/...` routes only): send, stream, get, cancel, resubscribe, push-config set and get; the
 /// list and delete that server does not implement come back as errors, not as made-up results.
 #[tokio::test]
+#[cfg_attr(
+    not(interop),
+    ignore = "interop: installs the official SDKs (python3, npm); runs with CI=true (.ci/run) or --ignored"
+)]
 async fn our_client_against_the_python_sdk_0_3_rest_server() {
     use a2a_runtime::client::SendOptions;
     use a2a_runtime::types::{
         SendMessageConfiguration, StreamResponse, TaskPushNotificationConfig, TaskState,
     };
-    let Some(python) = interop_support::setup(interop_support::python_v03).await else {
-        return;
-    };
-    let (_peer, url) =
-        interop_support::start_python_server_with(&python, "python_v03", &["--rest"]).await;
+    let python = interop::setup(interop::python_v03).await;
+    let (_peer, url) = interop::start_python_server_with(&python, "python_v03", &["--rest"]).await;
     let client = within(
         "discover",
         A2aClient::discover(&url, ClientOptions::default()),
@@ -1099,9 +1102,9 @@ async fn our_client_against_the_python_sdk_0_3_rest_server() {
 /// task shared with v1.0; with `A2A-Version: 1.0` the same paths are tenant `v1`'s v1.0 routes.
 #[tokio::test]
 async fn v0_3_rest_routes_shapes_and_errors() {
-    let srv = serve(builder("rest03")).await;
+    let srv = TestServer::start(builder("rest03")).await;
     let card: Value = http()
-        .get(format!("{}{CARD}", srv.url))
+        .get(format!("{}{CARD}", srv.url()))
         .send()
         .await
         .unwrap()
@@ -1117,7 +1120,7 @@ async fn v0_3_rest_routes_shapes_and_errors() {
         .as_str()
         .unwrap()
         .to_owned();
-    assert_eq!(rest, srv.url);
+    assert_eq!(rest, srv.url());
     // The card's schemes in both shapes: v1.0's wrapper and v0.3's `type`.
     let (name, scheme) = card["securitySchemes"]
         .as_object()
@@ -1170,7 +1173,7 @@ async fn v0_3_rest_routes_shapes_and_errors() {
     assert_eq!(got["id"], id.as_str(), "{got}");
     assert_eq!(got["history"].as_array().unwrap().len(), 1, "{got}");
     // The same task over v1.0.
-    let (v1, _) = rpc(&srv.url, Some("1.0"), "GetTask", json!({"id": id})).await;
+    let (v1, _) = rpc(srv.url(), Some("1.0"), "GetTask", json!({"id": id})).await;
     assert_eq!(
         v1["result"]["history"][0]["parts"][0]["text"], "hello",
         "{v1}"
@@ -1202,7 +1205,7 @@ async fn v0_3_rest_routes_shapes_and_errors() {
 
     // A task made over v1.0, subscribed to and canceled over v0.3 REST.
     let (made, _) = rpc(
-        &srv.url,
+        srv.url(),
         Some("1.0"),
         "SendMessage",
         json!({"message": user_v1("wait", "r03-2"), "configuration": {"returnImmediately": true}}),
@@ -1319,9 +1322,10 @@ async fn v0_3_rest_routes_shapes_and_errors() {
     assert_eq!(body["error"]["status"], "NOT_FOUND", "{body}");
 
     // Switched off, the routes are gone with v0.3.
-    let v1_only = serve(builder("rest03-off").protocol_versions([ProtocolVersion::V1_0])).await;
+    let v1_only =
+        TestServer::start(builder("rest03-off").protocol_versions([ProtocolVersion::V1_0])).await;
     let off = http()
-        .post(format!("{}/v1/message:send", v1_only.url))
+        .post(format!("{}/v1/message:send", v1_only.url()))
         .json(&json!({"message": user03("hello", "r03-4")}))
         .send()
         .await

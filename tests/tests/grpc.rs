@@ -12,8 +12,6 @@
 //!   keeps serving.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
 use a2a_runtime::client::{
     A2aClient, ClientError, ClientOptions, Response, SendOptions, SendResult,
 };
@@ -22,10 +20,11 @@ use a2a_runtime::grpc::pb;
 use a2a_runtime::grpc::pb::a2a_service_client::A2aServiceClient;
 use a2a_runtime::push::PushConfig;
 use a2a_runtime::server::{A2aServer, RunningServer};
+use a2a_runtime::test::{agent_card, within};
 use a2a_runtime::types::{
     ListTasksRequest, Part, ProtocolBinding, SendMessageConfiguration, TaskPushNotificationConfig,
 };
-use common::{Control, card, script_agent, within};
+use a2a_tests::agent::{Control, script_agent};
 use futures::StreamExt as _;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -131,7 +130,7 @@ fn immediately() -> SendOptions {
 /// Starts the scripted agent with push configs on, both listeners.
 async fn start(limits: Option<Limits>) -> (RunningServer, Control) {
     let (agent, control) = script_agent();
-    let mut c = card("grpc equivalence");
+    let mut c = agent_card("grpc equivalence");
     c.capabilities.push_notifications = Some(true);
     let mut builder = A2aServer::builder()
         .card(c)
@@ -496,7 +495,7 @@ async fn version_missing_or_unsupported_is_the_same_error_on_every_binding() {
 async fn start_with_extensions() -> RunningServer {
     let (agent, _control) = script_agent();
     A2aServer::builder()
-        .card(card("grpc extensions"))
+        .card(agent_card("grpc extensions"))
         .executor(agent)
         .workers(1)
         .linked_extensions(false)

@@ -3,8 +3,6 @@
 //! fails without the fix.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -13,8 +11,10 @@ use a2a_runtime::core::{AgentContext, AgentExecutor, DefaultRequestHandler, Even
 use a2a_runtime::protocol::Principal;
 use a2a_runtime::server::A2aServer;
 use a2a_runtime::store::{InMemoryPushConfigStore, InMemoryTaskStore, Scope, TaskStore};
+use a2a_runtime::test::*;
 use a2a_runtime::types::TaskState;
-use common::*;
+use a2a_tests::agent::*;
+use a2a_tests::params::*;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
@@ -57,7 +57,7 @@ async fn quiet(limits: Limits) -> QuietServer {
         started: tx,
         hold: hold.clone(),
     };
-    let mut served = card("quiet");
+    let mut served = agent_card("quiet");
     served.capabilities.streaming = Some(true);
     let handler = Arc::new(DefaultRequestHandler::new(
         agent,
@@ -66,9 +66,9 @@ async fn quiet(limits: Limits) -> QuietServer {
         Arc::new(served),
         limits.clone(),
     ));
-    let server = serve(
+    let server = TestServer::start(
         A2aServer::builder()
-            .card(card("quiet"))
+            .card(agent_card("quiet"))
             .handler(handler.clone())
             .limits(limits),
     )
@@ -94,7 +94,7 @@ async fn finding1_blocking_send_released_by_cancel_answers_canceled() {
     let mut q = quiet(limits).await;
     let server = Arc::new(q.server);
     for trial in 0..10 {
-        let binding = BOTH[trial % 2];
+        let binding = Binding::BOTH[trial % 2];
         let sender = server.clone();
         let hold = q.hold.clone();
         let send = tokio::spawn(async move {
@@ -194,7 +194,7 @@ async fn no_subscribers(handler: &DefaultRequestHandler) {
 }
 
 async fn quiet_task(q: &mut QuietServer) -> (String, String) {
-    let addr = q.server.url.trim_start_matches("http://").to_owned();
+    let addr = q.server.url().trim_start_matches("http://").to_owned();
     let task = q
         .server
         .send_task(
@@ -307,7 +307,7 @@ async fn finding4_stalled_and_trickled_bodies_are_cut_with_408() {
         ..Limits::default()
     };
     let q = quiet(limits).await;
-    let addr = q.server.url.trim_start_matches("http://").to_owned();
+    let addr = q.server.url().trim_start_matches("http://").to_owned();
     let mut stalled = Vec::new();
     for i in 0..500 {
         let mut s = TcpStream::connect(&addr).await.unwrap();
@@ -360,8 +360,8 @@ async fn finding4_stalled_and_trickled_bodies_are_cut_with_408() {
         let t = Instant::now();
         let r = q
             .server
-            .client
-            .get(format!("{}/tasks/nope", q.server.url))
+            .http()
+            .get(format!("{}/tasks/nope", q.server.url()))
             .header("A2A-Version", "1.0")
             .header("Connection", "close")
             .send()
@@ -399,9 +399,9 @@ async fn finding4_stalled_and_trickled_bodies_are_cut_with_408() {
 /// clear InvalidRequest; 64 URIs are still accepted.
 #[tokio::test]
 async fn finding5_extensions_header_is_capped_and_linear() {
-    let server = serve(
+    let server = TestServer::start(
         A2aServer::builder()
-            .card(card("ext"))
+            .card(agent_card("ext"))
             .executor(script_agent().0)
             .linked_extensions(false)
             .extension(a2a_runtime::extension::TimestampExtension::default()),
@@ -417,8 +417,8 @@ async fn finding5_extensions_header_is_capped_and_linear() {
     let reply = server
         .send(
             server
-                .client
-                .post(format!("{}/", server.url))
+                .http()
+                .post(format!("{}/", server.url()))
                 .header("content-type", "application/json")
                 .header("A2A-Version", "1.0")
                 .header("A2A-Extensions", huge)
@@ -436,8 +436,8 @@ async fn finding5_extensions_header_is_capped_and_linear() {
     let reply = server
         .send(
             server
-                .client
-                .get(format!("{}/tasks/t", server.url))
+                .http()
+                .get(format!("{}/tasks/t", server.url()))
                 .header("A2A-Version", "1.0")
                 .header(
                     "A2A-Extensions",
@@ -456,8 +456,8 @@ async fn finding5_extensions_header_is_capped_and_linear() {
     let reply = server
         .send(
             server
-                .client
-                .get(format!("{}/tasks/t", server.url))
+                .http()
+                .get(format!("{}/tasks/t", server.url()))
                 .header("A2A-Version", "1.0")
                 .header("A2A-Extensions", sixty_four),
         )
@@ -518,7 +518,7 @@ async fn finding7_shutdown_ends_streams_and_blocking_calls_after_the_grace() {
     let (agent, mut control) = script_agent();
     let store = Arc::new(InMemoryTaskStore::new());
     let server = A2aServer::builder()
-        .card(card("shutdown"))
+        .card(agent_card("shutdown"))
         .executor(agent)
         .task_store(store.clone())
         .shutdown_grace(Duration::from_millis(300))
@@ -526,7 +526,7 @@ async fn finding7_shutdown_ends_streams_and_blocking_calls_after_the_grace() {
         .build()
         .unwrap();
     let running = server.start("127.0.0.1:0").await.unwrap();
-    let client = TestServer::at(running.url(), running.handle());
+    let client = TestServer::attached(running.url(), running.handle());
     // A quiet task with a subscriber (REST), and a blocking call waiting (JSON-RPC, REST).
     let task = client
         .send_task(
@@ -537,16 +537,16 @@ async fn finding7_shutdown_ends_streams_and_blocking_calls_after_the_grace() {
     let streamed = id(&task);
     assert_eq!(control.started().await, streamed);
     let stream = client
-        .client
-        .get(format!("{}/tasks/{streamed}:subscribe", client.url))
+        .http()
+        .get(format!("{}/tasks/{streamed}:subscribe", client.url()))
         .header("A2A-Version", "1.0")
         .send()
         .await
         .unwrap();
     assert_eq!(stream.status(), 200);
     let mut blocked = Vec::new();
-    for binding in BOTH {
-        let c = TestServer::at(client.url.clone(), running.handle());
+    for binding in Binding::BOTH {
+        let c = TestServer::attached(client.url(), running.handle());
         let call = tokio::spawn(async move { c.call(binding, "SendMessage", msg("gate 1")).await });
         blocked.push((binding, control.started().await, call));
     }

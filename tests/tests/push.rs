@@ -5,8 +5,6 @@
 //! connect time with a loopback canary that must see nothing.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -20,9 +18,11 @@ use a2a_runtime::store::{
     InMemoryPushConfigStore, InMemoryPushOutbox, InMemoryTaskStore, PushConfigStore, PushOutbox,
     Scope, StoreError, TaskStore,
 };
+use a2a_runtime::test::*;
 use a2a_runtime::types::TaskPushNotificationConfig;
+use a2a_tests::agent::*;
+use a2a_tests::params::*;
 use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
-use common::*;
 use serde_json::{Value, json};
 
 // ---------------------------------------------------------------------------------------------
@@ -195,14 +195,17 @@ async fn start(builder: A2aServerBuilder) -> (TestServer, Arc<PushSender>) {
     let server = builder.workers(1).build().expect("build the server");
     let sender = server.push().expect("push is on").clone();
     let running = server.start("127.0.0.1:0").await.expect("start the server");
-    (TestServer::at(running.url(), running.handle()), sender)
+    (
+        TestServer::attached(running.url(), running.handle()),
+        sender,
+    )
 }
 
 async fn push_server(push: PushConfig) -> (TestServer, Arc<PushSender>, Control) {
     let (agent, control) = script_agent();
     let (server, sender) = start(
         A2aServer::builder()
-            .card(card("push"))
+            .card(agent_card("push"))
             .executor(agent)
             .push(push),
     )
@@ -273,14 +276,14 @@ fn guarded(dns: Arc<TestDns>) -> PushConfig {
 async fn push_capability_follows_the_sender() {
     let (agent, _control) = script_agent();
     let server = A2aServer::builder()
-        .card(card("on"))
+        .card(agent_card("on"))
         .executor(agent)
         .push(PushConfig::new())
         .build()
         .unwrap();
     assert_eq!(server.card().capabilities.push_notifications, Some(true));
     let (agent, _control) = script_agent();
-    let mut declared = card("declared");
+    let mut declared = agent_card("declared");
     declared.capabilities.push_notifications = Some(true);
     let err = A2aServer::builder()
         .card(declared)
@@ -303,7 +306,7 @@ async fn each_event_is_posted_once_per_config_in_order_with_headers_on_both_bind
     let rx = Receiver::start().await;
     let (server, sender, _control) = push_server(dev_push()).await;
     let mut expected_total = 0;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let tag = format!("{binding:?}");
         let params = inline(
             msg("ask"),
@@ -638,7 +641,7 @@ async fn redirects_are_not_followed_and_the_delivery_is_dead() {
 async fn nothing_is_sent_after_a_config_is_deleted() {
     let rx = Receiver::start().await;
     let (server, sender, _control) = push_server(dev_push()).await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let task_id = id(&server.send_task(binding, msg("ask")).await);
         let url = format!("{}/ok/deleted", rx.url);
         server
@@ -712,7 +715,7 @@ async fn every_malformed_field_is_invalid_params_naming_it_on_both_bindings() {
             "authentication.credentials",
         ),
     ];
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let task = server.send_task(binding, msg("ask")).await;
         let task_id = id(&task);
         for (config, field) in &cases {
@@ -877,7 +880,7 @@ async fn the_guard_refuses_the_whole_corpus_at_registration() {
     let urls = corpus(canary.port());
     assert!(urls.len() >= 80, "{}", urls.len());
     let (server, sender, _control) = push_server(guarded(Arc::new(TestDns::default()))).await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let task_id = id(&server.send_task(binding, msg("ask")).await);
         for url in &urls {
             let e = server
@@ -917,7 +920,7 @@ async fn the_guard_refuses_the_whole_corpus_at_connect_time() {
     let (agent, _control) = script_agent();
     let (server, sender) = start(
         A2aServer::builder()
-            .card(card("guarded"))
+            .card(agent_card("guarded"))
             .executor(agent)
             .task_store(Arc::new(tasks))
             .push_config_store(store.clone())
@@ -1063,7 +1066,7 @@ impl Process {
                 let stores = a2a_runtime::store::connect(&store_url).await.unwrap();
                 let (agent, _control) = script_agent();
                 let server = A2aServer::builder()
-                    .card(card("durable"))
+                    .card(agent_card("durable"))
                     .stores(stores)
                     .executor(agent)
                     .push(durable_push())
@@ -1089,7 +1092,7 @@ impl Process {
     }
 
     fn client(&self) -> TestServer {
-        TestServer::at(self.url.clone(), self.handle.clone())
+        TestServer::attached(self.url.clone(), self.handle.clone())
     }
 
     /// Stops the server and ends its runtime; returns once it is gone.
@@ -1118,7 +1121,7 @@ async fn server_on(
     let (agent, control) = script_agent();
     let (server, sender) = start(
         A2aServer::builder()
-            .card(card(name))
+            .card(agent_card(name))
             .stores(stores)
             .executor(agent)
             .push(push),
@@ -1212,7 +1215,7 @@ async fn sqlite_restart_mid_retry_resumes_from_the_outbox_and_delivers_once() {
 
 #[tokio::test]
 async fn postgres_restart_mid_retry_resumes_from_the_outbox_and_delivers_once() {
-    let db = common::pg::PgDatabase::create_named("a2a_push").await;
+    let db = a2a_tests::pg::PgDatabase::create_named("a2a_push").await;
     let probe = Arc::new(
         a2a_runtime::store::PostgresStore::connect(&db.url)
             .await
@@ -1227,7 +1230,7 @@ async fn postgres_restart_mid_retry_resumes_from_the_outbox_and_delivers_once() 
 /// (task, config), whichever instance sent it.
 #[tokio::test]
 async fn two_instances_on_postgres_deliver_each_event_once_in_order() {
-    let db = common::pg::PgDatabase::create_named("a2a_push").await;
+    let db = a2a_tests::pg::PgDatabase::create_named("a2a_push").await;
     let rx = Receiver::start().await;
     let mut instances = Vec::new();
     for _ in 0..2 {
@@ -1373,6 +1376,6 @@ async fn sqlite_events_written_before_a_crash_are_delivered_once_after_it() {
 
 #[tokio::test]
 async fn postgres_events_written_before_a_crash_are_delivered_once_after_it() {
-    let db = common::pg::PgDatabase::create_named("a2a_push").await;
+    let db = a2a_tests::pg::PgDatabase::create_named("a2a_push").await;
     events_written_without_a_sender_are_delivered_by_the_next_server(&db.url).await;
 }

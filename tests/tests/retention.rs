@@ -5,8 +5,6 @@
 //! clock): no test waits for time to pass.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -16,7 +14,8 @@ use a2a_runtime::core::{
 };
 use a2a_runtime::server::A2aServer;
 use a2a_runtime::store::{self, Stores};
-use common::*;
+use a2a_runtime::test::*;
+use a2a_tests::params::*;
 use serde_json::json;
 
 /// Asks for input, unless the message says "done".
@@ -37,7 +36,7 @@ async fn server(
     stores: Stores,
     retention: Option<Retention>,
 ) -> (TestServer, Arc<DefaultRequestHandler>) {
-    let mut served = card("asker");
+    let mut served = agent_card("asker");
     served.capabilities.streaming = Some(true);
     let mut handler = DefaultRequestHandler::new(
         Asker,
@@ -50,9 +49,9 @@ async fn server(
         handler = handler.with_retention(r);
     }
     let handler = Arc::new(handler);
-    let server = serve(
+    let server = TestServer::start(
         A2aServer::builder()
-            .card(card("asker"))
+            .card(agent_card("asker"))
             .handler(handler.clone()),
     )
     .await;
@@ -82,7 +81,7 @@ async fn an_untouched_interrupted_task_is_ended_failed_with_a_reason() {
         handler.retention().interrupted_ttl,
         Some(Duration::from_secs(3_600))
     );
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let waiting = server.ok(binding, "SendMessage", msg("hello")).await;
         let task_id = id(task_of(&waiting));
         assert_eq!(state(task_of(&waiting)), "TASK_STATE_INPUT_REQUIRED");
@@ -176,7 +175,7 @@ async fn durable_stores_keep_interrupted_tasks_and_purge_old_finished_ones() {
             ended: 0
         }
     );
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         server
             .call(binding, "GetTask", json!({"id": done_id}))
             .await
@@ -221,9 +220,9 @@ async fn a_bound_on_interrupted_tasks_applies_to_a_durable_store_when_set() {
 
 #[tokio::test]
 async fn the_default_in_memory_store_is_capped_over_every_tenant() {
-    let server = serve(
+    let server = TestServer::start(
         A2aServer::builder()
-            .card(card("echo"))
+            .card(agent_card("echo"))
             .executor(Asker)
             .max_tasks(50),
     )
@@ -232,8 +231,8 @@ async fn the_default_in_memory_store_is_capped_over_every_tenant() {
     let mut first = None;
     for i in 0..200 {
         let resp = server
-            .client
-            .post(format!("{}/tenant-{i}/message:send", server.url))
+            .http()
+            .post(format!("{}/tenant-{i}/message:send", server.url()))
             .header("A2A-Version", "1.0")
             .json(&msg("done"))
             .send()
@@ -247,8 +246,12 @@ async fn the_default_in_memory_store_is_capped_over_every_tenant() {
     }
     // The first task (finished first) was evicted.
     let resp = server
-        .client
-        .get(format!("{}/tenant-0/tasks/{}", server.url, first.unwrap()))
+        .http()
+        .get(format!(
+            "{}/tenant-0/tasks/{}",
+            server.url(),
+            first.unwrap()
+        ))
         .header("A2A-Version", "1.0")
         .send()
         .await

@@ -6,8 +6,6 @@
 //! owner shows an index scan and no sort), with its p99 latency.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -21,7 +19,8 @@ use a2a_runtime::types::{
     TaskState, TaskStatus, TaskStatusUpdateEvent, Timestamp,
 };
 
-use common::pg::PgDatabase;
+use a2a_runtime::test::agent_card;
+use a2a_tests::pg::PgDatabase;
 use serde_json::{Value, json};
 
 static NEXT_DB: AtomicU64 = AtomicU64::new(0);
@@ -946,20 +945,21 @@ async fn figures() {
 /// (the task is finished); an id beyond the last event and a non-number are clear errors.
 #[tokio::test]
 async fn last_event_id_replays_exactly_the_missed_events() {
-    use common::{BOTH, msg};
+    use a2a_runtime::test::{Binding, TestServer};
+    use a2a_tests::params::msg;
     let file = SqliteFile::new();
     let stores = store::connect(&file.url()).await.unwrap();
     let agent = a2a_examples::StreamingAgent {
         delay: Duration::ZERO,
     };
-    let server = common::serve(
+    let server = TestServer::start(
         a2a_runtime::server::A2aServer::builder()
-            .card(common::card("resume"))
+            .card(agent_card("resume"))
             .stores(stores)
             .executor(agent),
     )
     .await;
-    for binding in BOTH {
+    for binding in Binding::BOTH {
         let all = server
             .stream(
                 binding,
@@ -1003,29 +1003,30 @@ async fn last_event_id_replays_exactly_the_missed_events() {
 }
 
 async fn resubscribe(
-    server: &common::TestServer,
-    binding: common::Binding,
+    server: &a2a_runtime::test::TestServer,
+    binding: a2a_runtime::test::Binding,
     task_id: &str,
     last_event_id: &str,
-) -> Result<common::Sse, common::ApiError> {
+) -> Result<a2a_runtime::test::EventStream, a2a_runtime::test::ErrorAnswer> {
     let req = match binding {
-        common::Binding::JsonRpc => server
-            .client
-            .post(format!("{}/", server.url))
+        a2a_runtime::test::Binding::JsonRpc => server
+            .http()
+            .post(format!("{}/", server.url()))
             .header("content-type", "application/json")
             .body(
                 serde_json::json!({"jsonrpc": "2.0", "id": "r", "method": "SubscribeToTask",
                     "params": {"id": task_id}})
                 .to_string(),
             ),
-        common::Binding::Rest => server
-            .client
-            .get(format!("{}/tasks/{task_id}:subscribe", server.url)),
+        a2a_runtime::test::Binding::Rest => server
+            .http()
+            .get(format!("{}/tasks/{task_id}:subscribe", server.url())),
     };
     let req = req
         .header("A2A-Version", "1.0")
         .header("Last-Event-ID", last_event_id);
-    let rpc_id = matches!(binding, common::Binding::JsonRpc).then(|| serde_json::json!("r"));
+    let rpc_id =
+        matches!(binding, a2a_runtime::test::Binding::JsonRpc).then(|| serde_json::json!("r"));
     server.open_sse(binding, req, rpc_id).await
 }
 
@@ -1033,16 +1034,17 @@ async fn resubscribe(
 /// it reads on) is not cut off: it resumes from the log and receives every event, in order.
 #[tokio::test]
 async fn a_slow_subscriber_resumes_from_the_log_instead_of_being_cut() {
-    use common::{Binding, msg};
+    use a2a_runtime::test::{Binding, TestServer};
+    use a2a_tests::params::msg;
     let file = SqliteFile::new();
     let stores = store::connect(&file.url()).await.unwrap();
     let limits = a2a_runtime::core::Limits {
         subscriber_buffer: 4,
         ..a2a_runtime::core::Limits::default()
     };
-    let server = common::serve(
+    let server = TestServer::start(
         a2a_runtime::server::A2aServer::builder()
-            .card(common::card("slow"))
+            .card(agent_card("slow"))
             .stores(stores)
             .limits(limits)
             .executor(a2a_examples::StreamingAgent {
@@ -1062,11 +1064,11 @@ async fn a_slow_subscriber_resumes_from_the_log_instead_of_being_cut() {
     let first = sse.next().await.unwrap();
     let task_id = first.data["task"]["id"].as_str().unwrap().to_owned();
     // Read nothing more until the agent is done.
-    common::within("the task to finish", async {
+    a2a_runtime::test::within("the task to finish", async {
         loop {
             let t = server
-                .client
-                .get(format!("{}/tasks/{task_id}", server.url))
+                .http()
+                .get(format!("{}/tasks/{task_id}", server.url()))
                 .header("A2A-Version", "1.0")
                 .send()
                 .await
@@ -1087,7 +1089,7 @@ async fn a_slow_subscriber_resumes_from_the_log_instead_of_being_cut() {
     let chunks: Vec<String> = rest
         .iter()
         .filter_map(|e| e.data.get("artifactUpdate"))
-        .map(|a| common::text(&a["artifact"]))
+        .map(|a| a2a_tests::params::text(&a["artifact"]))
         .collect();
     let want: Vec<String> = std::iter::once("stream ".to_owned())
         .chain(words.iter().map(|w| format!("{w} ")))
@@ -1356,7 +1358,7 @@ async fn crash_child() {
     };
     let stores = store::connect(&url).await.unwrap();
     let server = a2a_runtime::server::A2aServer::builder()
-        .card(common::card("crash"))
+        .card(agent_card("crash"))
         .stores(stores)
         .executor(a2a_examples::StreamingAgent {
             delay: Duration::from_millis(1),
@@ -1381,7 +1383,7 @@ async fn crash_child_on(store: &str) -> (tokio::process::Child, String) {
         .spawn()
         .unwrap();
     let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
-    let url = common::within("the child server to start", async {
+    let url = a2a_runtime::test::within("the child server to start", async {
         loop {
             let line = lines.next_line().await.unwrap().expect("the child's URL");
             if let Some(url) = line.strip_prefix("A2A_CRASH_URL ") {
@@ -1396,13 +1398,13 @@ async fn crash_child_on(store: &str) -> (tokio::process::Child, String) {
 }
 
 /// What a client was sent of a task's stream before the server died: the events, by id.
-type Acked = (String, Vec<common::Ev>);
+type Acked = (String, Vec<a2a_runtime::test::Event>);
 
 /// Checks on `server` that every acknowledged event of every task is in its log: replayed from
 /// `Last-Event-ID: 0`, the log's ids run 1, 2, … without gaps, duplicates or reordering, and
 /// the event with each acknowledged id is the one the client was sent (ids strictly increase
 /// on the client's stream too: the reader checks it).
-async fn check_logged(server: &common::TestServer, acked: &[Acked]) {
+async fn check_logged(server: &a2a_runtime::test::TestServer, acked: &[Acked]) {
     for (task_id, events) in acked {
         // Id 0 is a stream's opening snapshot, not a logged event.
         let last = events.last().map_or(0, |e| e.id);
@@ -1410,16 +1412,19 @@ async fn check_logged(server: &common::TestServer, acked: &[Acked]) {
             continue;
         }
         let req = server
-            .client
-            .get(format!("{}/tasks/{task_id}:subscribe", server.url))
+            .http()
+            .get(format!("{}/tasks/{task_id}:subscribe", server.url()))
             .header("A2A-Version", "1.0")
             .header("Last-Event-ID", "0");
         let mut replay = server
-            .open_sse(common::Binding::Rest, req, None)
+            .open_sse(a2a_runtime::test::Binding::Rest, req, None)
             .await
             .unwrap_or_else(|e| panic!("replay of {task_id}: {e:?}"));
         let mut logged = Vec::new();
-        while logged.last().is_none_or(|e: &common::Ev| e.id < last) {
+        while logged
+            .last()
+            .is_none_or(|e: &a2a_runtime::test::Event| e.id < last)
+        {
             let ev = replay
                 .next()
                 .await
@@ -1441,7 +1446,11 @@ async fn check_logged(server: &common::TestServer, acked: &[Acked]) {
             .filter_map(|e| e.data["artifactUpdate"]["artifact"]["parts"].get(0))
             .collect();
         let task = server
-            .ok(common::Binding::Rest, "GetTask", json!({"id": task_id}))
+            .ok(
+                a2a_runtime::test::Binding::Rest,
+                "GetTask",
+                json!({"id": task_id}),
+            )
             .await;
         let parts = task["artifacts"][0]["parts"].as_array();
         let stored: Vec<&Value> = parts.map(|p| p.iter().collect()).unwrap_or_default();
@@ -1480,13 +1489,13 @@ async fn crash_loop(store: &str) {
     let mut acked: Vec<Acked> = Vec::new();
     let (mut child, mut url) = crash_child_on(store).await;
     for _ in 0..points {
-        let server = common::TestServer::remote(url.clone());
+        let server = a2a_runtime::test::TestServer::remote(url.clone());
         let read = random(60);
         let mut sse = server
             .stream(
-                common::Binding::Rest,
+                a2a_runtime::test::Binding::Rest,
                 "SendStreamingMessage",
-                common::msg(&text),
+                a2a_tests::params::msg(&text),
             )
             .await
             .unwrap();
@@ -1504,11 +1513,11 @@ async fn crash_loop(store: &str) {
         let task_id = events[0].data["task"]["id"].as_str().unwrap().to_owned();
         acked.push((task_id, events));
         (child, url) = crash_child_on(store).await;
-        let server = common::TestServer::remote(url.clone());
+        let server = a2a_runtime::test::TestServer::remote(url.clone());
         check_logged(&server, &acked[acked.len() - 1..]).await;
     }
     // After the last restart, every task of every round once more.
-    check_logged(&common::TestServer::remote(url), &acked).await;
+    check_logged(&a2a_runtime::test::TestServer::remote(url), &acked).await;
     let events: usize = acked.iter().map(|(_, e)| e.len()).sum();
     eprintln!("crash loop on {store}: {points} kills, {events} acknowledged events, all logged");
     child.start_kill().unwrap();

@@ -63,8 +63,8 @@ impl Control {
 /// - `fail`: FAILED;
 /// - `auth`: AUTH_REQUIRED "sign in, please" (reported as started), then after one permit
 ///   COMPLETED "authorized" in the same execution (credentials arrive out of band);
-/// - `ask`: INPUT_REQUIRED "ctx=<contextId> name?"; on the next turn `more` asks again,
-///   `gate N` runs gated, anything else completes with an artifact and "ctx=<contextId>";
+/// - `ask`: INPUT_REQUIRED `"ctx=<contextId> name?"`; on the next turn `more` asks again,
+///   `gate N` runs gated, anything else completes with an artifact and `"ctx=<contextId>"`;
 /// - `gate N`: WORKING "started" (reported), then N artifact chunks and COMPLETED, each step
 ///   waiting for one permit from [`Control::release`]; a cancel while waiting is reported;
 /// - anything else: an artifact `echo: <text>` and COMPLETED.

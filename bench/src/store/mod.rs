@@ -1,15 +1,18 @@
-//! `a2a-bench store <send|stream|all>`: the figures of issue 23 for the
+//! `a2a-bench store <send|stream|latency|all>`: the figures of issue 23 for the
 //! three stores (memory, SQLite, PostgreSQL). See `BENCHMARKS.md`, "Stores".
 //!
 //! - [`throughput`]: SendMessage/s (a new task each) and SSE events/s, every store in one run,
 //!   servers as child processes pinned to core 0 (PostgreSQL: one instance, and N instances on
 //!   one database with the load spread over them);
+//! - [`latency`]: an event's way from an agent on instance A to a subscriber on instance B of
+//!   one PostgreSQL database (LISTEN/NOTIFY), against a subscriber on A itself;
 //!
 //! Every run makes its own SQLite files (a fresh temporary directory) and PostgreSQL databases
 //! (`a2a_bench_<pid>_<n>`, dropped at the end); only 127.0.0.1 is addressed; every loop is
 //! bounded in count and time.
 
 mod fixtures;
+mod latency;
 pub(crate) mod serve;
 mod throughput;
 
@@ -51,22 +54,26 @@ pub(crate) struct Options {
     pub(crate) rounds: usize,
     pub(crate) conns: usize,
     pub(crate) instances: usize,
+    pub(crate) events: usize,
+    pub(crate) pause_ms: u64,
     pub(crate) pin: bool,
     pub(crate) pg: String,
 }
 
 pub(crate) const USAGE: &str = "\
-usage: a2a-bench store <send|stream|all>[,…] [options]
+usage: a2a-bench store <send|stream|latency|all>[,…] [options]
   --stores LIST     memory,sqlite,postgres (default all three)
   --duration D      measured time per throughput run (default 10s)
   --warmup D        unmeasured load before it (default 1s)
   --rounds N        throughput rounds, stores interleaved (default 2)
   --conns N         SendMessage connections per store, spread over its instances (default 16)
   --instances N     PostgreSQL instances on one database (default 3)
+  --events N        events of the latency task (default 2000)
+  --pause-ms N      pause between two of them (default 2)
   --pg URL          PostgreSQL admin URL on 127.0.0.1 (default postgres://postgres@127.0.0.1:5432/postgres)
   --no-pin          do not pin servers to core 0 and the load generator to core 1";
 
-const WHATS: &[&str] = &["send", "stream"];
+const WHATS: &[&str] = &["send", "stream", "latency"];
 
 impl Options {
     fn parse(args: &[String]) -> Result<Self, String> {
@@ -91,6 +98,8 @@ impl Options {
             rounds: 2,
             conns: 16,
             instances: 3,
+            events: 2_000,
+            pause_ms: 2,
             pin: true,
             pg: "postgres://postgres@127.0.0.1:5432/postgres".into(),
         };
@@ -124,6 +133,8 @@ impl Options {
                 "--rounds" => o.rounds = number(value()?)?.clamp(1, 20) as usize,
                 "--conns" => o.conns = number(value()?)?.clamp(1, 256) as usize,
                 "--instances" => o.instances = number(value()?)?.clamp(1, 8) as usize,
+                "--events" => o.events = number(value()?)?.clamp(10, 100_000) as usize,
+                "--pause-ms" => o.pause_ms = number(value()?)?.min(1_000),
                 "--pg" => o.pg = value()?,
                 other => return Err(format!("unknown argument {other:?}")),
             }
@@ -180,6 +191,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                     }
                     throughput::run(&opts, pinned, &mut report).await?;
                 }
+                "latency" => latency::run(&opts, pinned, &mut report).await?,
                 _ => {}
             }
         }

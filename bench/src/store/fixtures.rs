@@ -178,6 +178,19 @@ impl PgDb {
             name,
         })
     }
+
+    /// Runs `statement` on the admin connection (e.g. `ALTER DATABASE` of this database).
+    pub(crate) async fn exec(&self, statement: &str) -> Result<(), String> {
+        let mut conn = sqlx::PgConnection::connect(&self.admin)
+            .await
+            .map_err(|e| format!("PostgreSQL: {e}"))?;
+        sqlx::query(statement)
+            .execute(&mut conn)
+            .await
+            .map_err(|e| format!("{statement}: {e}"))?;
+        let _ = conn.close().await;
+        Ok(())
+    }
 }
 
 impl Drop for PgDb {

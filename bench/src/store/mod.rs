@@ -1,4 +1,4 @@
-//! `a2a-bench store <send|stream|latency|all>`: the figures of issue 23 for the
+//! `a2a-bench store <send|stream|latency|list|all>`: the figures of issue 23 for the
 //! three stores (memory, SQLite, PostgreSQL). See `BENCHMARKS.md`, "Stores".
 //!
 //! - [`throughput`]: SendMessage/s (a new task each) and SSE events/s, every store in one run,
@@ -6,6 +6,7 @@
 //!   one database with the load spread over them);
 //! - [`latency`]: an event's way from an agent on instance A to a subscriber on instance B of
 //!   one PostgreSQL database (LISTEN/NOTIFY), against a subscriber on A itself;
+//! - [`list`]: ListTasks pages of 50 among 100,000 tasks of one owner, and the query plans;
 //!
 //! Every run makes its own SQLite files (a fresh temporary directory) and PostgreSQL databases
 //! (`a2a_bench_<pid>_<n>`, dropped at the end); only 127.0.0.1 is addressed; every loop is
@@ -13,6 +14,7 @@
 
 mod fixtures;
 mod latency;
+mod list;
 pub(crate) mod serve;
 mod throughput;
 
@@ -56,12 +58,13 @@ pub(crate) struct Options {
     pub(crate) instances: usize,
     pub(crate) events: usize,
     pub(crate) pause_ms: u64,
+    pub(crate) tasks: usize,
     pub(crate) pin: bool,
     pub(crate) pg: String,
 }
 
 pub(crate) const USAGE: &str = "\
-usage: a2a-bench store <send|stream|latency|all>[,…] [options]
+usage: a2a-bench store <send|stream|latency|list|all>[,…] [options]
   --stores LIST     memory,sqlite,postgres (default all three)
   --duration D      measured time per throughput run (default 10s)
   --warmup D        unmeasured load before it (default 1s)
@@ -70,10 +73,11 @@ usage: a2a-bench store <send|stream|latency|all>[,…] [options]
   --instances N     PostgreSQL instances on one database (default 3)
   --events N        events of the latency task (default 2000)
   --pause-ms N      pause between two of them (default 2)
+  --tasks N         tasks of the one owner for ListTasks (default 100000)
   --pg URL          PostgreSQL admin URL on 127.0.0.1 (default postgres://postgres@127.0.0.1:5432/postgres)
   --no-pin          do not pin servers to core 0 and the load generator to core 1";
 
-const WHATS: &[&str] = &["send", "stream", "latency"];
+const WHATS: &[&str] = &["send", "stream", "latency", "list"];
 
 impl Options {
     fn parse(args: &[String]) -> Result<Self, String> {
@@ -100,6 +104,7 @@ impl Options {
             instances: 3,
             events: 2_000,
             pause_ms: 2,
+            tasks: 100_000,
             pin: true,
             pg: "postgres://postgres@127.0.0.1:5432/postgres".into(),
         };
@@ -135,6 +140,7 @@ impl Options {
                 "--instances" => o.instances = number(value()?)?.clamp(1, 8) as usize,
                 "--events" => o.events = number(value()?)?.clamp(10, 100_000) as usize,
                 "--pause-ms" => o.pause_ms = number(value()?)?.min(1_000),
+                "--tasks" => o.tasks = number(value()?)?.clamp(100, 1_000_000) as usize,
                 "--pg" => o.pg = value()?,
                 other => return Err(format!("unknown argument {other:?}")),
             }
@@ -192,6 +198,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                     throughput::run(&opts, pinned, &mut report).await?;
                 }
                 "latency" => latency::run(&opts, pinned, &mut report).await?,
+                "list" => list::run(&opts, &mut report).await?,
                 _ => {}
             }
         }
@@ -358,6 +365,23 @@ pub(crate) fn quantile(sorted: &[f64], q: f64) -> f64 {
     sorted[i.min(sorted.len() - 1)]
 }
 
+/// A small deterministic PRNG (xorshift64*), for the clients' random choices.
+#[derive(Debug)]
+pub(crate) struct Rng(u64);
+
+impl Rng {
+    pub(crate) fn new(seed: u64) -> Self {
+        Rng(seed | 1)
+    }
+
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n.max(1)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -368,19 +392,19 @@ mod tests {
         assert_eq!(o.what, WHATS.to_vec());
         assert_eq!(o.stores, Store::ALL.to_vec());
         let o = Options::parse(&[
-            "send,stream".into(),
+            "send,list".into(),
             "--stores".into(),
             "sqlite".into(),
-            "--conns".into(),
+            "--tasks".into(),
             "1_000".into(),
         ])
         .unwrap();
-        assert_eq!(o.what, vec!["send", "stream"]);
-        assert_eq!((o.stores.clone(), o.conns), (vec![Store::Sqlite], 256));
+        assert_eq!(o.what, vec!["send", "list"]);
+        assert_eq!((o.stores.clone(), o.tasks), (vec![Store::Sqlite], 1_000));
         assert!(Options::parse(&["nope".into()]).is_err());
         assert!(
             Options::parse(&[
-                "send".into(),
+                "list".into(),
                 "--pg".into(),
                 "postgres://db.example/x".into()
             ])

@@ -89,6 +89,11 @@ impl StoreServer {
     pub(crate) fn cpu(&self) -> Duration {
         crate::procfs::cpu_time(self.pid).unwrap_or_default()
     }
+
+    /// VmRSS now, bytes.
+    pub(crate) fn rss(&self) -> u64 {
+        crate::procfs::rss(self.pid).unwrap_or(0)
+    }
 }
 
 impl Drop for StoreServer {

@@ -1,4 +1,4 @@
-//! `a2a-bench store <send|stream|latency|list|all>`: the figures of issue 23 for the
+//! `a2a-bench store <send|stream|latency|list|retention|all>`: the figures of issue 23 for the
 //! three stores (memory, SQLite, PostgreSQL). See `BENCHMARKS.md`, "Stores".
 //!
 //! - [`throughput`]: SendMessage/s (a new task each) and SSE events/s, every store in one run,
@@ -7,6 +7,8 @@
 //! - [`latency`]: an event's way from an agent on instance A to a subscriber on instance B of
 //!   one PostgreSQL database (LISTEN/NOTIFY), against a subscriber on A itself;
 //! - [`list`]: ListTasks pages of 50 among 100,000 tasks of one owner, and the query plans;
+//! - [`retention`]: a server's RSS under 200,000 tenants on the default in-memory store, and
+//!   50,000 abandoned INPUT_REQUIRED tasks under an idle bound.
 //!
 //! Every run makes its own SQLite files (a fresh temporary directory) and PostgreSQL databases
 //! (`a2a_bench_<pid>_<n>`, dropped at the end); only 127.0.0.1 is addressed; every loop is
@@ -15,6 +17,7 @@
 mod fixtures;
 mod latency;
 mod list;
+mod retention;
 pub(crate) mod serve;
 mod throughput;
 
@@ -59,12 +62,16 @@ pub(crate) struct Options {
     pub(crate) events: usize,
     pub(crate) pause_ms: u64,
     pub(crate) tasks: usize,
+    pub(crate) tenants: u64,
+    pub(crate) sample_every: u64,
+    pub(crate) asks: u64,
+    pub(crate) idle: Duration,
     pub(crate) pin: bool,
     pub(crate) pg: String,
 }
 
 pub(crate) const USAGE: &str = "\
-usage: a2a-bench store <send|stream|latency|list|all>[,…] [options]
+usage: a2a-bench store <send|stream|latency|list|retention|all>[,…] [options]
   --stores LIST     memory,sqlite,postgres (default all three)
   --duration D      measured time per throughput run (default 10s)
   --warmup D        unmeasured load before it (default 1s)
@@ -74,10 +81,14 @@ usage: a2a-bench store <send|stream|latency|list|all>[,…] [options]
   --events N        events of the latency task (default 2000)
   --pause-ms N      pause between two of them (default 2)
   --tasks N         tasks of the one owner for ListTasks (default 100000)
+  --tenants N       SendMessage calls, one tenant each, for retention (default 200000)
+  --every N         RSS sampled every N of them (default 20000)
+  --asks N          abandoned INPUT_REQUIRED tasks (default 50000)
+  --idle D          the idle bound on them (default 10s)
   --pg URL          PostgreSQL admin URL on 127.0.0.1 (default postgres://postgres@127.0.0.1:5432/postgres)
   --no-pin          do not pin servers to core 0 and the load generator to core 1";
 
-const WHATS: &[&str] = &["send", "stream", "latency", "list"];
+const WHATS: &[&str] = &["send", "stream", "latency", "list", "retention"];
 
 impl Options {
     fn parse(args: &[String]) -> Result<Self, String> {
@@ -105,6 +116,10 @@ impl Options {
             events: 2_000,
             pause_ms: 2,
             tasks: 100_000,
+            tenants: 200_000,
+            sample_every: 20_000,
+            asks: 50_000,
+            idle: Duration::from_secs(10),
             pin: true,
             pg: "postgres://postgres@127.0.0.1:5432/postgres".into(),
         };
@@ -135,12 +150,16 @@ impl Options {
                 }
                 "--duration" => o.duration = parse_duration(&value()?)?,
                 "--warmup" => o.warmup = parse_duration(&value()?)?,
+                "--idle" => o.idle = parse_duration(&value()?)?,
                 "--rounds" => o.rounds = number(value()?)?.clamp(1, 20) as usize,
                 "--conns" => o.conns = number(value()?)?.clamp(1, 256) as usize,
                 "--instances" => o.instances = number(value()?)?.clamp(1, 8) as usize,
                 "--events" => o.events = number(value()?)?.clamp(10, 100_000) as usize,
                 "--pause-ms" => o.pause_ms = number(value()?)?.min(1_000),
                 "--tasks" => o.tasks = number(value()?)?.clamp(100, 1_000_000) as usize,
+                "--tenants" => o.tenants = number(value()?)?.clamp(1, 2_000_000),
+                "--every" => o.sample_every = number(value()?)?.max(1),
+                "--asks" => o.asks = number(value()?)?.clamp(1, 500_000),
                 "--pg" => o.pg = value()?,
                 other => return Err(format!("unknown argument {other:?}")),
             }
@@ -199,6 +218,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                 }
                 "latency" => latency::run(&opts, pinned, &mut report).await?,
                 "list" => list::run(&opts, &mut report).await?,
+                "retention" => retention::run(&opts, pinned, &mut report).await?,
                 _ => {}
             }
         }

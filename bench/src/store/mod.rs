@@ -207,15 +207,13 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let mut report = Report::new(machine, pinned, &opts);
     let result = rt.block_on(async {
         for what in &opts.what {
+            // Both come from the same runs: measured once.
+            if *what == "stream" && opts.what.contains(&"send") {
+                continue;
+            }
             eprintln!("== {what} (load average {})", loadavg());
             match *what {
-                "send" | "stream" => {
-                    // Both come from the same runs: measured once.
-                    if *what == "stream" && opts.what.contains(&"send") {
-                        continue;
-                    }
-                    throughput::run(&opts, pinned, &mut report).await?;
-                }
+                "send" | "stream" => throughput::run(&opts, pinned, &mut report).await?,
                 "latency" => latency::run(&opts, pinned, &mut report).await?,
                 "list" => list::run(&opts, &mut report).await?,
                 "retention" => retention::run(&opts, pinned, &mut report).await?,

@@ -186,7 +186,16 @@ impl PgDb {
 
     /// Runs `statement` on the admin connection (e.g. `ALTER DATABASE` of this database).
     pub(crate) async fn exec(&self, statement: &str) -> Result<(), String> {
-        let mut conn = sqlx::PgConnection::connect(&self.admin)
+        Self::run(&self.admin, statement).await
+    }
+
+    /// Runs `statement` in this database (e.g. `ANALYZE`).
+    pub(crate) async fn exec_in(&self, statement: &str) -> Result<(), String> {
+        Self::run(&self.url, statement).await
+    }
+
+    async fn run(url: &str, statement: &str) -> Result<(), String> {
+        let mut conn = sqlx::PgConnection::connect(url)
             .await
             .map_err(|e| format!("PostgreSQL: {e}"))?;
         sqlx::query(statement)

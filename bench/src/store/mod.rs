@@ -68,6 +68,8 @@ pub(crate) struct Options {
     pub(crate) idle: Duration,
     pub(crate) pin: bool,
     pub(crate) pg: String,
+    /// ANALYZE a PostgreSQL database after 2,000 tasks, before the throughput is measured.
+    pub(crate) analyze: bool,
 }
 
 pub(crate) const USAGE: &str = "\
@@ -86,6 +88,8 @@ usage: a2a-bench store <send|stream|latency|list|retention|all>[,…] [options]
   --asks N          abandoned INPUT_REQUIRED tasks (default 50000)
   --idle D          the idle bound on them (default 10s)
   --pg URL          PostgreSQL admin URL on 127.0.0.1 (default postgres://postgres@127.0.0.1:5432/postgres)
+  --no-analyze      measure PostgreSQL throughput on the new database as it is, without the
+                    ANALYZE (after 2,000 tasks) that autovacuum does in a running deployment
   --no-pin          do not pin servers to core 0 and the load generator to core 1";
 
 const WHATS: &[&str] = &["send", "stream", "latency", "list", "retention"];
@@ -122,6 +126,7 @@ impl Options {
             idle: Duration::from_secs(10),
             pin: true,
             pg: "postgres://postgres@127.0.0.1:5432/postgres".into(),
+            analyze: true,
         };
         let mut it = args[1..].iter();
         while let Some(a) = it.next() {
@@ -137,6 +142,7 @@ impl Options {
             };
             match a.as_str() {
                 "--no-pin" => o.pin = false,
+                "--no-analyze" => o.analyze = false,
                 "--stores" => {
                     o.stores = value()?
                         .split(',')
@@ -304,7 +310,7 @@ impl Report {
             header: format!(
                 "Machine: {machine}; a2a-runtime at {}\nSettings: {}; load average at start {}; \
                  {} s per throughput run after {} ms warm-up, {} round(s), {} connections per \
-                 store, {} PostgreSQL instances",
+                 store, {} PostgreSQL instances{}",
                 commit(),
                 if pinned {
                     "servers pinned to core 0 (taskset), load generator and in-process parts to core 1"
@@ -317,6 +323,11 @@ impl Report {
                 opts.rounds,
                 opts.conns,
                 opts.instances,
+                if opts.analyze {
+                    " (each database ANALYZEd after 2,000 tasks, before the measured run)"
+                } else {
+                    " (new databases measured as they are, never ANALYZEd)"
+                },
             ),
             rows: Vec::new(),
             notes: Vec::new(),

@@ -5,10 +5,11 @@
 //! `TaskStore::create` (one transaction each, no event logged; 16 concurrent writers, one for
 //! SQLite; PostgreSQL with `synchronous_commit = off` on the run's database): as a
 //! finished SendMessage leaves them (a user message in the history, an `echo` artifact), with a
-//! random id, one of 100 contexts, COMPLETED (FAILED or CANCELED one in twenty), status
-//! timestamps 1 ms apart. The SQL stores are then `ANALYZE`d (the plans are shown before and
-//! after). A server on that store (echo agent, one worker) answers JSON-RPC ListTasks over one
-//! keep-alive connection:
+//! random-looking UUID, one of 100 contexts, COMPLETED (FAILED or CANCELED one in twenty),
+//! status timestamps 1 ms apart. A server on that store (echo agent, one worker) answers
+//! JSON-RPC ListTasks over one keep-alive connection. The SQL stores' plans are shown, and their
+//! first 200 pages timed, as the new tables are; then they are `ANALYZE`d (what a running
+//! deployment has: autovacuum for PostgreSQL, and the plans are shown again) and measured:
 //! - the whole `nextPageToken` chain from the first page to the last (every depth);
 //! - filtered, as a client picks them: 20 random contexts (each chain to its end), the FAILED
 //!   tasks (their chain), 50 random `statusTimestampAfter` cuts (three pages each);
@@ -36,6 +37,28 @@ const CONTEXTS: usize = 100;
 /// Tasks in the listing's page.
 const PAGE: usize = 50;
 
+/// The id of task `i`: UUID-shaped and random-looking (splitmix64 of `i`), reproducible, so
+/// that the cursor of any task is known without listing.
+fn task_id(i: usize) -> TaskId {
+    let mut x = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let mut next = || {
+        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let (a, b) = (next(), next());
+    TaskId::from(format!(
+        "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
+        a >> 32,
+        (a >> 16) & 0xffff,
+        a & 0xfff,
+        b >> 48,
+        b & 0xffff_ffff_ffff
+    ))
+}
+
 /// The task number `i` of `n`, as a finished SendMessage leaves it.
 fn task(i: usize, base_ms: i64) -> Task {
     let state = match i % 20 {
@@ -47,7 +70,7 @@ fn task(i: usize, base_ms: i64) -> Task {
     let mut message = Message::user_text(format!("hello {i}"));
     message.context_id = context.clone();
     Task {
-        id: TaskId::random(),
+        id: task_id(i),
         context_id: context,
         status: TaskStatus {
             state,
@@ -351,30 +374,29 @@ async fn one(store: Store, opts: &Options, report: &mut Report) -> Result<(), St
     };
     let mut rng = Rng::new(chrono::Utc::now().timestamp_micros().unsigned_abs());
 
-    // The whole chain, unfiltered: every depth.
     let pages = n.div_ceil(PAGE);
-    let (tokens, listed) = client
-        .chain("chain", &json!({}), pages + 1, Some(n as u64))
-        .await?;
-    if listed != n {
-        report.note(format!(
-            "list {label}: the chain listed {listed} of {n} tasks"
-        ));
-    }
-
-    // Plans, with a cursor from the middle of the chain.
     if let Some(db) = &db {
-        let mid = tokens
-            .get(tokens.len() / 2)
-            .and_then(|t| a2a_runtime::store::ListCursor::decode(t).ok())
-            .ok_or("no page token from the middle of the chain")?;
-        let id = mid.id.as_str().replace('\'', "");
+        // Plans, with the cursor of the task in the middle of the listing: as the new tables
+        // are, then after ANALYZE (what a running deployment has, and what the figures use).
+        let (mid_ms, mid_id) = (base_ms + (n / 2) as i64, task_id(n / 2));
         let mut before = Vec::new();
-        for (what, q) in queries(mid.millis, &id) {
+        for (what, q) in queries(mid_ms, mid_id.as_str()) {
             before.push((what, plan(db, &q).await?));
         }
+        // The first pages as a new deployment serves them.
+        client
+            .chain("fresh", &json!({}), pages.min(200), Some(n as u64))
+            .await?;
+        let fresh: Vec<f64> = client.times.iter().map(|(_, t)| *t).collect();
+        let (a, b, _) = stats(&fresh);
+        report.note(format!(
+            "{label}: the first {} pages before ANALYZE (tables without statistics): p50 {a:.2} ms, \
+             p99 {b:.2} ms",
+            fresh.len()
+        ));
+        client.times.clear();
         analyze(db).await?;
-        for (k, (what, q)) in queries(mid.millis, &id).into_iter().enumerate() {
+        for (k, (what, q)) in queries(mid_ms, mid_id.as_str()).into_iter().enumerate() {
             let after = plan(db, &q).await?;
             let same = before[k].1 == after;
             let ok = what == "count" || from_index(db, &after);
@@ -401,16 +423,16 @@ async fn one(store: Store, opts: &Options, report: &mut Report) -> Result<(), St
                 });
             }
         }
-        // The chain again, now that the planner has statistics (what the figures use).
-        let first: Vec<f64> = client.times.iter().map(|(_, t)| *t).collect();
-        let (a, b, _) = stats(&first);
+    }
+
+    // The whole chain, unfiltered: every depth.
+    let (tokens, listed) = client
+        .chain("chain", &json!({}), pages + 1, Some(n as u64))
+        .await?;
+    if listed != n {
         report.note(format!(
-            "{label}: the chain before ANALYZE (fresh statistics-less tables): p50 {a:.2} ms, p99 {b:.2} ms"
+            "list {label}: the chain listed {listed} of {n} tasks"
         ));
-        client.times.clear();
-        client
-            .chain("chain", &json!({}), pages + 1, Some(n as u64))
-            .await?;
     }
 
     // Filtered, as a client picks them.

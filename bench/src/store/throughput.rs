@@ -4,9 +4,9 @@
 //! Every measured run starts fresh servers on a fresh store (a new SQLite file, a new
 //! PostgreSQL database), checks them, loads them with SendMessage on `conns` connections spread
 //! over the instances for `warmup + duration`, then streams back to back on one connection per
-//! instance for as long. The stores take turns within a round, in an order rotated each round.
-//! A PostgreSQL database first gets 2,000 tasks and an `ANALYZE`, as autovacuum gives a running
-//! deployment (`--no-analyze`: measured new, without statistics).
+//! instance for `warmup` and half the duration. The stores take turns within a round, in an
+//! order rotated each round. A PostgreSQL database first gets 2,000 tasks and an `ANALYZE`, as
+//! autovacuum gives a running deployment (`--no-analyze`: measured new, without statistics).
 
 use std::time::{Duration, Instant};
 
@@ -205,13 +205,17 @@ async fn measure(setup: Setup, opts: &Options, pin: bool) -> Result<Sample, Stri
         ));
     }
 
+    // Half the time: a stream's rate settles within a second.
+    let window = (opts.duration / 2)
+        .max(Duration::from_secs(1))
+        .min(opts.duration);
     let streams = servers.iter().map(|s| {
         load::stream_run(
             s.addr,
             Req::rpc(wire::stream_body()),
             wire::STREAM_CHUNKS as u64,
             opts.warmup,
-            opts.duration,
+            window,
         )
     });
     let streamed = futures::future::join_all(streams).await;

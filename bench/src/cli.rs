@@ -15,6 +15,12 @@ usage: a2a-bench [--smoke] [--duration 10s] [--rounds 3] [--servers LIST] [--tas
        a2a-bench push <memory|sqlite> [tasks] [clients]
                        (push notifications to a local webhook: deliveries/s, event->webhook
                        latency; default 2000 tasks, 8 clients)
+       a2a-bench store <send|stream|latency|list|retention|all> [--stores LIST] [--duration 10s]
+                       [--rounds 2] [--conns 16] [--instances 3] [--tasks 100000]
+                       [--tenants 200000] [--asks 50000] [--no-pin] (`store --help`: all)
+                       (the stores: SendMessage/s and events/s on memory, SQLite and
+                       PostgreSQL, cross-instance event latency, ListTasks among 100,000
+                       tasks, RSS under retention)
 
   --smoke          1 s per workload, 1 round, 1,000 tasks for the memory workload; servers whose
                    toolchain is unavailable (Python venv) are skipped instead of failing

@@ -30,6 +30,9 @@ pub(crate) struct Req {
     pub(crate) path: &'static str,
     pub(crate) body: Bytes,
     pub(crate) headers: Vec<(HeaderName, HeaderValue)>,
+    /// `(before, first, after)`: the n-th request of a run (from 0) goes to the path
+    /// `{before}{first + n}{after}` instead of `path` (a tenant of its own per request, say).
+    pub(crate) numbered: Option<(&'static str, u64, &'static str)>,
 }
 
 impl Req {
@@ -46,6 +49,7 @@ impl Req {
                     HeaderValue::from_static("1.0"),
                 ),
             ],
+            numbered: None,
         }
     }
 
@@ -56,7 +60,27 @@ impl Req {
             path,
             body: Bytes::new(),
             headers: Vec::new(),
+            numbered: None,
         }
+    }
+
+    /// A JSON POST of `body` to `path`, with `A2A-Version: 1.0` (the HTTP+JSON binding).
+    pub(crate) fn post(path: &'static str, body: Bytes) -> Self {
+        Req {
+            path,
+            ..Self::rpc(body)
+        }
+    }
+
+    /// Sends the n-th request of a run (from 0) to `{before}{first + n}{after}`.
+    pub(crate) fn numbered(
+        mut self,
+        before: &'static str,
+        first: u64,
+        after: &'static str,
+    ) -> Self {
+        self.numbered = Some((before, first, after));
+        self
     }
 
     /// Adds a header.
@@ -67,10 +91,17 @@ impl Req {
         self
     }
 
-    fn build(&self, host: &HeaderValue) -> Request<Full<Bytes>> {
+    /// The request, as the `n`-th of its run.
+    fn build(&self, host: &HeaderValue, n: u64) -> Request<Full<Bytes>> {
         let mut req = Request::new(Full::new(self.body.clone()));
         *req.method_mut() = self.method.clone();
-        *req.uri_mut() = hyper::Uri::from_static(self.path);
+        *req.uri_mut() = match self.numbered {
+            Some((before, first, after)) => {
+                hyper::Uri::try_from(format!("{before}{}{after}", first.saturating_add(n)))
+                    .unwrap_or_else(|_| hyper::Uri::from_static(self.path))
+            }
+            None => hyper::Uri::from_static(self.path),
+        };
         let h = req.headers_mut();
         h.insert(HOST, host.clone());
         for (k, v) in &self.headers {
@@ -143,7 +174,7 @@ pub(crate) async fn one_shot(
     let resp = tokio::time::timeout(Duration::from_secs(10), async {
         sender.ready().await.map_err(|e| e.to_string())?;
         let resp = sender
-            .send_request(req.build(&host))
+            .send_request(req.build(&host, 0))
             .await
             .map_err(|e| e.to_string())?;
         let (parts, body) = resp.into_parts();
@@ -175,14 +206,19 @@ pub(crate) async fn run(addr: SocketAddr, req: Req, check: Check, plan: Plan) ->
         Some(_) => (start, start + plan.duration),
         None => (start + plan.warmup, start + plan.warmup + plan.duration),
     };
-    let remaining = Arc::new(AtomicU64::new(plan.count.unwrap_or(u64::MAX)));
+    let total = plan.count.unwrap_or(u64::MAX);
+    let remaining = Arc::new(AtomicU64::new(total));
     let req = Arc::new(req);
     let host = host_header(addr);
     let mut tasks = Vec::with_capacity(plan.conns);
     for _ in 0..plan.conns {
         let (req, host, remaining) = (req.clone(), host.clone(), remaining.clone());
         tasks.push(tokio::spawn(async move {
-            connection(addr, &req, &host, check, measure_from, deadline, &remaining).await
+            let counter = Counter {
+                total,
+                remaining: &remaining,
+            };
+            connection(addr, &req, &host, check, measure_from, deadline, counter).await
         }));
     }
     let mut result = LoadResult {
@@ -216,6 +252,22 @@ pub(crate) async fn run(addr: SocketAddr, req: Req, check: Check, plan: Plan) ->
     result
 }
 
+/// The requests left to send in a run, of `total`.
+struct Counter<'a> {
+    total: u64,
+    remaining: &'a AtomicU64,
+}
+
+impl Counter<'_> {
+    /// Takes the next request's number (from 0), or `None` when none is left.
+    fn next(&self) -> Option<u64> {
+        self.remaining
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+            .ok()
+            .map(|left| self.total - left)
+    }
+}
+
 async fn connection(
     addr: SocketAddr,
     req: &Req,
@@ -223,7 +275,7 @@ async fn connection(
     check: Check,
     measure_from: Instant,
     deadline: Instant,
-    remaining: &AtomicU64,
+    counter: Counter<'_>,
 ) -> ConnOutcome {
     let mut out = ConnOutcome {
         requests: 0,
@@ -242,12 +294,9 @@ async fn connection(
         if Instant::now() >= deadline {
             break;
         }
-        if remaining
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
-            .is_err()
-        {
+        let Some(n) = counter.next() else {
             break;
-        }
+        };
         let s = match sender.as_mut() {
             Some(s) => s,
             None => match connect(addr).await {
@@ -263,7 +312,7 @@ async fn connection(
         let outcome = async {
             s.ready().await.map_err(|e| format!("connection: {e}"))?;
             let resp = s
-                .send_request(req.build(host))
+                .send_request(req.build(host, n))
                 .await
                 .map_err(|e| format!("request: {e}"))?;
             let status = resp.status();
@@ -406,7 +455,7 @@ pub(crate) async fn stream_run(
         let outcome = async {
             s.ready().await.map_err(|e| format!("connection: {e}"))?;
             let resp = s
-                .send_request(req.build(&host))
+                .send_request(req.build(&host, 0))
                 .await
                 .map_err(|e| format!("request: {e}"))?;
             if resp.status() != StatusCode::OK {

@@ -12,6 +12,7 @@
 //! core 1 with the load generator of [`load`], and prints one table.
 //!
 //! `a2a-bench grpc` compares the gRPC bindings (ours and the official Rust SDK's, see [`grpc`]).
+//! `a2a-bench store` measures the stores (memory, SQLite, PostgreSQL; see [`store`]).
 //!
 //! Everything stays on 127.0.0.1 and every loop is bounded in time and count.
 
@@ -25,6 +26,7 @@ mod push;
 mod report;
 mod run;
 mod servers;
+mod store;
 mod wire;
 
 use std::process::ExitCode;
@@ -54,6 +56,15 @@ fn main() -> ExitCode {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("a2a-bench drive: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    if args.first().map(String::as_str) == Some("store") {
+        return match store::run(&args[1..]) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("a2a-bench store: {e}");
                 ExitCode::FAILURE
             }
         };

@@ -15,7 +15,7 @@ use crate::wire::{STREAM_CHUNKS, STREAM_TEXT};
 /// The echo agent of the examples; `stream100` streams [`STREAM_CHUNKS`] artifact chunks instead,
 /// yielding to the scheduler after each one.
 #[derive(Clone, Copy, Debug, Default)]
-struct BenchAgent;
+pub(crate) struct BenchAgent;
 
 impl AgentExecutor for BenchAgent {
     async fn execute(&self, ctx: AgentContext, events: EventSink) -> Result<(), A2aError> {

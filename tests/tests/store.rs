@@ -225,6 +225,22 @@ async fn conformance(stores: Stores) {
     .await;
     assert_eq!(wins.iter().filter(|w| **w).count(), 1);
 
+    // Many creators of one id (their writes may share a transaction): one wins, the others
+    // are told it exists, and the id is counted once.
+    let twin = task("twin", "c1", TaskState::Submitted, 600);
+    let made = futures::future::join_all((0..8).map(|_| {
+        let (scope, store, twin) = (scope.clone(), stores.tasks.clone(), twin.clone());
+        async move { store.create(&scope, &twin, None).await }
+    }))
+    .await;
+    assert_eq!(made.iter().filter(|m| m.is_ok()).count(), 1, "{made:?}");
+    assert!(
+        made.iter()
+            .all(|m| matches!(m, Ok(1) | Err(StoreError::Exists(..)))),
+        "{made:?}"
+    );
+    assert!(s.delete(&scope, &twin.id).await.unwrap());
+
     // Listing: newest status timestamp first, keyset pages, filters, totals.
     for i in 0..25 {
         let state = if i % 3 == 0 {

@@ -72,122 +72,113 @@ pub trait Cluster: Send + Sync + std::fmt::Debug + 'static {
     async fn claim_expired(&self, lease: &Lease) -> Result<bool, StoreError>;
 }
 
-/// Implements [`Cluster`] for `$store`, a struct with a `pool: sqlx::Pool<_>` field and an
+/// Implements [`Cluster`] for `$store`, a struct with `pool: sqlx::Pool<_>` and
+/// `writer: Arc<Writer>` fields and an
 /// inherent `async fn notifications(&self)` that answers [`Cluster::changes`].
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 macro_rules! sql_cluster {
     ($store:ty) => {
         #[async_trait::async_trait]
         impl $crate::store::Cluster for $store {
-        async fn changes(
-            &self,
-        ) -> Result<
-            Option<futures::stream::BoxStream<'static, $crate::store::TaskChange>>,
-            $crate::store::StoreError,
-        > {
-            self.notifications().await
-        }
+            async fn changes(
+                &self,
+            ) -> Result<
+                Option<futures::stream::BoxStream<'static, $crate::store::TaskChange>>,
+                $crate::store::StoreError,
+            > {
+                self.notifications().await
+            }
 
-        async fn acquire(
-            &self,
-            lease: &$crate::store::Lease,
-            ttl: std::time::Duration,
-        ) -> Result<(), $crate::store::StoreError> {
-            use $crate::store::sql::{backend, now_ms, to_i64};
-            sqlx::query(
-                "INSERT INTO a2a_leases (instance, execution, tenant, owner, task_id, expires_ms) \
-                 VALUES ($1, $2, $3, $4, $5, $6) \
-                 ON CONFLICT (instance, execution) DO UPDATE SET expires_ms = excluded.expires_ms",
-            )
-            .bind(lease.instance.as_str())
-            .bind(to_i64(lease.execution)?)
-            .bind(lease.scope.tenant.as_str())
-            .bind(&*lease.scope.owner)
-            .bind(lease.task_id.as_str())
-            .bind(now_ms().saturating_add($crate::store::cluster::millis(ttl)))
-            .execute(&self.pool)
-            .await
-            .map_err(backend)?;
-            Ok(())
-        }
+            async fn acquire(
+                &self,
+                lease: &$crate::store::Lease,
+                ttl: std::time::Duration,
+            ) -> Result<(), $crate::store::StoreError> {
+                // Through the write queue: it commits with the task writes waiting beside it.
+                let expires_ms = $crate::store::sql::now_ms()
+                    .saturating_add($crate::store::cluster::millis(ttl));
+                self.writer
+                    .submit($crate::store::sql_writer::Op::Acquire {
+                        lease: lease.clone(),
+                        expires_ms,
+                    })
+                    .await?;
+                Ok(())
+            }
 
-        async fn renew(
-            &self,
-            instance: &str,
-            ttl: std::time::Duration,
-        ) -> Result<u64, $crate::store::StoreError> {
-            use $crate::store::sql::{backend, now_ms};
-            let done = sqlx::query("UPDATE a2a_leases SET expires_ms = $1 WHERE instance = $2")
-                .bind(now_ms().saturating_add($crate::store::cluster::millis(ttl)))
-                .bind(instance)
-                .execute(&self.pool)
+            async fn renew(
+                &self,
+                instance: &str,
+                ttl: std::time::Duration,
+            ) -> Result<u64, $crate::store::StoreError> {
+                use $crate::store::sql::{backend, now_ms};
+                let done = sqlx::query("UPDATE a2a_leases SET expires_ms = $1 WHERE instance = $2")
+                    .bind(now_ms().saturating_add($crate::store::cluster::millis(ttl)))
+                    .bind(instance)
+                    .execute(&self.pool)
+                    .await
+                    .map_err(backend)?;
+                Ok(done.rows_affected())
+            }
+
+            async fn release(
+                &self,
+                lease: &$crate::store::Lease,
+            ) -> Result<(), $crate::store::StoreError> {
+                self.writer
+                    .submit($crate::store::sql_writer::Op::Release(lease.clone()))
+                    .await?;
+                Ok(())
+            }
+
+            async fn expired(
+                &self,
+                limit: usize,
+            ) -> Result<Vec<$crate::store::Lease>, $crate::store::StoreError> {
+                use sqlx::Row as _;
+                use $crate::store::sql::{backend, now_ms, to_i64, to_u64};
+                let rows = sqlx::query(
+                    "SELECT instance, execution, tenant, owner, task_id FROM a2a_leases \
+                 WHERE expires_ms < $1 ORDER BY expires_ms LIMIT $2",
+                )
+                .bind(now_ms())
+                .bind(to_i64(limit as u64)?)
+                .fetch_all(&self.pool)
                 .await
                 .map_err(backend)?;
-            Ok(done.rows_affected())
-        }
+                let mut leases = Vec::with_capacity(rows.len());
+                for row in rows {
+                    let tenant: String = row.try_get(2).map_err(backend)?;
+                    let owner: String = row.try_get(3).map_err(backend)?;
+                    let task_id: String = row.try_get(4).map_err(backend)?;
+                    leases.push($crate::store::Lease {
+                        instance: row.try_get(0).map_err(backend)?,
+                        execution: to_u64(row.try_get(1).map_err(backend)?)?,
+                        scope: $crate::store::Scope::new(tenant, owner),
+                        task_id: $crate::types::TaskId::from(task_id),
+                    });
+                }
+                Ok(leases)
+            }
 
-        async fn release(
-            &self,
-            lease: &$crate::store::Lease,
-        ) -> Result<(), $crate::store::StoreError> {
-            use $crate::store::sql::{backend, to_i64};
-            sqlx::query("DELETE FROM a2a_leases WHERE instance = $1 AND execution = $2")
+            async fn claim_expired(
+                &self,
+                lease: &$crate::store::Lease,
+            ) -> Result<bool, $crate::store::StoreError> {
+                use $crate::store::sql::{backend, now_ms, to_i64};
+                // One statement: of the instances racing for it, one deletes the row.
+                let done = sqlx::query(
+                    "DELETE FROM a2a_leases \
+                 WHERE instance = $1 AND execution = $2 AND expires_ms < $3",
+                )
                 .bind(lease.instance.as_str())
                 .bind(to_i64(lease.execution)?)
+                .bind(now_ms())
                 .execute(&self.pool)
                 .await
                 .map_err(backend)?;
-            Ok(())
-        }
-
-        async fn expired(
-            &self,
-            limit: usize,
-        ) -> Result<Vec<$crate::store::Lease>, $crate::store::StoreError> {
-            use sqlx::Row as _;
-            use $crate::store::sql::{backend, now_ms, to_i64, to_u64};
-            let rows = sqlx::query(
-                "SELECT instance, execution, tenant, owner, task_id FROM a2a_leases \
-                 WHERE expires_ms < $1 ORDER BY expires_ms LIMIT $2",
-            )
-            .bind(now_ms())
-            .bind(to_i64(limit as u64)?)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(backend)?;
-            let mut leases = Vec::with_capacity(rows.len());
-            for row in rows {
-                let tenant: String = row.try_get(2).map_err(backend)?;
-                let owner: String = row.try_get(3).map_err(backend)?;
-                let task_id: String = row.try_get(4).map_err(backend)?;
-                leases.push($crate::store::Lease {
-                    instance: row.try_get(0).map_err(backend)?,
-                    execution: to_u64(row.try_get(1).map_err(backend)?)?,
-                    scope: $crate::store::Scope::new(tenant, owner),
-                    task_id: $crate::types::TaskId::from(task_id),
-                });
+                Ok(done.rows_affected() == 1)
             }
-            Ok(leases)
-        }
-
-        async fn claim_expired(
-            &self,
-            lease: &$crate::store::Lease,
-        ) -> Result<bool, $crate::store::StoreError> {
-            use $crate::store::sql::{backend, now_ms, to_i64};
-            // One statement: of the instances racing for it, one deletes the row.
-            let done = sqlx::query(
-                "DELETE FROM a2a_leases \
-                 WHERE instance = $1 AND execution = $2 AND expires_ms < $3",
-            )
-            .bind(lease.instance.as_str())
-            .bind(to_i64(lease.execution)?)
-            .bind(now_ms())
-            .execute(&self.pool)
-            .await
-            .map_err(backend)?;
-            Ok(done.rows_affected() == 1)
-        }
         }
     };
 }

@@ -20,6 +20,8 @@ mod postgres;
 mod sql;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod sql_outbox;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod sql_writer;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 mod url;

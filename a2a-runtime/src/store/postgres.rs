@@ -22,6 +22,8 @@ pub struct PostgresStore {
     pool: sqlx::PgPool,
     /// How many dead push deliveries are kept.
     max_dead: usize,
+    /// The queue of task writes (see `sql_writer`).
+    writer: std::sync::Arc<super::sql_writer::Writer>,
 }
 
 impl PostgresStore {
@@ -39,6 +41,7 @@ impl PostgresStore {
             .await
             .map_err(|e| StoreError::Backend(format!("migrating the PostgreSQL schema: {e}")))?;
         Ok(Self {
+            writer: Self::writer_for(&pool, WRITERS),
             pool,
             max_dead: super::sql_outbox::DEFAULT_MAX_DEAD,
         })
@@ -61,25 +64,91 @@ impl PostgresStore {
     }
 }
 
-/// The notification channel of task writes (see `migrations/postgres/0002_multi_instance.sql`).
+/// Write transactions in flight at once, per instance (each commits every write that waited
+/// for it).
+const WRITERS: usize = 2;
+
+/// The notification channel of task writes: each committed batch of writes sends the list of
+/// `[tenant, owner, id, version]` it wrote, in payloads of at most [`MAX_PAYLOAD`] bytes.
 const CHANNEL: &str = "a2a_tasks";
+
+/// PostgreSQL refuses a NOTIFY payload of 8,000 bytes or more.
+const MAX_PAYLOAD: usize = 7_900;
+
+/// The payloads that announce `changes`: JSON arrays of `[tenant, owner, id, version]`, each
+/// under [`MAX_PAYLOAD`] bytes; a change too long to fit alone is announced as an empty
+/// payload (listeners then re-read every task they follow).
+fn payloads(changes: &[(&super::Scope, &crate::types::TaskId, u64)]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    for (scope, id, version) in changes {
+        let one =
+            serde_json::json!([scope.tenant(), scope.owner(), id.as_str(), version]).to_string();
+        if one.len() + 2 > MAX_PAYLOAD {
+            out.push(String::new());
+            continue;
+        }
+        if current.len() + one.len() + 2 > MAX_PAYLOAD {
+            current.push(']');
+            out.push(std::mem::take(&mut current));
+        }
+        current.push(if current.is_empty() { '[' } else { ',' });
+        current.push_str(&one);
+    }
+    if !current.is_empty() {
+        current.push(']');
+        out.push(current);
+    }
+    out
+}
 
 /// How long the change stream waits before listening again after losing its connection.
 const RELISTEN_DELAY: Duration = Duration::from_millis(500);
 
-/// A notification's payload, `[tenant, owner, id, version]`, as a change.
-fn change_of(payload: &str) -> super::TaskChange {
-    match serde_json::from_str::<(String, String, String, u64)>(payload) {
-        Ok((tenant, owner, id, version)) => super::TaskChange::Task {
-            scope: super::Scope::new(tenant, owner),
-            id: crate::types::TaskId::from(id),
-            version,
-        },
-        Err(_) => super::TaskChange::Unknown,
+/// A notification's payload as changes: a list of `[tenant, owner, id, version]` (one
+/// `[tenant, owner, id, version]` alone from the trigger of schema versions before 7); anything
+/// else says that some tasks changed.
+fn changes_of(payload: &str) -> Vec<super::TaskChange> {
+    type Change = (String, String, String, u64);
+    let change = |(tenant, owner, id, version): Change| super::TaskChange::Task {
+        scope: super::Scope::new(tenant, owner),
+        id: crate::types::TaskId::from(id),
+        version,
+    };
+    if let Ok(list) = serde_json::from_str::<Vec<Change>>(payload) {
+        return list.into_iter().map(change).collect();
+    }
+    match serde_json::from_str::<Change>(payload) {
+        Ok(one) => vec![change(one)],
+        Err(_) => vec![super::TaskChange::Unknown],
     }
 }
 
 impl PostgresStore {
+    /// Begins a batch of writes.
+    async fn begin_write(
+        pool: &sqlx::PgPool,
+    ) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, sqlx::Error> {
+        pool.begin().await
+    }
+
+    /// Wakes the other instances for the writes of this transaction (delivered if it commits):
+    /// one statement, whatever the number of writes.
+    async fn notify_written(
+        tx: &mut sqlx::Transaction<'static, sqlx::Postgres>,
+        changes: &[(&super::Scope, &crate::types::TaskId, u64)],
+    ) -> Result<(), sqlx::Error> {
+        if changes.is_empty() {
+            return Ok(());
+        }
+        sqlx::query("SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p")
+            .bind(CHANNEL)
+            .bind(payloads(changes))
+            .execute(&mut **tx)
+            .await?;
+        Ok(())
+    }
+
     /// [`Cluster::changes`](super::Cluster::changes): LISTEN on the channel of task writes.
     async fn notifications(
         &self,
@@ -91,22 +160,69 @@ impl PostgresStore {
         listener.listen(CHANNEL).await.map_err(backend)?;
         let stream = futures::stream::unfold(listener, |mut listener| async move {
             match listener.try_recv().await {
-                Ok(Some(n)) => Some((change_of(n.payload()), listener)),
+                Ok(Some(n)) => Some((changes_of(n.payload()), listener)),
                 Ok(None) => {
                     // The connection was lost and is re-established by the next call: what
                     // was notified meanwhile is unknown.
                     tracing::warn!("lost the PostgreSQL notification connection; reconnecting");
-                    Some((super::TaskChange::Unknown, listener))
+                    Some((vec![super::TaskChange::Unknown], listener))
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "PostgreSQL notifications unavailable; retrying");
                     tokio::time::sleep(RELISTEN_DELAY).await;
-                    Some((super::TaskChange::Unknown, listener))
+                    Some((vec![super::TaskChange::Unknown], listener))
                 }
             }
         });
-        Ok(Some(stream.boxed()))
+        Ok(Some(stream.flat_map(futures::stream::iter).boxed()))
     }
 }
 
 super::cluster::sql_cluster!(PostgresStore);
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::store::{Scope, TaskChange};
+    use crate::types::TaskId;
+
+    #[test]
+    fn notifications_are_cut_under_the_payload_limit_and_read_back_whole() {
+        let scope = Scope::new("t", "o");
+        let ids: Vec<TaskId> = (0..500)
+            .map(|n| TaskId::from(format!("task-{n:04}")))
+            .collect();
+        let changes: Vec<_> = ids
+            .iter()
+            .enumerate()
+            .map(|(n, id)| (&scope, id, n as u64 + 1))
+            .collect();
+        let sent = payloads(&changes);
+        assert!(sent.len() > 1);
+        assert!(sent.iter().all(|p| p.len() < 8_000 && !p.is_empty()));
+        let back: Vec<TaskChange> = sent.iter().flat_map(|p| changes_of(p)).collect();
+        assert_eq!(back.len(), 500);
+        assert_eq!(
+            back[499],
+            TaskChange::Task {
+                scope: scope.clone(),
+                id: ids[499].clone(),
+                version: 500
+            }
+        );
+        // The trigger's form (schema before version 7), and what nobody wrote.
+        assert_eq!(
+            changes_of(r#"["t","o","x",3]"#),
+            vec![TaskChange::Task {
+                scope: scope.clone(),
+                id: TaskId::from("x"),
+                version: 3
+            }]
+        );
+        assert_eq!(changes_of(""), vec![TaskChange::Unknown]);
+        // One change too long for any payload is announced empty.
+        let long = TaskId::from("x".repeat(9_000));
+        assert_eq!(payloads(&[(&scope, &long, 1)]), vec![String::new()]);
+    }
+}

@@ -68,6 +68,11 @@ pub(super) fn backend(e: sqlx::Error) -> StoreError {
     StoreError::Backend(e.to_string())
 }
 
+/// A driver error within a batched write (it aborts the transaction).
+pub(super) fn driver(e: sqlx::Error) -> super::sql_writer::Failure {
+    super::sql_writer::Failure::Driver(backend(e))
+}
+
 /// The terminal states, whose tasks retention purges by age.
 pub(super) const FINISHED: [TaskState; 4] = [
     TaskState::Completed,
@@ -106,6 +111,8 @@ macro_rules! sql_store {
             Timestamp,
         };
         use sqlx::Row as _;
+        use $crate::store::sql_writer::{Done, Failure, Job, Op, QUEUE, Row, RunBatch, Writer};
+        use $crate::store::sql::driver;
 
         /// Appends `WHERE state IN (states) AND updated_ms < before` to a statement on
         /// `a2a_tasks` (served by the index on `(state, updated_ms)`).
@@ -308,6 +315,301 @@ macro_rules! sql_store {
             }))
         }
 
+        /// A create or update as the writer takes it, encoded here (on the caller's task).
+        fn encode_write(
+            scope: &Scope,
+            task: &Task,
+            event: Option<&StreamResponse>,
+        ) -> Result<Row, StoreError> {
+            let (body, split) = encode_row(task)?;
+            Ok(Row {
+                scope: scope.clone(),
+                id: task.id.clone(),
+                context_id: task.context_id.as_str().to_owned(),
+                state: task.status.state.as_str(),
+                status_ms: status_ms(task),
+                body,
+                split,
+                event: event.map(encode_event).transpose()?,
+            })
+        }
+
+        /// Logs `row`'s event as sequence number `seq`, with its push deliveries.
+        async fn log_event(
+            tx: &mut sqlx::Transaction<'static, $db>,
+            row: &Row,
+            seq: i64,
+            now: i64,
+        ) -> Result<(), StoreError> {
+            let Some(event) = &row.event else {
+                return Ok(());
+            };
+            sqlx::query(
+                "INSERT INTO a2a_events (tenant, owner, task_id, seq, created_ms, body) \
+                 VALUES ($1, $2, $3, $4, $5, $6)",
+            )
+            .bind(row.scope.tenant.as_str())
+            .bind(&*row.scope.owner)
+            .bind(row.id.as_str())
+            .bind(seq)
+            .bind(now)
+            .bind(event.as_str())
+            .execute(&mut **tx)
+            .await
+            .map_err(backend)?;
+            enqueue_deliveries(tx, &row.scope, &row.id, seq, event, now).await
+        }
+
+        /// Inserts a new task (version 1) with its first event.
+        async fn apply_create(
+            tx: &mut sqlx::Transaction<'static, $db>,
+            row: &mut Row,
+            now: i64,
+        ) -> Result<Done, Failure> {
+            let inserted = sqlx::query(
+                "INSERT INTO a2a_tasks \
+                 (tenant, owner, id, context_id, state, status_ms, version, created_ms, \
+                  updated_ms, body, split) \
+                 VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $7, $8, $9) ON CONFLICT DO NOTHING",
+            )
+            .bind(row.scope.tenant.as_str())
+            .bind(&*row.scope.owner)
+            .bind(row.id.as_str())
+            .bind(row.context_id.as_str())
+            .bind(row.state)
+            .bind(row.status_ms)
+            .bind(now)
+            .bind(row.body.as_str())
+            .bind(row.split.is_some())
+            .execute(&mut **tx)
+            .await
+            .map_err(driver)?;
+            if inserted.rows_affected() == 0 {
+                return Err(Failure::Refused(StoreError::Exists(
+                    row.id.clone(),
+                    "already exists",
+                )));
+            }
+            if let Some(split) = &mut row.split {
+                write_items(tx, &row.scope, &row.id, split).await.map_err(Failure::Driver)?;
+            }
+            log_event(tx, row, 1, now).await.map_err(Failure::Driver)?;
+            Ok(Done::Version(1))
+        }
+
+        /// Replaces a task stored at version `expected`.
+        async fn apply_update(
+            tx: &mut sqlx::Transaction<'static, $db>,
+            row: &mut Row,
+            expected: i64,
+            now: i64,
+        ) -> Result<Done, Failure> {
+            let version = expected + 1;
+            // The version check and the write are one statement: of two writers that read
+            // the same version, exactly one matches it. A split task is only replaced by a
+            // split write (a task once split stays split).
+            let updated = sqlx::query(
+                "UPDATE a2a_tasks SET context_id = $4, state = $5, status_ms = $6, \
+                 version = $7, updated_ms = $8, body = $9, split = $11 \
+                 WHERE tenant = $1 AND owner = $2 AND id = $3 AND version = $10 \
+                 AND (NOT split OR $11)",
+            )
+            .bind(row.scope.tenant.as_str())
+            .bind(&*row.scope.owner)
+            .bind(row.id.as_str())
+            .bind(row.context_id.as_str())
+            .bind(row.state)
+            .bind(row.status_ms)
+            .bind(version)
+            .bind(now)
+            .bind(row.body.as_str())
+            .bind(expected)
+            .bind(row.split.is_some())
+            .execute(&mut **tx)
+            .await
+            .map_err(driver)?;
+            if updated.rows_affected() == 0 {
+                let found = sqlx::query(
+                    "SELECT version, split FROM a2a_tasks \
+                     WHERE tenant = $1 AND owner = $2 AND id = $3",
+                )
+                .bind(row.scope.tenant.as_str())
+                .bind(&*row.scope.owner)
+                .bind(row.id.as_str())
+                .fetch_optional(&mut **tx)
+                .await
+                .map_err(driver)?;
+                let Some(found) = found else {
+                    return Err(Failure::Refused(StoreError::Exists(
+                        row.id.clone(),
+                        "does not exist",
+                    )));
+                };
+                let found_version: i64 = found.try_get(0).map_err(driver)?;
+                if found_version == expected {
+                    return Ok(Done::NeedsSplit);
+                }
+                return Err(Failure::Refused(StoreError::Conflict {
+                    task_id: row.id.clone(),
+                    expected: to_u64(expected).map_err(Failure::Refused)?,
+                    found: to_u64(found_version).map_err(Failure::Refused)?,
+                }));
+            }
+            if let Some(split) = &mut row.split {
+                write_items(tx, &row.scope, &row.id, split).await.map_err(Failure::Driver)?;
+            }
+            log_event(tx, row, version, now).await.map_err(Failure::Driver)?;
+            Ok(Done::Version(to_u64(version).map_err(Failure::Refused)?))
+        }
+
+        /// Records (or extends) a lease of a running execution.
+        async fn apply_acquire(
+            tx: &mut sqlx::Transaction<'static, $db>,
+            lease: &$crate::store::Lease,
+            expires_ms: i64,
+        ) -> Result<Done, Failure> {
+            sqlx::query(
+                "INSERT INTO a2a_leases (instance, execution, tenant, owner, task_id, expires_ms) \
+                 VALUES ($1, $2, $3, $4, $5, $6) \
+                 ON CONFLICT (instance, execution) DO UPDATE SET expires_ms = excluded.expires_ms",
+            )
+            .bind(lease.instance.as_str())
+            .bind(to_i64(lease.execution).map_err(Failure::Refused)?)
+            .bind(lease.scope.tenant.as_str())
+            .bind(&*lease.scope.owner)
+            .bind(lease.task_id.as_str())
+            .bind(expires_ms)
+            .execute(&mut **tx)
+            .await
+            .map_err(driver)?;
+            Ok(Done::Lease)
+        }
+
+        /// Removes the lease of an execution that returned.
+        async fn apply_release(
+            tx: &mut sqlx::Transaction<'static, $db>,
+            lease: &$crate::store::Lease,
+        ) -> Result<Done, Failure> {
+            sqlx::query("DELETE FROM a2a_leases WHERE instance = $1 AND execution = $2")
+                .bind(lease.instance.as_str())
+                .bind(to_i64(lease.execution).map_err(Failure::Refused)?)
+                .execute(&mut **tx)
+                .await
+                .map_err(driver)?;
+            Ok(Done::Lease)
+        }
+
+        /// Adds `delta` to the task count of each scope (the unfiltered listing's total), in
+        /// key order (concurrent transactions lock the rows in one order).
+        async fn adjust_counts(
+            tx: &mut sqlx::Transaction<'static, $db>,
+            deltas: &std::collections::BTreeMap<(String, String), i64>,
+        ) -> Result<(), StoreError> {
+            let deltas: Vec<_> = deltas.iter().filter(|(_, d)| **d != 0).collect();
+            for chunk in deltas.chunks(ITEMS_PER_STATEMENT) {
+                let mut q = sqlx::QueryBuilder::<$db>::new(
+                    "INSERT INTO a2a_task_counts (tenant, owner, n) ",
+                );
+                q.push_values(chunk, |mut b, ((tenant, owner), delta)| {
+                    b.push_bind(tenant.as_str())
+                        .push_bind(owner.as_str())
+                        .push_bind(**delta);
+                });
+                q.push(
+                    " ON CONFLICT (tenant, owner) DO UPDATE SET n = a2a_task_counts.n + excluded.n",
+                );
+                q.build().execute(&mut **tx).await.map_err(backend)?;
+            }
+            Ok(())
+        }
+
+        /// Applies `jobs` in one transaction. Refused writes are answered in the outcomes;
+        /// a driver error stops the batch: `Err((Some(k), e))` for job `k`'s, `Err((None, e))`
+        /// when the transaction itself failed.
+        async fn write_batch(
+            pool: &sqlx::Pool<$db>,
+            jobs: &mut [Job],
+        ) -> Result<Vec<Result<Done, StoreError>>, (Option<usize>, StoreError)> {
+            let mut tx = <$store>::begin_write(pool)
+                .await
+                .map_err(|e| (None, backend(e)))?;
+            let now = now_ms();
+            let mut outcomes = Vec::with_capacity(jobs.len());
+            for (k, job) in jobs.iter_mut().enumerate() {
+                let outcome = match &mut job.op {
+                    Op::Create(row) => apply_create(&mut tx, row, now).await,
+                    Op::Update { row, expected } => {
+                        apply_update(&mut tx, row, *expected, now).await
+                    }
+                    Op::Acquire { lease, expires_ms } => {
+                        apply_acquire(&mut tx, lease, *expires_ms).await
+                    }
+                    Op::Release(lease) => apply_release(&mut tx, lease).await,
+                };
+                match outcome {
+                    Ok(done) => outcomes.push(Ok(done)),
+                    Err(Failure::Refused(e)) => outcomes.push(Err(e)),
+                    Err(Failure::Driver(e)) => return Err((Some(k), e)),
+                }
+            }
+            let mut counts = std::collections::BTreeMap::new();
+            let mut changes = Vec::new();
+            for (job, outcome) in jobs.iter().zip(&outcomes) {
+                let (Op::Create(row) | Op::Update { row, .. }) = &job.op else {
+                    continue;
+                };
+                let Ok(Done::Version(version)) = outcome else {
+                    continue;
+                };
+                if matches!(job.op, Op::Create(_)) {
+                    *counts
+                        .entry((row.scope.tenant.clone(), row.scope.owner.to_string()))
+                        .or_insert(0) += 1;
+                }
+                changes.push((&row.scope, &row.id, *version));
+            }
+            adjust_counts(&mut tx, &counts).await.map_err(|e| (None, e))?;
+            <$store>::notify_written(&mut tx, &changes)
+                .await
+                .map_err(|e| (None, backend(e)))?;
+            tx.commit().await.map_err(|e| (None, backend(e)))?;
+            Ok(outcomes)
+        }
+
+        /// Commits `jobs` (see [`sql_writer`](crate::store::sql_writer)) and answers each:
+        /// in one transaction, or, when a driver error aborted it, again without the write
+        /// that failed.
+        async fn run_batch(pool: sqlx::Pool<$db>, mut jobs: Vec<Job>) {
+            jobs.sort_by(|a, b| a.op.key().cmp(&b.op.key()));
+            while !jobs.is_empty() {
+                match write_batch(&pool, &mut jobs).await {
+                    Ok(outcomes) => {
+                        for (job, outcome) in jobs.drain(..).zip(outcomes) {
+                            job.answer(outcome);
+                        }
+                    }
+                    Err((Some(k), e)) => jobs.remove(k).answer(Err(e)),
+                    Err((None, e)) => {
+                        let message = e.to_string();
+                        for job in jobs.drain(..) {
+                            job.answer(Err(StoreError::Backend(message.clone())));
+                        }
+                    }
+                }
+            }
+        }
+
+        impl $store {
+            /// The write queue of a store on `pool`, with `writers` transactions at once.
+            fn writer_for(pool: &sqlx::Pool<$db>, writers: usize) -> std::sync::Arc<Writer> {
+                let pool = pool.clone();
+                let run: RunBatch = std::sync::Arc::new(move |jobs| {
+                    futures::FutureExt::boxed(run_batch(pool.clone(), jobs))
+                });
+                std::sync::Arc::new(Writer::new(run, writers, QUEUE))
+            }
+        }
+
         #[async_trait::async_trait]
         impl TaskStore for $store {
             /// This store's own outbox: every logged event gets its deliveries in its
@@ -351,51 +653,11 @@ macro_rules! sql_store {
                 task: &Task,
                 event: Option<&StreamResponse>,
             ) -> Result<u64, StoreError> {
-                let (body, mut split) = encode_row(task)?;
-                let event = event.map(encode_event).transpose()?;
-                let now = now_ms();
-                let mut tx = self.pool.begin().await.map_err(backend)?;
-                let inserted = sqlx::query(
-                    "INSERT INTO a2a_tasks \
-                     (tenant, owner, id, context_id, state, status_ms, version, created_ms, \
-                      updated_ms, body, split) \
-                     VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $7, $8, $9) ON CONFLICT DO NOTHING",
-                )
-                .bind(scope.tenant.as_str())
-                .bind(&*scope.owner)
-                .bind(task.id.as_str())
-                .bind(task.context_id.as_str())
-                .bind(task.status.state.as_str())
-                .bind(status_ms(task))
-                .bind(now)
-                .bind(body)
-                .bind(split.is_some())
-                .execute(&mut *tx)
-                .await
-                .map_err(backend)?;
-                if inserted.rows_affected() == 0 {
-                    return Err(StoreError::Exists(task.id.clone(), "already exists"));
+                let row = encode_write(scope, task, event)?;
+                match self.writer.submit(Op::Create(row)).await? {
+                    Done::Version(v) => Ok(v),
+                    other => Err(StoreError::Backend(format!("create answered {other:?}"))),
                 }
-                if let Some(split) = &mut split {
-                    write_items(&mut tx, scope, &task.id, split).await?;
-                }
-                if let Some(event) = event {
-                    sqlx::query(
-                        "INSERT INTO a2a_events (tenant, owner, task_id, seq, created_ms, body) \
-                         VALUES ($1, $2, $3, 1, $4, $5)",
-                    )
-                    .bind(scope.tenant.as_str())
-                    .bind(&*scope.owner)
-                    .bind(task.id.as_str())
-                    .bind(now)
-                    .bind(&event)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(backend)?;
-                    enqueue_deliveries(&mut tx, scope, &task.id, 1, &event, now).await?;
-                }
-                tx.commit().await.map_err(backend)?;
-                Ok(1)
             }
 
             async fn update(
@@ -405,91 +667,25 @@ macro_rules! sql_store {
                 expected_version: u64,
                 event: Option<&StreamResponse>,
             ) -> Result<u64, StoreError> {
-                let (body, mut split) = encode_row(task)?;
-                let event = event.map(encode_event).transpose()?;
                 let expected = to_i64(expected_version)?;
-                let version = expected + 1;
-                let now = now_ms();
-                let mut tx = self.pool.begin().await.map_err(backend)?;
-                // The version check and the write are one statement: of two writers that read
-                // the same version, exactly one matches it. A task once split stays split
-                // (`split` comes back true), so a small write over a split task is redone as one.
-                let updated: Option<bool> = sqlx::query_scalar(
-                    "UPDATE a2a_tasks SET context_id = $4, state = $5, status_ms = $6, \
-                     version = $7, updated_ms = $8, body = $9, split = (split OR $11) \
-                     WHERE tenant = $1 AND owner = $2 AND id = $3 AND version = $10 \
-                     RETURNING split",
-                )
-                .bind(scope.tenant.as_str())
-                .bind(&*scope.owner)
-                .bind(task.id.as_str())
-                .bind(task.context_id.as_str())
-                .bind(task.status.state.as_str())
-                .bind(status_ms(task))
-                .bind(version)
-                .bind(now)
-                .bind(body)
-                .bind(expected)
-                .bind(split.is_some())
-                .fetch_optional(&mut *tx)
-                .await
-                .map_err(backend)?;
-                let Some(is_split) = updated else {
-                    let found: Option<i64> = sqlx::query_scalar(
-                        "SELECT version FROM a2a_tasks \
-                         WHERE tenant = $1 AND owner = $2 AND id = $3",
-                    )
-                    .bind(scope.tenant.as_str())
-                    .bind(&*scope.owner)
-                    .bind(task.id.as_str())
-                    .fetch_optional(&mut *tx)
-                    .await
-                    .map_err(backend)?;
-                    return Err(match found {
-                        None => StoreError::Exists(task.id.clone(), "does not exist"),
-                        Some(found) => StoreError::Conflict {
-                            task_id: task.id.clone(),
-                            expected: expected_version,
-                            found: to_u64(found)?,
-                        },
-                    });
-                };
-                if is_split && split.is_none() {
-                    let resplit = layout::split(task)?;
-                    sqlx::query(
-                        "UPDATE a2a_tasks SET body = $4 \
-                         WHERE tenant = $1 AND owner = $2 AND id = $3",
-                    )
-                    .bind(scope.tenant.as_str())
-                    .bind(&*scope.owner)
-                    .bind(task.id.as_str())
-                    .bind(resplit.head.as_str())
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(backend)?;
-                    split = Some(resplit);
+                let mut row = encode_write(scope, task, event)?;
+                let mut resplit = false;
+                loop {
+                    match self.writer.submit(Op::Update { row, expected }).await? {
+                        Done::Version(v) => return Ok(v),
+                        // A task once split stays split: the write is redone in that form.
+                        Done::NeedsSplit if !resplit => {
+                            resplit = true;
+                            row = encode_write(scope, task, event)?;
+                            let split = layout::split(task)?;
+                            row.body = split.head.clone();
+                            row.split = Some(split);
+                        }
+                        other => {
+                            return Err(StoreError::Backend(format!("update answered {other:?}")));
+                        }
+                    }
                 }
-                if let Some(split) = &mut split {
-                    write_items(&mut tx, scope, &task.id, split).await?;
-                }
-                if let Some(event) = event {
-                    sqlx::query(
-                        "INSERT INTO a2a_events (tenant, owner, task_id, seq, created_ms, body) \
-                         VALUES ($1, $2, $3, $4, $5, $6)",
-                    )
-                    .bind(scope.tenant.as_str())
-                    .bind(&*scope.owner)
-                    .bind(task.id.as_str())
-                    .bind(version)
-                    .bind(now)
-                    .bind(&event)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(backend)?;
-                    enqueue_deliveries(&mut tx, scope, &task.id, version, &event, now).await?;
-                }
-                tx.commit().await.map_err(backend)?;
-                to_u64(version)
             }
 
             async fn events_after(
@@ -648,6 +844,10 @@ macro_rules! sql_store {
                         existed = done.rows_affected() > 0;
                     }
                 }
+                if existed {
+                    let key = (scope.tenant.clone(), scope.owner.to_string());
+                    adjust_counts(&mut tx, &std::iter::once((key, -1)).collect()).await?;
+                }
                 tx.commit().await.map_err(backend)?;
                 Ok(existed)
             }
@@ -699,6 +899,7 @@ macro_rules! sql_store {
                 q.push_bind(to_i64(limit as u64)?);
                 let rows = q.build().fetch_all(&mut *tx).await.map_err(backend)?;
                 let mut purged = 0;
+                let mut counts = std::collections::BTreeMap::new();
                 for row in rows {
                     let tenant: String = row.try_get(0).map_err(backend)?;
                     let owner: String = row.try_get(1).map_err(backend)?;
@@ -717,6 +918,7 @@ macro_rules! sql_store {
                         continue;
                     }
                     purged += 1;
+                    *counts.entry((tenant.clone(), owner.clone())).or_insert(0) -= 1;
                     for (table, key) in TASK_PARTS {
                         sqlx::query(&format!(
                             "DELETE FROM {table} WHERE tenant = $1 AND owner = $2 AND {key} = $3"
@@ -728,6 +930,18 @@ macro_rules! sql_store {
                         .await
                         .map_err(backend)?;
                     }
+                }
+                adjust_counts(&mut tx, &counts).await?;
+                // A scope left without tasks keeps no count.
+                for (tenant, owner) in counts.keys() {
+                    sqlx::query(
+                        "DELETE FROM a2a_task_counts WHERE tenant = $1 AND owner = $2 AND n <= 0",
+                    )
+                    .bind(tenant.as_str())
+                    .bind(owner.as_str())
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(backend)?;
                 }
                 tx.commit().await.map_err(backend)?;
                 Ok(purged)

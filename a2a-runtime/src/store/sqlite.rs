@@ -23,6 +23,8 @@ pub struct SqliteStore {
     pool: sqlx::SqlitePool,
     /// How many dead push deliveries are kept.
     max_dead: usize,
+    /// The queue of task writes (see `sql_writer`).
+    writer: std::sync::Arc<super::sql_writer::Writer>,
 }
 
 impl SqliteStore {
@@ -52,6 +54,9 @@ impl SqliteStore {
             .await
             .map_err(|e| StoreError::Backend(format!("migrating the SQLite schema: {e}")))?;
         Ok(Self {
+            // SQLite has one writer at a time: a second writer task would only wait for its
+            // lock.
+            writer: Self::writer_for(&pool, 1),
             pool,
             max_dead: super::sql_outbox::DEFAULT_MAX_DEAD,
         })
@@ -80,6 +85,23 @@ impl SqliteStore {
 }
 
 impl SqliteStore {
+    /// Begins a batch of writes holding the database's write lock from the start (a deferred
+    /// transaction could find it taken at its first write and fail instead of waiting).
+    async fn begin_write(
+        pool: &sqlx::SqlitePool,
+    ) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, sqlx::Error> {
+        pool.begin_with("BEGIN IMMEDIATE").await
+    }
+
+    /// Nothing to tell: one instance serves a SQLite file, and its runtimes see its writes.
+    #[allow(clippy::unused_async)]
+    async fn notify_written(
+        _tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
+        _changes: &[(&super::Scope, &crate::types::TaskId, u64)],
+    ) -> Result<(), sqlx::Error> {
+        Ok(())
+    }
+
     /// [`Cluster::changes`](super::Cluster::changes): none, a SQLite file serves one instance,
     /// whose runtimes see every write.
     #[allow(clippy::unused_async)]

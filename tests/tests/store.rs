@@ -371,6 +371,7 @@ async fn conformance(stores: Stores) {
     assert!(p.list(&scope, &"race".into()).await.unwrap().is_empty());
 
     large_tasks(s, &scope).await;
+    list_totals(s).await;
 
     // Delete: the task and its log are gone.
     assert!(s.delete(&scope, &t1.id).await.unwrap());
@@ -382,6 +383,111 @@ async fn conformance(stores: Stores) {
             .unwrap()
             .is_empty()
     );
+}
+
+/// `totalSize` on every page of a listing: the kept count when it has no filter (so it follows
+/// creations and deletions), else the count of its first page, carried by the page token and
+/// reused only by a listing with the same filters.
+async fn list_totals(s: &dyn TaskStore) {
+    let scope = Scope::new("totals", "owner");
+    for i in 0..10 {
+        let (ctx, state) = match i {
+            0..4 => ("a", TaskState::Completed),
+            4..6 => ("a", TaskState::Working),
+            _ => ("b", TaskState::Completed),
+        };
+        s.create(&scope, &task(&format!("n{i}"), ctx, state, 5_000 + i), None)
+            .await
+            .unwrap();
+    }
+    let in_a = TaskQuery {
+        context_id: Some("a".into()),
+        ..query(2)
+    };
+    let first = s.list(&scope, &in_a).await.unwrap();
+    assert_eq!(first.total_size, 6);
+    let unfiltered = s.list(&scope, &query(3)).await.unwrap();
+    assert_eq!(unfiltered.total_size, 10);
+    // A task created meanwhile: the unfiltered listing counts it at once, the filtered one's
+    // later pages report the count of its first page, a new listing counts it.
+    s.create(&scope, &task("n10", "a", TaskState::Working, 4_000), None)
+        .await
+        .unwrap();
+    let next = |q: &TaskQuery, token: &str| TaskQuery {
+        page_token: Some(token.to_owned()),
+        ..q.clone()
+    };
+    let second = s
+        .list(&scope, &next(&in_a, &first.next_page_token))
+        .await
+        .unwrap();
+    assert_eq!((second.tasks.len(), second.total_size), (2, 6));
+    assert_eq!(s.list(&scope, &in_a).await.unwrap().total_size, 7);
+    let page = s
+        .list(&scope, &next(&query(3), &unfiltered.next_page_token))
+        .await
+        .unwrap();
+    assert_eq!(page.total_size, 11);
+    assert!(s.delete(&scope, &"n10".into()).await.unwrap());
+    let page = s
+        .list(&scope, &next(&query(3), &unfiltered.next_page_token))
+        .await
+        .unwrap();
+    assert_eq!(page.total_size, 10);
+    // The token of context a's listing, given with other filters: counted afresh.
+    let in_b = TaskQuery {
+        context_id: Some("b".into()),
+        ..query(2)
+    };
+    let b = s
+        .list(&scope, &next(&in_b, &first.next_page_token))
+        .await
+        .unwrap();
+    assert_eq!(b.total_size, 4);
+    let working = TaskQuery {
+        state: Some(TaskState::Working),
+        ..query(1)
+    };
+    let w = s
+        .list(&scope, &next(&working, &first.next_page_token))
+        .await
+        .unwrap();
+    assert_eq!(w.total_size, 2);
+    // Every page of a whole chain reports the same total, and the chain holds that many.
+    for q in [in_a.clone(), in_b, working, query(4)] {
+        let mut token = None;
+        let mut seen = 0;
+        loop {
+            let page = s
+                .list(
+                    &scope,
+                    &TaskQuery {
+                        page_token: token.take(),
+                        ..q.clone()
+                    },
+                )
+                .await
+                .unwrap();
+            seen += page.tasks.len();
+            let expected = if q.context_id.is_none() && q.state.is_none() {
+                10
+            } else {
+                0
+            };
+            if expected != 0 {
+                assert_eq!(page.total_size, expected, "{q:?}");
+            }
+            if page.next_page_token.is_empty() {
+                assert_eq!(page.total_size, seen, "{q:?}");
+                break;
+            }
+            token = Some(page.next_page_token);
+        }
+    }
+    for i in 0..10 {
+        assert!(s.delete(&scope, &format!("n{i}").into()).await.unwrap());
+    }
+    assert_eq!(s.list(&scope, &query(3)).await.unwrap().total_size, 0);
 }
 
 /// A text of about `n` bytes, distinct per `tag`.
@@ -749,6 +855,11 @@ const PURGE_QUERY: &str = "SELECT tenant, owner, id FROM a2a_tasks \
      WHERE state IN ('TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', \
      'TASK_STATE_REJECTED') AND updated_ms < 5000 LIMIT 1000";
 
+/// A page of the tasks in one state, as the stores list it.
+const STATE_PAGE_QUERY: &str = "SELECT id, status_ms, body FROM a2a_tasks \
+     WHERE tenant = '' AND owner = 'owner' AND state = 'TASK_STATE_FAILED' \
+     AND (status_ms, id) < (50000, 't50000') ORDER BY status_ms DESC, id DESC LIMIT 51";
+
 /// One purge pass of 1,000 among `MANY` finished tasks: bounded, and timed.
 async fn timed_purge(s: &dyn TaskStore, store: &str) {
     let started = Instant::now();
@@ -787,6 +898,11 @@ fn many_tasks_sql(generator: &str) -> String {
          '{{\"id\":\"t' || g || '\",\"contextId\":\"c' || (g % 10) || \
          '\",\"status\":{{\"state\":\"TASK_STATE_COMPLETED\"}}}}' FROM {generator}"
     )
+}
+
+/// The kept count of `many_tasks_sql`'s tasks (the stores keep it as they write).
+fn many_tasks_count_sql() -> String {
+    format!("INSERT INTO a2a_task_counts (tenant, owner, n) VALUES ('', 'owner', {MANY})")
 }
 
 /// The p99 of ListTasks pages of 50 (walking the first pages, then deep ones by cursor).
@@ -841,6 +957,10 @@ async fn sqlite_lists_from_the_index_without_sorting() {
     .execute(pool)
     .await
     .unwrap();
+    sqlx::query(&many_tasks_count_sql())
+        .execute(pool)
+        .await
+        .unwrap();
     sqlx::query("ANALYZE").execute(pool).await.unwrap();
     let plan = sqlite_plan(
         pool,
@@ -850,6 +970,9 @@ async fn sqlite_lists_from_the_index_without_sorting() {
     )
     .await;
     assert!(plan.contains("USING INDEX a2a_tasks_listing"), "{plan}");
+    assert!(!plan.contains("TEMP B-TREE"), "no sort: {plan}");
+    let plan = sqlite_plan(pool, STATE_PAGE_QUERY).await;
+    assert!(plan.contains("USING INDEX a2a_tasks_state"), "{plan}");
     assert!(!plan.contains("TEMP B-TREE"), "no sort: {plan}");
     let p99 = list_p99(&*store).await;
     println!("sqlite: ListTasks page of 50 among {MANY}: p99 {p99:?}");
@@ -866,6 +989,10 @@ async fn postgres_lists_from_the_index_without_sorting() {
     let store = Arc::new(store::PostgresStore::connect(&db.url).await.unwrap());
     let pool = store.pool();
     sqlx::query(&many_tasks_sql(&format!("generate_series(1, {MANY}) g")))
+        .execute(pool)
+        .await
+        .unwrap();
+    sqlx::query(&many_tasks_count_sql())
         .execute(pool)
         .await
         .unwrap();
@@ -889,6 +1016,13 @@ async fn postgres_lists_from_the_index_without_sorting() {
         );
         assert!(!plan.contains("Sort"), "no sort: {plan}");
     }
+    let plan: Vec<String> = sqlx::query_scalar(&format!("EXPLAIN {STATE_PAGE_QUERY}"))
+        .fetch_all(pool)
+        .await
+        .unwrap();
+    let plan = plan.join("\n");
+    assert!(plan.contains("a2a_tasks_state"), "{plan}");
+    assert!(!plan.contains("Sort"), "no sort: {plan}");
     let p99 = list_p99(&*store).await;
     println!("postgres: ListTasks page of 50 among {MANY}: p99 {p99:?}");
     let plan: Vec<String> = sqlx::query_scalar(&format!("EXPLAIN {PURGE_QUERY}"))

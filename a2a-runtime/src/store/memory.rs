@@ -823,45 +823,74 @@ impl TaskStore for InMemoryTaskStore {
         let after = query
             .page_token
             .as_deref()
-            .map(ListCursor::decode)
+            .map(|token| ListCursor::decode(token, query))
             .transpose()?;
-        let mut total = 0usize;
-        let mut page: Vec<(Arc<str>, Snapshot)> = Vec::with_capacity(query.page_size.min(100));
+        let size = query.page_size.clamp(1, 100);
+        let mut page: Vec<(Arc<str>, Snapshot)> = Vec::with_capacity(size);
         let mut last = None;
         let mut more = false;
+        let total;
         {
             let scopes = self.lock();
             let Some(s) = scopes.get(scope) else {
                 return Ok(TaskPage::default());
             };
-            for ((millis, id), _) in s.order.iter().rev() {
+            // Only the status timestamp filters the listing: its order alone answers (a task
+            // in the cut's own millisecond is checked, its timestamp may be finer).
+            let by_time_only = query.context_id.is_none() && query.state.is_none();
+            let cut = query.status_timestamp_after.map(|ts| ts.millis());
+            let matches = |millis: i64, id: &Arc<str>| {
+                if by_time_only && cut.is_none_or(|cut| millis > cut) {
+                    return true;
+                }
+                s.by_id
+                    .get(id)
+                    .is_some_and(|entry| entry.held.matches(query))
+            };
+            // Newest first, down to the cut.
+            let from = |upper: Option<&ListCursor>| {
+                let upper = upper.map(|a| (a.millis, Arc::<str>::from(a.id.as_str())));
+                let walk: Box<dyn Iterator<Item = (&Position, &bool)>> = match upper {
+                    Some(upper) => Box::new(s.order.range(..upper).rev()),
+                    None => Box::new(s.order.iter().rev()),
+                };
+                walk.take_while(move |((millis, _), _)| cut.is_none_or(|cut| *millis >= cut))
+                    .map(|((millis, id), _)| (*millis, id))
+            };
+            for (millis, id) in from(after.as_ref()) {
+                if !matches(millis, id) {
+                    continue;
+                }
+                if page.len() == size {
+                    more = true;
+                    break;
+                }
                 let Some(entry) = s.by_id.get(id) else {
                     continue;
                 };
-                if !entry.held.matches(query) {
-                    continue;
-                }
-                total += 1;
-                if after
-                    .as_ref()
-                    .is_some_and(|a| (*millis, &**id) >= (a.millis, a.id.as_str()))
-                {
-                    continue;
-                }
-                if page.len() < query.page_size {
-                    page.push((Arc::clone(id), entry.held.snapshot()));
-                    last = Some(*millis);
-                } else {
-                    more = true;
-                }
+                page.push((Arc::clone(id), entry.held.snapshot()));
+                last = Some(millis);
             }
+            let unfiltered = by_time_only && cut.is_none();
+            total = match after.as_ref().and_then(|a| a.total) {
+                // Counting is the expensive part: a later page reports the first page's count,
+                // unless the listing has no filter (then it is the scope's size); a first page
+                // that is also the last counts itself.
+                Some(total) if !unfiltered => total,
+                _ if unfiltered => s.order.len() as u64,
+                None if after.is_none() && !more => page.len() as u64,
+                _ => from(None)
+                    .filter(|(millis, id)| matches(*millis, id))
+                    .count() as u64,
+            };
         }
         let next_page_token = match (page.last(), last) {
             (Some((id, _)), Some(millis)) if more => ListCursor {
                 millis,
                 id: TaskId::from(&**id),
+                total: Some(total),
             }
-            .encode(),
+            .encode(query),
             _ => String::new(),
         };
         let tasks = page
@@ -870,7 +899,7 @@ impl TaskStore for InMemoryTaskStore {
             .collect::<Result<_, _>>()?;
         Ok(TaskPage {
             tasks,
-            total_size: total,
+            total_size: usize::try_from(total).unwrap_or(usize::MAX),
             next_page_token,
         })
     }
@@ -1143,7 +1172,11 @@ mod tests {
                 tasks: chunk.iter().map(|t| (*t).clone()).collect(),
                 total_size: matching.len(),
                 next_page_token: match chunk.last() {
-                    Some(last) if i + 1 < chunks.len() => ListCursor::of(last).encode(),
+                    Some(last) if i + 1 < chunks.len() => ListCursor {
+                        total: Some(matching.len() as u64),
+                        ..ListCursor::of(last)
+                    }
+                    .encode(query),
                     _ => String::new(),
                 },
             })

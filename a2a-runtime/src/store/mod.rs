@@ -183,43 +183,76 @@ pub struct TaskQuery {
 pub struct TaskPage {
     /// The tasks.
     pub tasks: Vec<Task>,
-    /// The number of matching tasks before pagination.
+    /// The number of matching tasks before pagination (see [`TaskStore::list`]).
     pub total_size: usize,
     /// The opaque token of the next page; empty on the last page.
     pub next_page_token: String,
 }
 
-/// The position of a task in the listing order: status timestamp (ms), then id, both descending.
+/// A position in the listing order (status timestamp in ms, then id, both descending), and the
+/// listing's total once its first page has counted it.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct ListCursor {
     /// Status timestamp in milliseconds since the epoch.
     pub millis: i64,
     /// The task id (tie breaker).
     pub id: TaskId,
+    /// The number of matching tasks as counted for the listing's first page, which later pages
+    /// report again instead of counting; `None` when not known.
+    pub total: Option<u64>,
 }
 
 impl ListCursor {
-    /// The cursor of `task`.
+    /// The cursor of `task` (no total).
     pub fn of(task: &Task) -> Self {
         Self {
             millis: task.status.timestamp.map_or(0, |t| t.millis()),
             id: task.id.clone(),
+            total: None,
         }
     }
 
-    /// The opaque token form.
-    pub fn encode(&self) -> String {
+    /// The opaque token form, for a listing with the filters of `query`.
+    pub fn encode(&self, query: &TaskQuery) -> String {
         use base64::Engine as _;
-        base64::engine::general_purpose::URL_SAFE_NO_PAD
-            .encode(format!("{}:{}", self.millis, self.id))
+        let total = self.total.map_or_else(|| "-".to_owned(), |t| t.to_string());
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!(
+            "v2:{}:{total}:{:016x}:{}",
+            self.millis,
+            filters_fingerprint(query),
+            self.id
+        ))
     }
 
-    /// Parses a token made by [`ListCursor::encode`].
-    pub fn decode(token: &str) -> Result<Self, StoreError> {
+    /// Parses a token made by [`ListCursor::encode`] (or by a release before totals were
+    /// carried). The total is kept only when `query` has the filters the token was made for.
+    pub fn decode(token: &str, query: &TaskQuery) -> Result<Self, StoreError> {
         let bytes =
             crate::json::Base64Bytes::decode(token).map_err(|_| StoreError::InvalidPageToken)?;
         let text = String::from_utf8(bytes.0).map_err(|_| StoreError::InvalidPageToken)?;
-        let (millis, id) = text.split_once(':').ok_or(StoreError::InvalidPageToken)?;
+        let (millis, total, id) = match text.strip_prefix("v2:") {
+            Some(rest) => {
+                let mut fields = rest.splitn(4, ':');
+                let (Some(millis), Some(total), Some(fingerprint), Some(id)) =
+                    (fields.next(), fields.next(), fields.next(), fields.next())
+                else {
+                    return Err(StoreError::InvalidPageToken);
+                };
+                let total = match total {
+                    "-" => None,
+                    t => Some(t.parse::<u64>().map_err(|_| StoreError::InvalidPageToken)?),
+                };
+                let fingerprint = u64::from_str_radix(fingerprint, 16)
+                    .map_err(|_| StoreError::InvalidPageToken)?;
+                let total = total.filter(|_| fingerprint == filters_fingerprint(query));
+                (millis, total, id)
+            }
+            // The first form: `millis:id`.
+            None => {
+                let (millis, id) = text.split_once(':').ok_or(StoreError::InvalidPageToken)?;
+                (millis, None, id)
+            }
+        };
         let millis = millis.parse().map_err(|_| StoreError::InvalidPageToken)?;
         if id.is_empty() {
             return Err(StoreError::InvalidPageToken);
@@ -227,14 +260,44 @@ impl ListCursor {
         Ok(Self {
             millis,
             id: TaskId::from(id),
+            total,
         })
     }
 }
 
-impl fmt::Display for ListCursor {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.encode())
+/// A fingerprint of `query`'s filters (FNV-1a, 64 bits), so that a total carried in a page
+/// token is reused only by the listing it was counted for. Stable across processes and
+/// releases: any instance may serve the next page.
+fn filters_fingerprint(query: &TaskQuery) -> u64 {
+    let mut hash = 0xcbf2_9ce4_8422_2325_u64;
+    let mut feed = |bytes: &[u8]| {
+        for b in bytes {
+            hash = (hash ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    };
+    match &query.context_id {
+        Some(c) => {
+            feed(b"c");
+            feed(&(c.as_str().len() as u64).to_le_bytes());
+            feed(c.as_str().as_bytes());
+        }
+        None => feed(b"-"),
     }
+    match query.state {
+        Some(s) => {
+            feed(b"s");
+            feed(s.as_str().as_bytes());
+        }
+        None => feed(b"-"),
+    }
+    match query.status_timestamp_after {
+        Some(ts) => {
+            feed(b"t");
+            feed(&ts.millis().to_le_bytes());
+        }
+        None => feed(b"-"),
+    }
+    hash
 }
 
 /// Durable storage of tasks and of each task's event log.
@@ -285,6 +348,10 @@ pub trait TaskStore: std::any::Any + Send + Sync + fmt::Debug + 'static {
     ) -> Result<Vec<SeqEvent>, StoreError>;
 
     /// One page of the tasks of `scope` matching `query`, newest status timestamp first.
+    ///
+    /// `total_size` is the number of matching tasks: counted now when the listing has no
+    /// filter, else counted for the listing's first page and carried by its page tokens
+    /// ([`ListCursor::total`]) to the later pages, which report it again.
     async fn list(&self, scope: &Scope, query: &TaskQuery) -> Result<TaskPage, StoreError>;
 
     /// Removes a task and its event log (retention). Returns whether it existed.
@@ -382,4 +449,91 @@ pub trait PushConfigStore: Send + Sync + fmt::Debug + 'static {
 
     /// Removes every config of `task_id` (the task was deleted).
     async fn delete_all(&self, scope: &Scope, task_id: &TaskId) -> Result<(), StoreError>;
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn page_tokens_carry_the_total_for_their_own_filters_only() {
+        let in_a = TaskQuery {
+            context_id: Some("a".into()),
+            ..TaskQuery::default()
+        };
+        let cursor = ListCursor {
+            millis: 1_700_000_000_123,
+            id: TaskId::from("task:with:colons"),
+            total: Some(42),
+        };
+        let token = cursor.encode(&in_a);
+        assert_eq!(ListCursor::decode(&token, &in_a).unwrap(), cursor);
+        // Page size and token are not filters.
+        let next_page = TaskQuery {
+            page_size: 7,
+            page_token: Some(token.clone()),
+            ..in_a.clone()
+        };
+        assert_eq!(
+            ListCursor::decode(&token, &next_page).unwrap().total,
+            Some(42)
+        );
+        for other in [
+            TaskQuery::default(),
+            TaskQuery {
+                context_id: Some("b".into()),
+                ..TaskQuery::default()
+            },
+            TaskQuery {
+                state: Some(TaskState::Completed),
+                ..in_a.clone()
+            },
+            TaskQuery {
+                status_timestamp_after: Timestamp::from_millis(1),
+                ..in_a.clone()
+            },
+        ] {
+            let decoded = ListCursor::decode(&token, &other).unwrap();
+            assert_eq!((decoded.millis, decoded.total), (cursor.millis, None));
+            assert_eq!(decoded.id, cursor.id);
+        }
+        // No total known.
+        let unknown = ListCursor {
+            total: None,
+            ..cursor.clone()
+        };
+        assert_eq!(
+            ListCursor::decode(&unknown.encode(&in_a), &in_a).unwrap(),
+            unknown
+        );
+        // The first form (`millis:id`), from before totals were carried.
+        use base64::Engine as _;
+        let old = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode("5:t:1");
+        assert_eq!(
+            ListCursor::decode(&old, &in_a).unwrap(),
+            ListCursor {
+                millis: 5,
+                id: TaskId::from("t:1"),
+                total: None
+            }
+        );
+        for bad in [
+            "v2:5:x:0:t",
+            "v2:5:1:zz:t",
+            "v2:5:1:0:",
+            "v2:5:1",
+            "x:t",
+            "5:",
+        ] {
+            let token = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bad);
+            assert!(
+                matches!(
+                    ListCursor::decode(&token, &in_a),
+                    Err(StoreError::InvalidPageToken)
+                ),
+                "{bad}"
+            );
+        }
+    }
 }

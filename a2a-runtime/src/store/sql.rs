@@ -150,6 +150,34 @@ macro_rules! sql_store {
             }
         }
 
+        /// The number of tasks in `scope` matching `query`'s filters: the kept count of the
+        /// scope when there are none (`unfiltered`), else a count the indexes answer.
+        async fn count_matching(
+            pool: &sqlx::Pool<$db>,
+            scope: &Scope,
+            query: &TaskQuery,
+            unfiltered: bool,
+        ) -> Result<u64, StoreError> {
+            let n: i64 = if unfiltered {
+                sqlx::query_scalar("SELECT n FROM a2a_task_counts WHERE tenant = $1 AND owner = $2")
+                    .bind(scope.tenant.as_str())
+                    .bind(&*scope.owner)
+                    .fetch_optional(pool)
+                    .await
+                    .map_err(backend)?
+                    .unwrap_or(0)
+            } else {
+                let mut count = sqlx::QueryBuilder::<$db>::new("SELECT COUNT(*) FROM a2a_tasks");
+                push_filters(&mut count, scope, query);
+                count
+                    .build_query_scalar::<i64>()
+                    .fetch_one(pool)
+                    .await
+                    .map_err(backend)?
+            };
+            Ok(u64::try_from(n).unwrap_or(0))
+        }
+
         /// Appends, in the transaction `tx` that logs event `seq` of task `id` (encoded as
         /// `event`), one push delivery per config the task has, in config order (none when it
         /// has none): the delivery is durable exactly when its event is. A direct Message
@@ -768,16 +796,12 @@ macro_rules! sql_store {
                 let after = query
                     .page_token
                     .as_deref()
-                    .map(ListCursor::decode)
+                    .map(|token| ListCursor::decode(token, query))
                     .transpose()?;
                 let size = query.page_size.clamp(1, 100);
-                let mut count = sqlx::QueryBuilder::<$db>::new("SELECT COUNT(*) FROM a2a_tasks");
-                push_filters(&mut count, scope, query);
-                let total: i64 = count
-                    .build_query_scalar::<i64>()
-                    .fetch_one(&self.pool)
-                    .await
-                    .map_err(backend)?;
+                let unfiltered = query.context_id.is_none()
+                    && query.state.is_none()
+                    && query.status_timestamp_after.is_none();
                 let mut page = sqlx::QueryBuilder::<$db>::new(
                     "SELECT id, status_ms, body, split FROM a2a_tasks",
                 );
@@ -797,6 +821,14 @@ macro_rules! sql_store {
                     .await
                     .map_err(backend)?;
                 let more = rows.len() > size;
+                let total = match after.as_ref().and_then(|a| a.total) {
+                    // Counting is the expensive part: a later page reports the first page's
+                    // count, unless the listing has no filter (a kept count answers that); a
+                    // first page that is also the last counts itself.
+                    Some(total) if !unfiltered => total,
+                    None if after.is_none() && !more => rows.len() as u64,
+                    _ => count_matching(&self.pool, scope, query, unfiltered).await?,
+                };
                 let mut tasks = Vec::with_capacity(size);
                 let mut last = None;
                 for row in rows.into_iter().take(size) {
@@ -814,15 +846,16 @@ macro_rules! sql_store {
                     last = Some(ListCursor {
                         millis,
                         id: TaskId::from(id),
+                        total: Some(total),
                     });
                 }
                 let next_page_token = match last {
-                    Some(cursor) if more => cursor.encode(),
+                    Some(cursor) if more => cursor.encode(query),
                     _ => String::new(),
                 };
                 Ok(TaskPage {
                     tasks,
-                    total_size: usize::try_from(total).unwrap_or(0),
+                    total_size: usize::try_from(total).unwrap_or(usize::MAX),
                     next_page_token,
                 })
             }

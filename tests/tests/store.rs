@@ -671,6 +671,66 @@ async fn postgres_store_conforms() {
     conformance(stores).await;
 }
 
+/// Writes that share a transaction: one the database refuses (PostgreSQL takes no NUL in a
+/// text column) fails alone; the others are written with their events, and counted.
+#[tokio::test]
+async fn postgres_a_write_the_database_refuses_fails_alone() {
+    let db = PgDatabase::create().await;
+    let stores = store::connect(&db.url).await.unwrap();
+    let scope = Scope::new("batch", "owner");
+    let existing = task("e0", "c", TaskState::Working, 100);
+    stores.tasks.create(&scope, &existing, None).await.unwrap();
+    for _round in 0..3 {
+        let creates = (0..12).map(|i| {
+            let ctx = if i == 5 { "bad\0context" } else { "c" };
+            let mut t = task(&format!("b{i}"), ctx, TaskState::Submitted, 200 + i);
+            t.id = format!("b{i}-{_round}").into();
+            (i, t)
+        });
+        let results = futures::future::join_all(creates.map(|(i, t)| {
+            let (scope, store) = (scope.clone(), stores.tasks.clone());
+            async move {
+                let event = StreamResponse::Task(t.clone());
+                (
+                    i,
+                    t.id.clone(),
+                    store.create(&scope, &t, Some(&event)).await,
+                )
+            }
+        }))
+        .await;
+        for (i, id, result) in results {
+            if i == 5 {
+                assert!(matches!(result, Err(StoreError::Backend(_))), "{result:?}");
+                assert!(stores.tasks.get(&scope, &id).await.unwrap().is_none());
+            } else {
+                assert_eq!(result.unwrap(), 1);
+                let events = stores.tasks.events_after(&scope, &id, 0, 10).await.unwrap();
+                assert_eq!(events.len(), 1, "{id}");
+            }
+        }
+    }
+    // An update refused the same way leaves the task as it was.
+    let mut bad = existing.clone();
+    bad.context_id = "bad\0context".into();
+    assert!(matches!(
+        stores.tasks.update(&scope, &bad, 1, None).await,
+        Err(StoreError::Backend(_))
+    ));
+    assert_eq!(
+        stores
+            .tasks
+            .get(&scope, &existing.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .version,
+        1
+    );
+    let listed = stores.tasks.list(&scope, &query(5)).await.unwrap();
+    assert_eq!(listed.total_size, 1 + 3 * 11);
+}
+
 /// Appends `chunks` chunks of about 1 KiB to one artifact of task `id`, one event each, and
 /// returns what the store wrote (task row bodies plus item bodies, counted by triggers in the
 /// database) for each of the last `last` events.

@@ -41,7 +41,7 @@ impl PostgresStore {
             .await
             .map_err(|e| StoreError::Backend(format!("migrating the PostgreSQL schema: {e}")))?;
         Ok(Self {
-            writer: Self::writer_for(&pool, WRITERS),
+            writer: Self::writer_for(&pool, WRITERS, || {}),
             pool,
             max_dead: super::sql_outbox::DEFAULT_MAX_DEAD,
         })

@@ -111,7 +111,9 @@ macro_rules! sql_store {
             Timestamp,
         };
         use sqlx::Row as _;
-        use $crate::store::sql_writer::{Done, Failure, Job, Op, QUEUE, Row, RunBatch, Writer};
+        use $crate::store::sql_writer::{
+            Done, Failure, Job, MAX_BATCH, Op, QUEUE, Row, RunBatch, Stop, Writer,
+        };
         use $crate::store::sql::driver;
 
         /// Appends `WHERE state IN (states) AND updated_ms < before` to a statement on
@@ -176,36 +178,6 @@ macro_rules! sql_store {
                     .map_err(backend)?
             };
             Ok(u64::try_from(n).unwrap_or(0))
-        }
-
-        /// Appends, in the transaction `tx` that logs event `seq` of task `id` (encoded as
-        /// `event`), one push delivery per config the task has, in config order (none when it
-        /// has none): the delivery is durable exactly when its event is. A direct Message
-        /// reply is never logged, so it is never delivered either.
-        async fn enqueue_deliveries(
-            tx: &mut sqlx::Transaction<'_, $db>,
-            scope: &Scope,
-            id: &TaskId,
-            seq: i64,
-            event: &str,
-            now: i64,
-        ) -> Result<(), StoreError> {
-            sqlx::query(
-                "INSERT INTO a2a_push_outbox \
-                 (tenant, owner, task_id, config_id, seq, payload, enqueued_ms, next_ms) \
-                 SELECT tenant, owner, task_id, id, $4, $5, $6, $6 FROM a2a_push_configs \
-                 WHERE tenant = $1 AND owner = $2 AND task_id = $3 ORDER BY ord",
-            )
-            .bind(scope.tenant.as_str())
-            .bind(&*scope.owner)
-            .bind(id.as_str())
-            .bind(seq)
-            .bind(event.as_bytes())
-            .bind(now)
-            .execute(&mut **tx)
-            .await
-            .map_err(backend)?;
-            Ok(())
         }
 
         /// The task's encoded form for its row: whole, or split when large (see
@@ -362,169 +334,255 @@ macro_rules! sql_store {
             })
         }
 
-        /// Logs `row`'s event as sequence number `seq`, with its push deliveries.
-        async fn log_event(
+        /// Inserts the new tasks of jobs `ks` (all creates) in one statement; returns the keys
+        /// of the rows it inserted (an id that exists already, or twice in `ks`, is inserted
+        /// once at most).
+        async fn insert_tasks(
             tx: &mut sqlx::Transaction<'static, $db>,
-            row: &Row,
-            seq: i64,
+            jobs: &[Job],
+            ks: &[usize],
             now: i64,
-        ) -> Result<(), StoreError> {
-            let Some(event) = &row.event else {
-                return Ok(());
-            };
-            sqlx::query(
-                "INSERT INTO a2a_events (tenant, owner, task_id, seq, created_ms, body) \
-                 VALUES ($1, $2, $3, $4, $5, $6)",
-            )
-            .bind(row.scope.tenant.as_str())
-            .bind(&*row.scope.owner)
-            .bind(row.id.as_str())
-            .bind(seq)
-            .bind(now)
-            .bind(event.as_str())
-            .execute(&mut **tx)
-            .await
-            .map_err(backend)?;
-            enqueue_deliveries(tx, &row.scope, &row.id, seq, event, now).await
-        }
-
-        /// Inserts a new task (version 1) with its first event.
-        async fn apply_create(
-            tx: &mut sqlx::Transaction<'static, $db>,
-            row: &mut Row,
-            now: i64,
-        ) -> Result<Done, Failure> {
-            let inserted = sqlx::query(
+        ) -> Result<std::collections::HashSet<(String, String, String)>, StoreError> {
+            let rows = ks.iter().filter_map(|&k| match &jobs[k].op {
+                Op::Create(row) => Some(row),
+                _ => None,
+            });
+            let mut q = sqlx::QueryBuilder::<$db>::new(
                 "INSERT INTO a2a_tasks \
                  (tenant, owner, id, context_id, state, status_ms, version, created_ms, \
-                  updated_ms, body, split) \
-                 VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $7, $8, $9) ON CONFLICT DO NOTHING",
+                  updated_ms, body, split) ",
+            );
+            q.push_values(rows, |mut b, row| {
+                b.push_bind(row.scope.tenant.as_str())
+                    .push_bind(&*row.scope.owner)
+                    .push_bind(row.id.as_str())
+                    .push_bind(row.context_id.as_str())
+                    .push_bind(row.state)
+                    .push_bind(row.status_ms)
+                    .push_bind(1_i64)
+                    .push_bind(now)
+                    .push_bind(now)
+                    .push_bind(row.body.as_str())
+                    .push_bind(row.split.is_some());
+            });
+            q.push(" ON CONFLICT DO NOTHING RETURNING tenant, owner, id");
+            let inserted = q.build().fetch_all(&mut **tx).await.map_err(backend)?;
+            inserted
+                .iter()
+                .map(|r| Ok((r.try_get(0).map_err(backend)?, r.try_get(1).map_err(backend)?, r.try_get(2).map_err(backend)?)))
+                .collect()
+        }
+
+        /// Logs the events `(job, seq)` of written tasks in one statement.
+        async fn insert_events(
+            tx: &mut sqlx::Transaction<'static, $db>,
+            jobs: &[Job],
+            events: &[(usize, i64)],
+            now: i64,
+        ) -> Result<(), StoreError> {
+            let rows = events.iter().filter_map(|&(k, seq)| match &jobs[k].op {
+                Op::Create(row) | Op::Update { row, .. } => {
+                    row.event.as_deref().map(|event| (row, seq, event))
+                }
+                _ => None,
+            });
+            let mut q = sqlx::QueryBuilder::<$db>::new(
+                "INSERT INTO a2a_events (tenant, owner, task_id, seq, created_ms, body) ",
+            );
+            q.push_values(rows, |mut b, (row, seq, event)| {
+                b.push_bind(row.scope.tenant.as_str())
+                    .push_bind(&*row.scope.owner)
+                    .push_bind(row.id.as_str())
+                    .push_bind(seq)
+                    .push_bind(now)
+                    .push_bind(event);
+            });
+            q.build().execute(&mut **tx).await.map_err(backend)?;
+            Ok(())
+        }
+
+        /// Appends one push delivery per config of each event's task (none for a task without
+        /// configs), events in the given order and each task's configs in config order, in one
+        /// statement: a delivery is durable exactly when its event is. A direct Message reply
+        /// is never logged, so it is never delivered either.
+        async fn enqueue_deliveries(
+            tx: &mut sqlx::Transaction<'static, $db>,
+            jobs: &[Job],
+            events: &[(usize, i64)],
+            now: i64,
+        ) -> Result<(), StoreError> {
+            let rows = events.iter().enumerate().filter_map(|(n, &(k, seq))| match &jobs[k].op {
+                Op::Create(row) | Op::Update { row, .. } => row
+                    .event
+                    .as_deref()
+                    .map(|event| (row, seq, event, i64::try_from(n).unwrap_or(i64::MAX))),
+                _ => None,
+            });
+            let mut q = sqlx::QueryBuilder::<$db>::new(
+                "INSERT INTO a2a_push_outbox \
+                 (tenant, owner, task_id, config_id, seq, payload, enqueued_ms, next_ms) \
+                 SELECT c.tenant, c.owner, c.task_id, c.id, v.column4, v.column5, ",
+            );
+            q.push_bind(now);
+            q.push(", ");
+            q.push_bind(now);
+            q.push(" FROM (");
+            q.push_values(rows, |mut b, (row, seq, event, n)| {
+                b.push_bind(row.scope.tenant.as_str())
+                    .push_bind(&*row.scope.owner)
+                    .push_bind(row.id.as_str())
+                    .push_bind(seq)
+                    .push_bind(event.as_bytes())
+                    .push_bind(n);
+            });
+            q.push(
+                ") AS v JOIN a2a_push_configs c ON c.tenant = v.column1 AND c.owner = v.column2 \
+                 AND c.task_id = v.column3 ORDER BY v.column6, c.ord",
+            );
+            q.build().execute(&mut **tx).await.map_err(backend)?;
+            Ok(())
+        }
+
+        /// Replaces the tasks of jobs `ks` (all updates, each task at most once), each only
+        /// where it is stored at the version its job expects, in one statement; returns the
+        /// keys of the rows it replaced.
+        ///
+        /// The version check and the write are one statement: of two writers that read the
+        /// same version, exactly one matches it. A split task is only replaced by a split
+        /// write (a task once split stays split).
+        async fn update_tasks(
+            tx: &mut sqlx::Transaction<'static, $db>,
+            jobs: &[Job],
+            ks: &[usize],
+            now: i64,
+        ) -> Result<std::collections::HashSet<(String, String, String)>, StoreError> {
+            let rows = ks.iter().filter_map(|&k| match &jobs[k].op {
+                Op::Update { row, expected } => Some((row, *expected)),
+                _ => None,
+            });
+            let mut q = sqlx::QueryBuilder::<$db>::new(
+                "UPDATE a2a_tasks SET context_id = v.column4, state = v.column5, \
+                 status_ms = v.column6, version = v.column7, updated_ms = v.column8, \
+                 body = v.column9, split = v.column11 FROM (",
+            );
+            q.push_values(rows, |mut b, (row, expected)| {
+                b.push_bind(row.scope.tenant.as_str())
+                    .push_bind(&*row.scope.owner)
+                    .push_bind(row.id.as_str())
+                    .push_bind(row.context_id.as_str())
+                    .push_bind(row.state)
+                    .push_bind(row.status_ms)
+                    .push_bind(expected.saturating_add(1))
+                    .push_bind(now)
+                    .push_bind(row.body.as_str())
+                    .push_bind(expected)
+                    .push_bind(row.split.is_some());
+            });
+            q.push(
+                ") AS v WHERE a2a_tasks.tenant = v.column1 AND a2a_tasks.owner = v.column2 \
+                 AND a2a_tasks.id = v.column3 AND a2a_tasks.version = v.column10 \
+                 AND (NOT a2a_tasks.split OR v.column11) \
+                 RETURNING a2a_tasks.tenant, a2a_tasks.owner, a2a_tasks.id",
+            );
+            let updated = q.build().fetch_all(&mut **tx).await.map_err(backend)?;
+            updated
+                .iter()
+                .map(|r| Ok((r.try_get(0).map_err(backend)?, r.try_get(1).map_err(backend)?, r.try_get(2).map_err(backend)?)))
+                .collect()
+        }
+
+        /// Why the update of `row` at version `expected` replaced nothing: the task is gone,
+        /// another writer got there first, or it is stored split and the write was not.
+        async fn refusal(
+            tx: &mut sqlx::Transaction<'static, $db>,
+            row: &Row,
+            expected: i64,
+        ) -> Result<Done, Failure> {
+            let found = sqlx::query(
+                "SELECT version FROM a2a_tasks WHERE tenant = $1 AND owner = $2 AND id = $3",
             )
             .bind(row.scope.tenant.as_str())
             .bind(&*row.scope.owner)
             .bind(row.id.as_str())
-            .bind(row.context_id.as_str())
-            .bind(row.state)
-            .bind(row.status_ms)
-            .bind(now)
-            .bind(row.body.as_str())
-            .bind(row.split.is_some())
-            .execute(&mut **tx)
+            .fetch_optional(&mut **tx)
             .await
             .map_err(driver)?;
-            if inserted.rows_affected() == 0 {
+            let Some(found) = found else {
                 return Err(Failure::Refused(StoreError::Exists(
                     row.id.clone(),
-                    "already exists",
+                    "does not exist",
                 )));
+            };
+            let found_version: i64 = found.try_get(0).map_err(driver)?;
+            if found_version == expected {
+                return Ok(Done::NeedsSplit);
             }
-            if let Some(split) = &mut row.split {
-                write_items(tx, &row.scope, &row.id, split).await.map_err(Failure::Driver)?;
-            }
-            log_event(tx, row, 1, now).await.map_err(Failure::Driver)?;
-            Ok(Done::Version(1))
+            Err(Failure::Refused(StoreError::Conflict {
+                task_id: row.id.clone(),
+                expected: to_u64(expected).map_err(Failure::Refused)?,
+                found: to_u64(found_version).map_err(Failure::Refused)?,
+            }))
         }
 
-        /// Replaces a task stored at version `expected`.
-        async fn apply_update(
+        /// A lease's execution number as a column (saturating: the counter of one process
+        /// never gets there).
+        fn execution(lease: &$crate::store::Lease) -> i64 {
+            i64::try_from(lease.execution).unwrap_or(i64::MAX)
+        }
+
+        /// Records (or extends) the leases of jobs `ks` (all acquires) in one statement.
+        async fn upsert_leases(
             tx: &mut sqlx::Transaction<'static, $db>,
-            row: &mut Row,
-            expected: i64,
-            now: i64,
-        ) -> Result<Done, Failure> {
-            let version = expected + 1;
-            // The version check and the write are one statement: of two writers that read
-            // the same version, exactly one matches it. A split task is only replaced by a
-            // split write (a task once split stays split).
-            let updated = sqlx::query(
-                "UPDATE a2a_tasks SET context_id = $4, state = $5, status_ms = $6, \
-                 version = $7, updated_ms = $8, body = $9, split = $11 \
-                 WHERE tenant = $1 AND owner = $2 AND id = $3 AND version = $10 \
-                 AND (NOT split OR $11)",
-            )
-            .bind(row.scope.tenant.as_str())
-            .bind(&*row.scope.owner)
-            .bind(row.id.as_str())
-            .bind(row.context_id.as_str())
-            .bind(row.state)
-            .bind(row.status_ms)
-            .bind(version)
-            .bind(now)
-            .bind(row.body.as_str())
-            .bind(expected)
-            .bind(row.split.is_some())
-            .execute(&mut **tx)
-            .await
-            .map_err(driver)?;
-            if updated.rows_affected() == 0 {
-                let found = sqlx::query(
-                    "SELECT version, split FROM a2a_tasks \
-                     WHERE tenant = $1 AND owner = $2 AND id = $3",
-                )
-                .bind(row.scope.tenant.as_str())
-                .bind(&*row.scope.owner)
-                .bind(row.id.as_str())
-                .fetch_optional(&mut **tx)
-                .await
-                .map_err(driver)?;
-                let Some(found) = found else {
-                    return Err(Failure::Refused(StoreError::Exists(
-                        row.id.clone(),
-                        "does not exist",
-                    )));
+            jobs: &[Job],
+            ks: &[usize],
+        ) -> Result<(), StoreError> {
+            let leases = ks.iter().filter_map(|&k| match &jobs[k].op {
+                Op::Acquire { lease, expires_ms } => Some((lease, *expires_ms)),
+                _ => None,
+            });
+            let mut q = sqlx::QueryBuilder::<$db>::new(
+                "INSERT INTO a2a_leases (instance, execution, tenant, owner, task_id, expires_ms) ",
+            );
+            q.push_values(leases, |mut b, (lease, expires_ms)| {
+                b.push_bind(lease.instance.as_str())
+                    .push_bind(execution(lease))
+                    .push_bind(lease.scope.tenant.as_str())
+                    .push_bind(&*lease.scope.owner)
+                    .push_bind(lease.task_id.as_str())
+                    .push_bind(expires_ms);
+            });
+            q.push(
+                " ON CONFLICT (instance, execution) DO UPDATE SET expires_ms = excluded.expires_ms",
+            );
+            q.build().execute(&mut **tx).await.map_err(backend)?;
+            Ok(())
+        }
+
+        /// Removes the leases of jobs `ks` (all releases: executions that returned) in one
+        /// statement.
+        async fn delete_leases(
+            tx: &mut sqlx::Transaction<'static, $db>,
+            jobs: &[Job],
+            ks: &[usize],
+        ) -> Result<(), StoreError> {
+            let mut q = sqlx::QueryBuilder::<$db>::new(
+                "DELETE FROM a2a_leases WHERE (instance, execution) IN (VALUES ",
+            );
+            let mut first = true;
+            for &k in ks {
+                let Op::Release(lease) = &jobs[k].op else {
+                    continue;
                 };
-                let found_version: i64 = found.try_get(0).map_err(driver)?;
-                if found_version == expected {
-                    return Ok(Done::NeedsSplit);
-                }
-                return Err(Failure::Refused(StoreError::Conflict {
-                    task_id: row.id.clone(),
-                    expected: to_u64(expected).map_err(Failure::Refused)?,
-                    found: to_u64(found_version).map_err(Failure::Refused)?,
-                }));
+                q.push(if first { "(" } else { ", (" });
+                first = false;
+                q.push_bind(lease.instance.as_str());
+                q.push(", ");
+                q.push_bind(execution(lease));
+                q.push(")");
             }
-            if let Some(split) = &mut row.split {
-                write_items(tx, &row.scope, &row.id, split).await.map_err(Failure::Driver)?;
-            }
-            log_event(tx, row, version, now).await.map_err(Failure::Driver)?;
-            Ok(Done::Version(to_u64(version).map_err(Failure::Refused)?))
-        }
-
-        /// Records (or extends) a lease of a running execution.
-        async fn apply_acquire(
-            tx: &mut sqlx::Transaction<'static, $db>,
-            lease: &$crate::store::Lease,
-            expires_ms: i64,
-        ) -> Result<Done, Failure> {
-            sqlx::query(
-                "INSERT INTO a2a_leases (instance, execution, tenant, owner, task_id, expires_ms) \
-                 VALUES ($1, $2, $3, $4, $5, $6) \
-                 ON CONFLICT (instance, execution) DO UPDATE SET expires_ms = excluded.expires_ms",
-            )
-            .bind(lease.instance.as_str())
-            .bind(to_i64(lease.execution).map_err(Failure::Refused)?)
-            .bind(lease.scope.tenant.as_str())
-            .bind(&*lease.scope.owner)
-            .bind(lease.task_id.as_str())
-            .bind(expires_ms)
-            .execute(&mut **tx)
-            .await
-            .map_err(driver)?;
-            Ok(Done::Lease)
-        }
-
-        /// Removes the lease of an execution that returned.
-        async fn apply_release(
-            tx: &mut sqlx::Transaction<'static, $db>,
-            lease: &$crate::store::Lease,
-        ) -> Result<Done, Failure> {
-            sqlx::query("DELETE FROM a2a_leases WHERE instance = $1 AND execution = $2")
-                .bind(lease.instance.as_str())
-                .bind(to_i64(lease.execution).map_err(Failure::Refused)?)
-                .execute(&mut **tx)
-                .await
-                .map_err(driver)?;
-            Ok(Done::Lease)
+            q.push(")");
+            q.build().execute(&mut **tx).await.map_err(backend)?;
+            Ok(())
         }
 
         /// Adds `delta` to the task count of each scope (the unfiltered listing's total), in
@@ -551,42 +609,160 @@ macro_rules! sql_store {
             Ok(())
         }
 
-        /// Applies `jobs` in one transaction. Refused writes are answered in the outcomes;
-        /// a driver error stops the batch: `Err((Some(k), e))` for job `k`'s, `Err((None, e))`
-        /// when the transaction itself failed.
+        /// Applies `jobs` (in key order: creates, updates, leases) in one transaction and
+        /// returns each job's outcome; a refused write changes nothing and the others go on.
+        /// With `shared`, the new tasks, the events and the look-up of push configs are one
+        /// statement each for the whole batch; without, one per job, so that a failing
+        /// statement names its job.
         async fn write_batch(
             pool: &sqlx::Pool<$db>,
             jobs: &mut [Job],
-        ) -> Result<Vec<Result<Done, StoreError>>, (Option<usize>, StoreError)> {
+            shared: bool,
+        ) -> Result<Vec<Result<Done, StoreError>>, Stop> {
             let mut tx = <$store>::begin_write(pool)
                 .await
-                .map_err(|e| (None, backend(e)))?;
+                .map_err(|e| Stop::Whole(backend(e)))?;
             let now = now_ms();
-            let mut outcomes = Vec::with_capacity(jobs.len());
-            for (k, job) in jobs.iter_mut().enumerate() {
-                let outcome = match &mut job.op {
-                    Op::Create(row) => apply_create(&mut tx, row, now).await,
-                    Op::Update { row, expected } => {
-                        apply_update(&mut tx, row, *expected, now).await
+            let group = if shared { MAX_BATCH } else { 1 };
+            // A failed statement of several jobs, or of job `k` alone.
+            let stop = |ks: &[usize], e: StoreError| match ks {
+                [k] => Stop::Job(*k, e),
+                _ => Stop::Shared(e),
+            };
+            let mut outcomes: Vec<Option<Result<Done, StoreError>>> =
+                jobs.iter().map(|_| None).collect();
+
+            let creates: Vec<usize> = (0..jobs.len())
+                .filter(|&k| matches!(jobs[k].op, Op::Create(_)))
+                .collect();
+            for ks in creates.chunks(group) {
+                let mut inserted = insert_tasks(&mut tx, jobs, ks, now)
+                    .await
+                    .map_err(|e| stop(ks, e))?;
+                for &k in ks {
+                    let Op::Create(row) = &mut jobs[k].op else {
+                        continue;
+                    };
+                    let key = (
+                        row.scope.tenant.clone(),
+                        row.scope.owner.to_string(),
+                        row.id.as_str().to_owned(),
+                    );
+                    if !inserted.remove(&key) {
+                        outcomes[k] = Some(Err(StoreError::Exists(
+                            row.id.clone(),
+                            "already exists",
+                        )));
+                        continue;
                     }
-                    Op::Acquire { lease, expires_ms } => {
-                        apply_acquire(&mut tx, lease, *expires_ms).await
+                    if let Some(split) = &mut row.split {
+                        write_items(&mut tx, &row.scope, &row.id, split)
+                            .await
+                            .map_err(|e| Stop::Job(k, e))?;
                     }
-                    Op::Release(lease) => apply_release(&mut tx, lease).await,
-                };
-                match outcome {
-                    Ok(done) => outcomes.push(Ok(done)),
-                    Err(Failure::Refused(e)) => outcomes.push(Err(e)),
-                    Err(Failure::Driver(e)) => return Err((Some(k), e)),
+                    outcomes[k] = Some(Ok(Done::Version(1)));
                 }
             }
+            // Updates, in rounds that hold each task once (a second write of a task in the
+            // batch is checked against the first's outcome).
+            let mut rounds: Vec<Vec<usize>> = Vec::new();
+            let mut seen = std::collections::HashMap::new();
+            for k in 0..jobs.len() {
+                let Op::Update { row, .. } = &jobs[k].op else {
+                    continue;
+                };
+                let round = seen
+                    .entry((&row.scope, row.id.as_str()))
+                    .and_modify(|r| *r += 1)
+                    .or_insert(0_usize);
+                if rounds.len() <= *round {
+                    rounds.push(Vec::new());
+                }
+                rounds[*round].push(k);
+            }
+            drop(seen);
+            for round in &rounds {
+                for ks in round.chunks(group) {
+                    let mut updated = update_tasks(&mut tx, jobs, ks, now)
+                        .await
+                        .map_err(|e| stop(ks, e))?;
+                    for &k in ks {
+                        let Op::Update { row, expected } = &mut jobs[k].op else {
+                            continue;
+                        };
+                        let key = (
+                            row.scope.tenant.clone(),
+                            row.scope.owner.to_string(),
+                            row.id.as_str().to_owned(),
+                        );
+                        let outcome = if updated.remove(&key) {
+                            if let Some(split) = &mut row.split {
+                                write_items(&mut tx, &row.scope, &row.id, split)
+                                    .await
+                                    .map_err(|e| Stop::Job(k, e))?;
+                            }
+                            to_u64(expected.saturating_add(1)).map(Done::Version)
+                        } else {
+                            match refusal(&mut tx, row, *expected).await {
+                                Ok(done) => Ok(done),
+                                Err(Failure::Refused(e)) => Err(e),
+                                Err(Failure::Driver(e)) => return Err(Stop::Job(k, e)),
+                            }
+                        };
+                        outcomes[k] = Some(outcome);
+                    }
+                }
+            }
+            // Leases: every acquire, then every release.
+            let acquires: Vec<usize> = (0..jobs.len())
+                .filter(|&k| matches!(jobs[k].op, Op::Acquire { .. }))
+                .collect();
+            for ks in acquires.chunks(group) {
+                upsert_leases(&mut tx, jobs, ks).await.map_err(|e| stop(ks, e))?;
+                for &k in ks {
+                    outcomes[k] = Some(Ok(Done::Lease));
+                }
+            }
+            let releases: Vec<usize> = (0..jobs.len())
+                .filter(|&k| matches!(jobs[k].op, Op::Release(_)))
+                .collect();
+            for ks in releases.chunks(group) {
+                delete_leases(&mut tx, jobs, ks).await.map_err(|e| stop(ks, e))?;
+                for &k in ks {
+                    outcomes[k] = Some(Ok(Done::Lease));
+                }
+            }
+
+            // The events of the tasks written, then their push deliveries.
+            let events: Vec<(usize, i64)> = jobs
+                .iter()
+                .zip(&outcomes)
+                .enumerate()
+                .filter_map(|(k, (job, outcome))| match (&job.op, outcome) {
+                    (
+                        Op::Create(row) | Op::Update { row, .. },
+                        Some(Ok(Done::Version(v))),
+                    ) if row.event.is_some() => i64::try_from(*v).ok().map(|seq| (k, seq)),
+                    _ => None,
+                })
+                .collect();
+            for chunk in events.chunks(group) {
+                let ks: Vec<usize> = chunk.iter().map(|(k, _)| *k).collect();
+                insert_events(&mut tx, jobs, chunk, now)
+                    .await
+                    .map_err(|e| stop(&ks, e))?;
+                enqueue_deliveries(&mut tx, jobs, chunk, now)
+                    .await
+                    .map_err(|e| stop(&ks, e))?;
+            }
+
             let mut counts = std::collections::BTreeMap::new();
             let mut changes = Vec::new();
             for (job, outcome) in jobs.iter().zip(&outcomes) {
                 let (Op::Create(row) | Op::Update { row, .. }) = &job.op else {
                     continue;
                 };
-                let Ok(Done::Version(version)) = outcome else {
+                let Some(Ok(Done::Version(version))) = outcome else {
                     continue;
                 };
                 if matches!(job.op, Op::Create(_)) {
@@ -596,28 +772,44 @@ macro_rules! sql_store {
                 }
                 changes.push((&row.scope, &row.id, *version));
             }
-            adjust_counts(&mut tx, &counts).await.map_err(|e| (None, e))?;
+            adjust_counts(&mut tx, &counts).await.map_err(Stop::Whole)?;
             <$store>::notify_written(&mut tx, &changes)
                 .await
-                .map_err(|e| (None, backend(e)))?;
-            tx.commit().await.map_err(|e| (None, backend(e)))?;
-            Ok(outcomes)
+                .map_err(|e| Stop::Whole(backend(e)))?;
+            tx.commit().await.map_err(|e| Stop::Whole(backend(e)))?;
+            Ok(outcomes
+                .into_iter()
+                .map(|o| {
+                    o.unwrap_or_else(|| Err(StoreError::Backend("the write was not applied".into())))
+                })
+                .collect())
         }
 
         /// Commits `jobs` (see [`sql_writer`](crate::store::sql_writer)) and answers each:
         /// in one transaction, or, when a driver error aborted it, again without the write
-        /// that failed.
-        async fn run_batch(pool: sqlx::Pool<$db>, mut jobs: Vec<Job>) {
+        /// that failed (first with one statement per job when the failed statement served
+        /// several).
+        async fn run_batch(
+            pool: sqlx::Pool<$db>,
+            mut jobs: Vec<Job>,
+            committed: std::sync::Arc<dyn Fn() + Send + Sync>,
+        ) {
             jobs.sort_by(|a, b| a.op.key().cmp(&b.op.key()));
+            let mut shared = true;
             while !jobs.is_empty() {
-                match write_batch(&pool, &mut jobs).await {
+                match write_batch(&pool, &mut jobs, shared).await {
                     Ok(outcomes) => {
+                        committed();
                         for (job, outcome) in jobs.drain(..).zip(outcomes) {
                             job.answer(outcome);
                         }
                     }
-                    Err((Some(k), e)) => jobs.remove(k).answer(Err(e)),
-                    Err((None, e)) => {
+                    Err(Stop::Job(k, e)) => jobs.remove(k).answer(Err(e)),
+                    Err(Stop::Shared(e)) => {
+                        tracing::debug!(error = %e, "a statement of several writes failed; redoing them one by one");
+                        shared = false;
+                    }
+                    Err(Stop::Whole(e)) => {
                         let message = e.to_string();
                         for job in jobs.drain(..) {
                             job.answer(Err(StoreError::Backend(message.clone())));
@@ -628,11 +820,18 @@ macro_rules! sql_store {
         }
 
         impl $store {
-            /// The write queue of a store on `pool`, with `writers` transactions at once.
-            fn writer_for(pool: &sqlx::Pool<$db>, writers: usize) -> std::sync::Arc<Writer> {
+            /// The write queue of a store on `pool`, with `writers` transactions at once;
+            /// `committed` runs after each commit.
+            fn writer_for(
+                pool: &sqlx::Pool<$db>,
+                writers: usize,
+                committed: impl Fn() + Send + Sync + 'static,
+            ) -> std::sync::Arc<Writer> {
                 let pool = pool.clone();
+                let committed: std::sync::Arc<dyn Fn() + Send + Sync> =
+                    std::sync::Arc::new(committed);
                 let run: RunBatch = std::sync::Arc::new(move |jobs| {
-                    futures::FutureExt::boxed(run_batch(pool.clone(), jobs))
+                    futures::FutureExt::boxed(run_batch(pool.clone(), jobs, committed.clone()))
                 });
                 std::sync::Arc::new(Writer::new(run, writers, QUEUE))
             }

@@ -62,18 +62,25 @@ pub(super) enum Op {
 }
 
 impl Op {
-    /// The order writes are applied in within a transaction: by table, then key, so that
-    /// concurrent transactions (several writers, several instances) lock rows in one order.
+    /// The order writes are applied in within a transaction: creates, updates, then leases,
+    /// each by key, so that concurrent transactions (several writers, several instances)
+    /// lock rows in one order. Writes of one key keep the order they were queued in.
     pub(super) fn key(&self) -> (u8, &str, &str, &str) {
         match self {
-            Op::Create(row) | Op::Update { row, .. } => (
+            Op::Create(row) => (
                 0,
                 row.scope.tenant.as_str(),
                 row.scope.owner(),
                 row.id.as_str(),
             ),
+            Op::Update { row, .. } => (
+                1,
+                row.scope.tenant.as_str(),
+                row.scope.owner(),
+                row.id.as_str(),
+            ),
             Op::Acquire { lease, .. } | Op::Release(lease) => {
-                (1, lease.instance.as_str(), "", lease.task_id.as_str())
+                (2, lease.instance.as_str(), "", lease.task_id.as_str())
             }
         }
     }
@@ -98,6 +105,18 @@ pub(super) enum Failure {
     Refused(StoreError),
     /// The driver failed: the transaction is aborted.
     Driver(StoreError),
+}
+
+/// Why a batch's transaction stopped before its commit.
+#[derive(Debug)]
+pub(super) enum Stop {
+    /// The driver failed on job `k`'s own statement: the batch is redone without it.
+    Job(usize, StoreError),
+    /// The driver failed on a statement serving several jobs: the batch is redone with one
+    /// statement per job, which names the job at fault.
+    Shared(StoreError),
+    /// The transaction could not begin or commit: every job of the batch fails.
+    Whole(StoreError),
 }
 
 /// A write and where its outcome goes.
@@ -202,6 +221,9 @@ async fn serve(jobs: Arc<tokio::sync::Mutex<mpsc::Receiver<Job>>>, run: RunBatch
             let Some(first) = jobs.recv().await else {
                 return;
             };
+            // Once round the runtime first: the requests it has ready queue their writes,
+            // which then share this transaction instead of each waiting for the next.
+            tokio::task::yield_now().await;
             let mut batch = Vec::with_capacity(jobs.len().min(MAX_BATCH) + 1);
             batch.push(first);
             while batch.len() < MAX_BATCH {

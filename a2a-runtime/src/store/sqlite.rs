@@ -56,7 +56,7 @@ impl SqliteStore {
         Ok(Self {
             // SQLite has one writer at a time: a second writer task would only wait for its
             // lock.
-            writer: Self::writer_for(&pool, 1),
+            writer: Self::writer_for(&pool, 1, || {}),
             pool,
             max_dead: super::sql_outbox::DEFAULT_MAX_DEAD,
         })

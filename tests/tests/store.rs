@@ -671,6 +671,26 @@ async fn postgres_store_conforms() {
     conformance(stores).await;
 }
 
+/// The SQLite store's WAL is bounded (64 MiB, then it starts over): 20,000 task writes of
+/// about 2 KiB, each committed alone, write several times that.
+#[tokio::test]
+async fn sqlite_checkpoints_keep_the_wal_small() {
+    let file = SqliteFile::new();
+    let store = store::SqliteStore::open(&file.url()).await.unwrap();
+    let scope = Scope::new("wal", "owner");
+    for i in 0..20_000 {
+        let mut t = task(&format!("w{i}"), "c", TaskState::Completed, i);
+        t.artifacts
+            .push(Artifact::new([Part::text(filler("w", 2_000))]).with_id("a"));
+        store.create(&scope, &t, None).await.unwrap();
+    }
+    let wal = std::fs::metadata(format!("{}-wal", store.path().display()))
+        .map(|m| m.len())
+        .unwrap_or(0);
+    // Written: over 160 MiB of WAL frames (two or more pages a commit) in 20,000 commits.
+    assert!(wal <= 65 << 20, "WAL of {wal} bytes");
+}
+
 /// Writes that share a transaction: one the database refuses (PostgreSQL takes no NUL in a
 /// text column) fails alone; the others are written with their events, and counted.
 #[tokio::test]

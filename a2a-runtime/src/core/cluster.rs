@@ -134,10 +134,13 @@ impl Member {
         let cluster = self.cluster.clone();
         let ttl = self.options.lease_ttl;
         Box::pin(async move {
-            if let Err(e) = cluster.acquire(&lease, ttl).await {
+            // The lease is written while the execution starts rather than before: its write
+            // joins the batch of the execution's first writes instead of costing a commit of
+            // its own ahead of the agent. It is released only once written.
+            let (acquired, ()) = tokio::join!(cluster.acquire(&lease, ttl), run);
+            if let Err(e) = acquired {
                 tracing::warn!(task_id = %lease.task_id, error = %e, "cannot record the lease of a running task");
             }
-            run.await;
             if let Err(e) = cluster.release(&lease).await {
                 tracing::warn!(task_id = %lease.task_id, error = %e, "cannot release the lease of a finished task");
             }

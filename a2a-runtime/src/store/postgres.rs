@@ -66,7 +66,11 @@ impl PostgresStore {
 
 /// Write transactions in flight at once, per instance (each commits every write that waited
 /// for it).
-const WRITERS: usize = 2;
+// One: a2a-bench store send, 3 instances, 16 connections: 2.06-2.11k SendMessage/s with one
+// writer each (about 5 writes a transaction) against 1.5-1.7k with two (about 3.5), where
+// PostgreSQL's backends were the limit; each transaction's fixed cost (its commit, its
+// notification, woken in every listening instance) is paid for fewer writes.
+const WRITERS: usize = 1;
 
 /// The notification channel of task writes: each committed batch of writes sends the list of
 /// `[tenant, owner, id, version]` it wrote, in payloads of at most [`MAX_PAYLOAD`] bytes.

@@ -125,17 +125,27 @@ impl Checkpoints {
             return;
         }
         self.commits.store(0, Ordering::Relaxed);
-        let (pool, running) = (self.pool.clone(), self.running.clone());
-        // The writer calls this on its runtime.
+        let (pool, running) = (self.pool.clone(), Running(self.running.clone()));
+        // The writer calls this on its runtime. A checkpoint dropped unfinished (its runtime
+        // ended) clears the flag too, through `Running`.
         tokio::spawn(async move {
+            let _running = running;
             if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
                 .execute(&pool)
                 .await
             {
                 tracing::warn!(error = %e, "cannot checkpoint the SQLite WAL");
             }
-            running.store(false, Ordering::Release);
         });
+    }
+}
+
+/// A checkpoint in flight: clears [`Checkpoints`]' flag when it ends, however it ends.
+struct Running(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.store(false, std::sync::atomic::Ordering::Release);
     }
 }
 

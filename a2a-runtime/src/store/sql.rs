@@ -112,7 +112,7 @@ macro_rules! sql_store {
         };
         use sqlx::Row as _;
         use $crate::store::sql_writer::{
-            Done, Failure, Job, MAX_BATCH, Op, QUEUE, Row, RunBatch, Stop, Writer,
+            Done, Failure, Job, MAX_BATCH, Op, QUEUE, Row, RowKey, RunBatch, Stop, Writer,
         };
         use $crate::store::sql::driver;
 
@@ -334,6 +334,22 @@ macro_rules! sql_store {
             })
         }
 
+        /// The `(tenant, owner, id)` of the rows a statement's `RETURNING tenant, owner, id`
+        /// gave back.
+        fn returned_keys(
+            rows: &[<$db as sqlx::Database>::Row],
+        ) -> Result<std::collections::HashSet<RowKey>, StoreError> {
+            rows.iter()
+                .map(|r| {
+                    Ok((
+                        r.try_get(0).map_err(backend)?,
+                        r.try_get(1).map_err(backend)?,
+                        r.try_get(2).map_err(backend)?,
+                    ))
+                })
+                .collect()
+        }
+
         /// Inserts the new tasks of jobs `ks` (all creates) in one statement; returns the keys
         /// of the rows it inserted (an id that exists already, or twice in `ks`, is inserted
         /// once at most).
@@ -342,7 +358,7 @@ macro_rules! sql_store {
             jobs: &[Job],
             ks: &[usize],
             now: i64,
-        ) -> Result<std::collections::HashSet<(String, String, String)>, StoreError> {
+        ) -> Result<std::collections::HashSet<RowKey>, StoreError> {
             let rows = ks.iter().filter_map(|&k| match &jobs[k].op {
                 Op::Create(row) => Some(row),
                 _ => None,
@@ -367,10 +383,7 @@ macro_rules! sql_store {
             });
             q.push(" ON CONFLICT DO NOTHING RETURNING tenant, owner, id");
             let inserted = q.build().fetch_all(&mut **tx).await.map_err(backend)?;
-            inserted
-                .iter()
-                .map(|r| Ok((r.try_get(0).map_err(backend)?, r.try_get(1).map_err(backend)?, r.try_get(2).map_err(backend)?)))
-                .collect()
+            returned_keys(&inserted)
         }
 
         /// Logs the events `(job, seq)` of written tasks in one statement.
@@ -455,7 +468,7 @@ macro_rules! sql_store {
             jobs: &[Job],
             ks: &[usize],
             now: i64,
-        ) -> Result<std::collections::HashSet<(String, String, String)>, StoreError> {
+        ) -> Result<std::collections::HashSet<RowKey>, StoreError> {
             let rows = ks.iter().filter_map(|&k| match &jobs[k].op {
                 Op::Update { row, expected } => Some((row, *expected)),
                 _ => None,
@@ -485,10 +498,7 @@ macro_rules! sql_store {
                  RETURNING a2a_tasks.tenant, a2a_tasks.owner, a2a_tasks.id",
             );
             let updated = q.build().fetch_all(&mut **tx).await.map_err(backend)?;
-            updated
-                .iter()
-                .map(|r| Ok((r.try_get(0).map_err(backend)?, r.try_get(1).map_err(backend)?, r.try_get(2).map_err(backend)?)))
-                .collect()
+            returned_keys(&updated)
         }
 
         /// Why the update of `row` at version `expected` replaced nothing: the task is gone,
@@ -643,12 +653,7 @@ macro_rules! sql_store {
                     let Op::Create(row) = &mut jobs[k].op else {
                         continue;
                     };
-                    let key = (
-                        row.scope.tenant.clone(),
-                        row.scope.owner.to_string(),
-                        row.id.as_str().to_owned(),
-                    );
-                    if !inserted.remove(&key) {
+                    if !inserted.remove(&row.key()) {
                         outcomes[k] = Some(Err(StoreError::Exists(
                             row.id.clone(),
                             "already exists",
@@ -690,12 +695,7 @@ macro_rules! sql_store {
                         let Op::Update { row, expected } = &mut jobs[k].op else {
                             continue;
                         };
-                        let key = (
-                            row.scope.tenant.clone(),
-                            row.scope.owner.to_string(),
-                            row.id.as_str().to_owned(),
-                        );
-                        let outcome = if updated.remove(&key) {
+                        let outcome = if updated.remove(&row.key()) {
                             if let Some(split) = &mut row.split {
                                 write_items(&mut tx, &row.scope, &row.id, split)
                                     .await

@@ -48,6 +48,20 @@ pub(super) struct Row {
     pub(super) event: Option<String>,
 }
 
+/// A task row's primary key: tenant, owner, id.
+pub(super) type RowKey = (String, String, String);
+
+impl Row {
+    /// The primary key of the task's row.
+    pub(super) fn key(&self) -> RowKey {
+        (
+            self.scope.tenant.clone(),
+            self.scope.owner.to_string(),
+            self.id.as_str().to_owned(),
+        )
+    }
+}
+
 /// One write.
 #[derive(Debug)]
 pub(super) enum Op {

@@ -32,7 +32,10 @@ impl PostgresStore {
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         let pool = PgPoolOptions::new()
             .max_connections(16)
-            .acquire_timeout(Duration::from_secs(10))
+            // While the database is unreachable a write fails after this long; the instance's
+            // one writer takes batches in turn, so a request whose writes queue behind others
+            // hears back within a few of these.
+            .acquire_timeout(Duration::from_secs(4))
             .connect(url)
             .await
             .map_err(backend)?;

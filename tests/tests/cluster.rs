@@ -301,6 +301,62 @@ type Outcome = (
     Result<Value, a2a_runtime::test::ErrorAnswer>,
 );
 
+/// The change stream reports "changes unknown" only while it listens: after losing its
+/// connection it stays silent while it cannot listen (here the database refuses connections
+/// and every open one is ended),
+/// and reports once it listens again, so the re-read it causes sees every write made while it
+/// was away. (It used to report when the connection failed and then listen again silently:
+/// writes committed in between went unheard until the next poll.)
+#[tokio::test]
+async fn changes_unknown_is_reported_once_listening_again() {
+    use futures::StreamExt as _;
+    use sqlx::Connection as _;
+    let db = PgDatabase::create_named("a2a_relisten").await;
+    let stores = store::connect(&db.url).await.unwrap();
+    let mut changes = stores.cluster.unwrap().changes().await.unwrap().unwrap();
+    let mut admin = sqlx::PgConnection::connect(&a2a_tests::pg::pg_admin_url())
+        .await
+        .unwrap();
+    let listeners = async |admin: &mut sqlx::PgConnection| -> i64 {
+        sqlx::query_scalar(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'LISTEN%'",
+        )
+        .bind(&db.name)
+        .fetch_one(admin)
+        .await
+        .unwrap()
+    };
+    assert_eq!(listeners(&mut admin).await, 1);
+    for statement in [
+        format!("ALTER DATABASE {} ALLOW_CONNECTIONS false", db.name),
+        format!(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{}'",
+            db.name
+        ),
+    ] {
+        sqlx::query(&statement).execute(&mut admin).await.unwrap();
+    }
+    // Its reconnections fail (every 0.5 s) for 3 s: it reports nothing meanwhile.
+    let early = tokio::time::timeout(Duration::from_secs(3), changes.next()).await;
+    assert!(
+        early.is_err(),
+        "reported {early:?} while unable to listen ({} listening)",
+        listeners(&mut admin).await
+    );
+    sqlx::query(&format!(
+        "ALTER DATABASE {} ALLOW_CONNECTIONS true",
+        db.name
+    ))
+    .execute(&mut admin)
+    .await
+    .unwrap();
+    let change = a2a_runtime::test::within("the report after listening again", changes.next())
+        .await
+        .unwrap();
+    assert_eq!(change, store::TaskChange::Unknown);
+    assert_eq!(listeners(&mut admin).await, 1, "listening when it reports");
+}
+
 /// PostgreSQL stopped at once (`pg_ctl stop -m immediate`) while a client sends to instance A
 /// without pause: requests fail with a clear error while it is down (the server answers, it
 /// neither panics nor hangs), and within 10 s of PostgreSQL accepting connections again

@@ -109,7 +109,7 @@ fn payloads(changes: &[(&super::Scope, &crate::types::TaskId, u64)]) -> Vec<Stri
     out
 }
 
-/// How long the change stream waits before listening again after losing its connection.
+/// How long the change stream waits before trying to listen again after a failure.
 const RELISTEN_DELAY: Duration = Duration::from_millis(500);
 
 /// A notification's payload as changes: a list of `[tenant, owner, id, version]` (one
@@ -161,29 +161,63 @@ impl PostgresStore {
         &self,
     ) -> Result<Option<futures::stream::BoxStream<'static, super::TaskChange>>, StoreError> {
         use futures::StreamExt as _;
-        let mut listener = sqlx::postgres::PgListener::connect_with(&self.pool)
-            .await
-            .map_err(backend)?;
-        listener.listen(CHANNEL).await.map_err(backend)?;
-        let stream = futures::stream::unfold(listener, |mut listener| async move {
-            match listener.try_recv().await {
-                Ok(Some(n)) => Some((changes_of(n.payload()), listener)),
-                Ok(None) => {
-                    // The connection was lost and is re-established by the next call: what
-                    // was notified meanwhile is unknown.
-                    tracing::warn!("lost the PostgreSQL notification connection; reconnecting");
-                    Some((vec![super::TaskChange::Unknown], listener))
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, "PostgreSQL notifications unavailable; retrying");
-                    tokio::time::sleep(RELISTEN_DELAY).await;
-                    Some((vec![super::TaskChange::Unknown], listener))
+        let listener = listen(&self.pool).await.map_err(backend)?;
+        let pool = self.pool.clone();
+        let stream = futures::stream::unfold(Some(listener), move |mut listening| {
+            let pool = pool.clone();
+            async move {
+                loop {
+                    let Some(listener) = listening.as_mut() else {
+                        // Listening again: what was notified while away is unknown, so the
+                        // followers re-read now, after LISTEN, and miss nothing written
+                        // since. (Reporting it before LISTEN, when the connection was lost,
+                        // left the writes committed in between unheard until the next poll.)
+                        match listen(&pool).await {
+                            Ok(listener) => {
+                                return Some((vec![super::TaskChange::Unknown], Some(listener)));
+                            }
+                            Err(e) => {
+                                tracing::warn!(error = %e, "PostgreSQL notifications unavailable; retrying");
+                                tokio::time::sleep(RELISTEN_DELAY).await;
+                                continue;
+                            }
+                        }
+                    };
+                    match listener.try_recv().await {
+                        Ok(Some(n)) => return Some((changes_of(n.payload()), listening)),
+                        Ok(None) => {
+                            tracing::warn!(
+                                "lost the PostgreSQL notification connection; reconnecting"
+                            );
+                        }
+                        Err(e) => {
+                            tracing::warn!(error = %e, "lost the PostgreSQL notification connection; reconnecting");
+                        }
+                    }
+                    listening = None;
                 }
             }
         });
         Ok(Some(stream.flat_map(futures::stream::iter).boxed()))
     }
 }
+
+/// A connection listening on [`CHANNEL`], within [`LISTEN_TIMEOUT`].
+async fn listen(pool: &sqlx::PgPool) -> Result<sqlx::postgres::PgListener, sqlx::Error> {
+    let connect = async {
+        let mut listener = sqlx::postgres::PgListener::connect_with(pool).await?;
+        // Reconnections are made here, where they are reported (see `notifications`).
+        listener.eager_reconnect(false);
+        listener.listen(CHANNEL).await?;
+        Ok(listener)
+    };
+    tokio::time::timeout(LISTEN_TIMEOUT, connect)
+        .await
+        .unwrap_or(Err(sqlx::Error::PoolTimedOut))
+}
+
+/// How long connecting and listening may take before it is tried again.
+const LISTEN_TIMEOUT: Duration = Duration::from_secs(10);
 
 super::cluster::sql_cluster!(PostgresStore);
 

@@ -69,11 +69,12 @@ impl PostgresStore {
 
 /// Write transactions in flight at once, per instance (each commits every write that waited
 /// for it).
-// Two. One gave 2.06-2.11k SendMessage/s at 3 instances (a2a-bench store send) against
-// 1.5-1.7k, but with one, postgres_restarted_under_load left a request unanswered over 30 s in
-// 3 of 7 runs (0 of 4 with two): a write stuck on a connection PostgreSQL dropped holds up
-// every write of the instance. Not understood yet; see BENCHMARKS.md, "Stores".
-const WRITERS: usize = 2;
+// One: batches grow to about 5 writes instead of 3.5 with two. a2a-bench store send, the two
+// interleaved on one host: 1.27-1.63k SendMessage/s at 3 instances against 1.11-1.25k with
+// two, 1.99-2.13k against 1.68-1.74k at one instance. One writer was reverted once (735bb39)
+// for postgres_restarted_under_load failures; those came from the change stream, which
+// listened again without reporting it (fixed since, bf869ca).
+const WRITERS: usize = 1;
 
 /// The notification channel of task writes: each committed batch of writes sends the list of
 /// `[tenant, owner, id, version]` it wrote, in payloads of at most [`MAX_PAYLOAD`] bytes.

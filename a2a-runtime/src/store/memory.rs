@@ -69,6 +69,10 @@ impl<'a> Delta<'a> {
 /// The most events a task's log keeps by default in memory (the oldest go first).
 const DEFAULT_EVENTS_PER_TASK: usize = 1024;
 
+/// The most events the logs of finished tasks keep in all, by default (the logs of the tasks
+/// that finished first go first).
+pub const DEFAULT_FINISHED_EVENTS: usize = 16_384;
+
 /// The tail of a task's event log, in sequence order (a write without an event leaves a hole).
 #[derive(Debug, Default)]
 struct Log(VecDeque<Arc<SeqEvent>>);
@@ -232,6 +236,12 @@ struct Tasks {
     finished: usize,
     /// Finished tasks, first finished first (some entries stale: skipped when met).
     queue: VecDeque<Finished>,
+    /// Finished tasks with a non-empty log, first finished first, each with its log's length
+    /// when queued (some entries stale: a task written again is queued again, one removed
+    /// stays until its turn).
+    logs: VecDeque<(Finished, usize)>,
+    /// The sum of the lengths in `logs`: at least the events the logs of finished tasks hold.
+    log_events: usize,
 }
 
 impl std::ops::Deref for Tasks {
@@ -286,6 +296,30 @@ impl Tasks {
         }
     }
 
+    /// Counts the log of a task that a write left finished (at `version`, its log `events`
+    /// long), then empties the logs of the tasks that finished first until the logs of
+    /// finished tasks hold at most `budget` events.
+    fn queue_log(&mut self, finished: Finished, events: usize, budget: usize) {
+        if events > 0 {
+            self.logs.push_back((finished, events));
+            self.log_events += events;
+        }
+        while self.log_events > budget {
+            let Some((f, n)) = self.logs.pop_front() else {
+                break;
+            };
+            self.log_events -= n;
+            if Self::current(&self.scopes, &f)
+                && let Some(entry) = self
+                    .scopes
+                    .get_mut(&*f.scope)
+                    .and_then(|s| s.by_id.get_mut(&*f.id))
+            {
+                entry.log = Log::default();
+            }
+        }
+    }
+
     /// The first queued finished task that is still current, taken off the queue.
     fn first_finished(&mut self) -> Option<Finished> {
         while let Some(f) = self.queue.pop_front() {
@@ -317,7 +351,9 @@ pub const DEFAULT_MAX_TASKS: usize = 10_000;
 ///   [`Retention`](crate::core::Retention) instead;
 /// - [`InMemoryTaskStore::with_retention`] also keeps at most N finished tasks per scope
 ///   (tenant and owner), dropping the ones that finished first (by status timestamp);
-/// - each task keeps at most [`with_events_per_task`](Self::with_events_per_task) events.
+/// - each task keeps at most [`with_events_per_task`](Self::with_events_per_task) events, and
+///   the logs of finished tasks at most [`with_finished_events`](Self::with_finished_events)
+///   events in all.
 ///
 /// A task evicted or deleted takes its push configs with it when the store was given the
 /// push-config store ([`with_push_configs`](Self::with_push_configs); the server's default
@@ -337,6 +373,8 @@ pub struct InMemoryTaskStore {
     max_tasks: usize,
     /// Keep at most this many events per task.
     events_per_task: usize,
+    /// Keep at most this many events in the logs of finished tasks, in all.
+    finished_events: usize,
     /// The push configs that go with a task that goes.
     push_configs: Option<Arc<InMemoryPushConfigStore>>,
     /// Where each logged event's push deliveries are written, with the event.
@@ -352,6 +390,7 @@ impl Default for InMemoryTaskStore {
             max_finished_per_scope: None,
             max_tasks: DEFAULT_MAX_TASKS,
             events_per_task: DEFAULT_EVENTS_PER_TASK,
+            finished_events: DEFAULT_FINISHED_EVENTS,
             push_configs: None,
             outbox: None,
             evicted: std::sync::atomic::AtomicU64::new(0),
@@ -495,6 +534,15 @@ impl InMemoryTaskStore {
         self
     }
 
+    /// Keeps at most `events` events in the logs of finished tasks, over all tasks (default
+    /// [`DEFAULT_FINISHED_EVENTS`]): past it, the logs of the tasks that finished first are
+    /// emptied (the tasks stay), and a reader asking for their events gets
+    /// [`StoreError::EventsGone`].
+    pub fn with_finished_events(mut self, events: usize) -> Self {
+        self.finished_events = events;
+        self
+    }
+
     /// Does `write` of `task` at once, as [`TaskStore::create`] or [`TaskStore::update`]
     /// would. `json`, when given, is `task`'s ProtoJSON as the fast writer writes it (the
     /// runtime has it when the task is about to be sent as a reply), kept instead of encoding
@@ -632,7 +680,14 @@ impl InMemoryTaskStore {
         tasks.held += 1;
         if finished {
             tasks.finished += 1;
-            tasks.queue_finished(key, id, 1);
+            let events = s.by_id.get(&*id).map_or(0, |e| e.log.0.len());
+            tasks.queue_finished(key.clone(), id.clone(), 1);
+            let finished = Finished {
+                scope: key,
+                id,
+                version: 1,
+            };
+            tasks.queue_log(finished, events, self.finished_events);
         }
         self.enforce_retention(tasks, scope, gone);
         Ok(1)
@@ -721,9 +776,15 @@ impl InMemoryTaskStore {
         if is_finished {
             // Queued again at this version: an older queue entry is now stale.
             let key = s.key.clone();
-            if let Some((id, _)) = s.by_id.get_key_value(task.id.as_str()) {
-                let id = id.clone();
-                tasks.queue_finished(key, id, version);
+            if let Some((id, entry)) = s.by_id.get_key_value(task.id.as_str()) {
+                let (id, events) = (id.clone(), entry.log.0.len());
+                tasks.queue_finished(key.clone(), id.clone(), version);
+                let finished = Finished {
+                    scope: key,
+                    id,
+                    version,
+                };
+                tasks.queue_log(finished, events, self.finished_events);
             }
         }
         self.enforce_retention(tasks, scope, gone);
@@ -1787,5 +1848,59 @@ mod tests {
                 .is_empty()
         );
         assert_eq!(store.evicted(), 2);
+    }
+
+    #[tokio::test]
+    async fn the_logs_of_finished_tasks_hold_a_bounded_number_of_events() {
+        let store = InMemoryTaskStore::new().with_finished_events(250);
+        let scope = Scope::new("t", "me");
+        // Creates `t` and writes it `n` times in all, each write with its status as the event.
+        let written = async |t: &mut Task, n: usize, last: TaskState| {
+            let status = |t: &Task| {
+                StreamResponse::StatusUpdate(crate::types::TaskStatusUpdateEvent {
+                    task_id: t.id.clone(),
+                    context_id: t.context_id.clone(),
+                    status: t.status.clone(),
+                    metadata: Default::default(),
+                })
+            };
+            let mut version = store.create(&scope, t, Some(&status(t))).await.unwrap();
+            for k in 1..n {
+                if k + 1 == n {
+                    t.status.state = last;
+                }
+                version = store
+                    .update(&scope, t, version, Some(&status(t)))
+                    .await
+                    .unwrap();
+            }
+        };
+        // Five tasks of 100 events each, finished one after the other.
+        for i in 0..5 {
+            written(&mut task(i, TaskState::Working), 100, TaskState::Completed).await;
+        }
+        {
+            let tasks = store.lock();
+            assert!(tasks.log_events <= 250, "{}", tasks.log_events);
+        }
+        // The last two finished keep their logs; the first three lost theirs, not themselves.
+        for i in 0..5 {
+            let id = TaskId::from(format!("t{i:03}"));
+            let events = store.events_after(&scope, &id, 0, 1_000).await;
+            if i < 3 {
+                assert!(
+                    matches!(events, Err(StoreError::EventsGone { .. })),
+                    "{i}: {events:?}"
+                );
+            } else {
+                assert_eq!(events.unwrap().len(), 100, "{i}");
+            }
+            assert!(store.get(&scope, &id).await.unwrap().is_some());
+        }
+        // A live task's log is not bounded by it.
+        let mut live = task(9, TaskState::Working);
+        written(&mut live, 300, TaskState::Working).await;
+        let events = store.events_after(&scope, &live.id, 0, 1_000).await;
+        assert_eq!(events.unwrap().len(), 300);
     }
 }

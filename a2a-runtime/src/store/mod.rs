@@ -29,7 +29,9 @@ mod url;
 use std::fmt;
 
 pub use cluster::{Cluster, Lease, TaskChange};
-pub use memory::{DEFAULT_MAX_TASKS, InMemoryPushConfigStore, InMemoryTaskStore};
+pub use memory::{
+    DEFAULT_FINISHED_EVENTS, DEFAULT_MAX_TASKS, InMemoryPushConfigStore, InMemoryTaskStore,
+};
 pub(crate) use memory::{Delta, Write};
 pub use outbox::{DEFAULT_MAX_PENDING, Delivery, InMemoryPushOutbox, NewDelivery, PushOutbox};
 #[cfg(feature = "postgres")]

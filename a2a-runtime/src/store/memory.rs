@@ -282,8 +282,23 @@ impl Tasks {
             .is_some_and(|e| e.version == f.version && e.held.is_terminal())
     }
 
-    /// Queues a task that a write left finished (at `version`).
-    fn queue_finished(&mut self, scope: Arc<Scope>, id: Arc<str>, version: u64) {
+    /// Queues a task that a write left finished (at `version`, its log `events` long) for
+    /// eviction, and its log for the bound on the logs of finished tasks (`budget` events).
+    fn queue_finished(
+        &mut self,
+        scope: Arc<Scope>,
+        id: Arc<str>,
+        version: u64,
+        (events, budget): (usize, usize),
+    ) {
+        if events > 0 {
+            let finished = Finished {
+                scope: scope.clone(),
+                id: id.clone(),
+                version,
+            };
+            self.queue_log(finished, events, budget);
+        }
         self.queue.push_back(Finished { scope, id, version });
         // Stale entries (tasks deleted, or written again) go once they outnumber the rest.
         if self.queue.len() > 2 * self.finished + 1024 {
@@ -300,10 +315,8 @@ impl Tasks {
     /// long), then empties the logs of the tasks that finished first until the logs of
     /// finished tasks hold at most `budget` events.
     fn queue_log(&mut self, finished: Finished, events: usize, budget: usize) {
-        if events > 0 {
-            self.logs.push_back((finished, events));
-            self.log_events += events;
-        }
+        self.logs.push_back((finished, events));
+        self.log_events += events;
         while self.log_events > budget {
             let Some((f, n)) = self.logs.pop_front() else {
                 break;
@@ -681,13 +694,7 @@ impl InMemoryTaskStore {
         if finished {
             tasks.finished += 1;
             let events = s.by_id.get(&*id).map_or(0, |e| e.log.0.len());
-            tasks.queue_finished(key.clone(), id.clone(), 1);
-            let finished = Finished {
-                scope: key,
-                id,
-                version: 1,
-            };
-            tasks.queue_log(finished, events, self.finished_events);
+            tasks.queue_finished(key, id, 1, (events, self.finished_events));
         }
         self.enforce_retention(tasks, scope, gone);
         Ok(1)
@@ -778,13 +785,7 @@ impl InMemoryTaskStore {
             let key = s.key.clone();
             if let Some((id, entry)) = s.by_id.get_key_value(task.id.as_str()) {
                 let (id, events) = (id.clone(), entry.log.0.len());
-                tasks.queue_finished(key.clone(), id.clone(), version);
-                let finished = Finished {
-                    scope: key,
-                    id,
-                    version,
-                };
-                tasks.queue_log(finished, events, self.finished_events);
+                tasks.queue_finished(key, id, version, (events, self.finished_events));
             }
         }
         self.enforce_retention(tasks, scope, gone);

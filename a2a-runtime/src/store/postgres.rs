@@ -184,17 +184,12 @@ impl PostgresStore {
                             }
                         }
                     };
-                    match listener.try_recv().await {
+                    let lost = match listener.try_recv().await {
                         Ok(Some(n)) => return Some((changes_of(n.payload()), listening)),
-                        Ok(None) => {
-                            tracing::warn!(
-                                "lost the PostgreSQL notification connection; reconnecting"
-                            );
-                        }
-                        Err(e) => {
-                            tracing::warn!(error = %e, "lost the PostgreSQL notification connection; reconnecting");
-                        }
-                    }
+                        Ok(None) => "connection closed".to_owned(),
+                        Err(e) => e.to_string(),
+                    };
+                    tracing::warn!(error = %lost, "lost the PostgreSQL notification connection; reconnecting");
                     listening = None;
                 }
             }

@@ -29,11 +29,22 @@ macro_rules! id_newtype {
         pub struct $name(Option<Arc<str>>);
 
         impl $name {
-            /// A fresh random (UUID v4) id.
+            /// A fresh unique id: a UUID v7 (its creation time in milliseconds, then 74
+            /// random bits).
             pub fn random() -> Self {
+                // Time-ordered rather than v4: the SQL stores key tasks, their events and
+                // contexts by id, and ids that sort after the last one fill the same B-tree
+                // pages instead of dirtying a page anywhere in the index per id (SQLite
+                // SendMessage/s 2.1-2.6k with v4 against 5.1-5.5k with v7, one run). No
+                // counter within the millisecond (`NoContext`): all 74 bits stay random, so
+                // an id does not give away its neighbours.
+                let now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .unwrap_or_default();
+                let ts = uuid::Timestamp::from_unix(uuid::NoContext, now.as_secs(), now.subsec_nanos());
                 // Encoded into a stack buffer: `to_string` would go through `fmt`.
                 let mut buf = [0u8; uuid::fmt::Hyphenated::LENGTH];
-                Self::from(&*uuid::Uuid::new_v4().hyphenated().encode_lower(&mut buf))
+                Self::from(&*uuid::Uuid::new_v7(ts).hyphenated().encode_lower(&mut buf))
             }
             /// The id as a string slice.
             pub fn as_str(&self) -> &str {
@@ -472,12 +483,30 @@ mod tests {
     }
 
     #[test]
-    fn random_ids_are_lowercase_hyphenated_uuid_v4s_and_differ() {
+    fn random_ids_are_lowercase_hyphenated_uuid_v7s_that_differ_and_increase() {
         let a = TaskId::random();
         let b = TaskId::random();
         assert_ne!(a, b);
         let parsed = uuid::Uuid::parse_str(a.as_str()).unwrap();
-        assert_eq!(parsed.get_version_num(), 4);
+        assert_eq!(parsed.get_version_num(), 7);
+        // The creation time leads: ids of later milliseconds sort after.
+        let millis = |id: &TaskId| {
+            let (secs, nanos) = uuid::Uuid::parse_str(id.as_str())
+                .unwrap()
+                .get_timestamp()
+                .unwrap()
+                .to_unix();
+            secs * 1000 + u64::from(nanos) / 1_000_000
+        };
+        let now = u64::try_from(Utc::now().timestamp_millis()).unwrap();
+        assert!(now.abs_diff(millis(&a)) < 60_000, "{a:?} is of now");
+        let later = loop {
+            let c = TaskId::random();
+            if millis(&c) > millis(&a) {
+                break c;
+            }
+        };
+        assert!(a.as_str() < later.as_str(), "{a:?} sorts before {later:?}");
         assert_eq!(a.as_str(), parsed.hyphenated().to_string());
         assert_eq!(a.as_str().len(), 36);
     }

@@ -26,7 +26,7 @@ use super::{PushConfig, validate};
 use crate::core::PushDispatcher;
 use crate::error::A2aError;
 use crate::protocol::TraceContext;
-use crate::store::{Delivery, PushConfigStore, PushOutbox, Scope, StoreError};
+use crate::store::{Delivery, PushConfigStore, PushOutbox, Scope, StoreError, now_ms};
 use crate::types::{StreamResponse, TaskId, TaskPushNotificationConfig};
 
 /// How long a registration waits for a host name to resolve before it accepts the config
@@ -140,13 +140,6 @@ enum Failure {
     Permanent(String),
     /// The URL guard refused the destination.
     Blocked(Blocked),
-}
-
-fn now_ms() -> i64 {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    i64::try_from(now.as_millis()).unwrap_or(i64::MAX)
 }
 
 fn millis(d: Duration) -> i64 {

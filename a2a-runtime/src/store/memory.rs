@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use super::frozen::Frozen;
 use super::{
     InMemoryPushOutbox, ListCursor, NewDelivery, PushConfigStore, Scope, SeqEvent, StoreError,
-    StoredTask, TaskPage, TaskQuery, TaskRef, TaskStore,
+    StoredTask, TaskPage, TaskQuery, TaskRef, TaskStore, now_ms,
 };
 use crate::FastHash;
 use crate::types::{
@@ -413,11 +413,6 @@ impl Default for InMemoryTaskStore {
 
 /// Tasks taken out of the store under its lock, whose push configs go once it is released.
 type Gone = Vec<(Arc<Scope>, Arc<str>)>;
-
-/// Now, in milliseconds since the epoch.
-fn now_ms() -> i64 {
-    chrono::Utc::now().timestamp_millis()
-}
 
 impl InMemoryTaskStore {
     /// An empty store.

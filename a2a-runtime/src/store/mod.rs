@@ -453,6 +453,16 @@ pub trait PushConfigStore: Send + Sync + fmt::Debug + 'static {
     async fn delete_all(&self, scope: &Scope, task_id: &TaskId) -> Result<(), StoreError>;
 }
 
+/// Now, in milliseconds since the epoch (the stores' timestamps: writes, leases, retention).
+pub(crate) fn now_ms() -> i64 {
+    // The system clock alone: `chrono::Utc::now` also works out the calendar date, which the
+    // in-memory store paid on every streamed event.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    i64::try_from(now.as_millis()).unwrap_or(i64::MAX)
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]

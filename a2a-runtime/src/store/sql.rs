@@ -23,10 +23,7 @@ pub(super) fn status_ms(task: &Task) -> i64 {
     task.status.timestamp.map_or(0, |t| t.millis())
 }
 
-/// Milliseconds since the epoch, now.
-pub(super) fn now_ms() -> i64 {
-    chrono::Utc::now().timestamp_millis()
-}
+pub(super) use super::now_ms;
 
 /// A version or sequence number as a column (`BIGINT`).
 pub(super) fn to_i64(n: u64) -> Result<i64, StoreError> {

@@ -53,6 +53,14 @@ fn logged(event: &StreamResponse, task: &Task) -> StreamResponse {
     }
 }
 
+/// [`logged`], for an event that is not needed after: only a `Task` event is copied.
+fn into_logged(event: StreamResponse, task: &Task) -> StreamResponse {
+    match event {
+        StreamResponse::Task(_) => StreamResponse::Task(task.clone()),
+        other => other,
+    }
+}
+
 /// A stream of task events, as returned by the streaming operations.
 pub type EventStream = Pin<Box<dyn Stream<Item = Result<SeqEvent, A2aError>> + Send>>;
 
@@ -639,12 +647,9 @@ impl TaskRuntime {
         // copy of the task rather than copy the task, and logs the event delivered.
         let shared = Arc::new(SeqEvent {
             seq: version + 1,
-            event: logged(&event, task),
+            event: into_logged(event, task),
         });
-        let replay = |task: &mut Task| {
-            let mut event = shared.event.clone();
-            lifecycle::apply_event_if_read(task, &mut event, policy, false).is_ok()
-        };
+        let replay = |task: &mut Task| lifecycle::reapply_event(task, &shared.event, policy);
         let write = Write::Update {
             expected_version: version,
             delta: Some(Delta::new(&replay)),

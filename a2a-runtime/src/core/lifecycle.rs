@@ -176,15 +176,7 @@ fn apply(
             Ok(())
         }
         StreamResponse::ArtifactUpdate(e) => {
-            same_task(task, e.task_id.as_str(), e.context_id.as_str())?;
-            if task.status.state.is_terminal() {
-                return Err(LifecycleError::Terminal(task.status.state));
-            }
-            if e.artifact.artifact_id.is_empty() {
-                return Err(LifecycleError::Invalid(
-                    "artifact without artifactId".into(),
-                ));
-            }
+            check_artifact(task, e)?;
             match payload {
                 Payload::Copy => merge_artifact(task, e),
                 Payload::Take => merge_artifact_taking(task, e),
@@ -192,6 +184,40 @@ fn apply(
             Ok(())
         }
     }
+}
+
+/// Applies to another copy of the task an event [`apply_event_if_read`] applied with `read`
+/// (so stamped, its ids filled): reads an artifact update in place, copying only its parts.
+/// False when the event does not apply to this copy.
+pub(crate) fn reapply_event(
+    task: &mut Task,
+    event: &StreamResponse,
+    policy: HistoryPolicy,
+) -> bool {
+    match event {
+        StreamResponse::ArtifactUpdate(e) => {
+            let applies = check_artifact(task, e).is_ok();
+            if applies {
+                merge_artifact(task, e);
+            }
+            applies
+        }
+        other => apply(task, &mut other.clone(), policy, Payload::Take).is_ok(),
+    }
+}
+
+/// Whether an artifact update may apply to the task.
+fn check_artifact(task: &Task, e: &TaskArtifactUpdateEvent) -> Result<(), LifecycleError> {
+    same_task(task, e.task_id.as_str(), e.context_id.as_str())?;
+    if task.status.state.is_terminal() {
+        return Err(LifecycleError::Terminal(task.status.state));
+    }
+    if e.artifact.artifact_id.is_empty() {
+        return Err(LifecycleError::Invalid(
+            "artifact without artifactId".into(),
+        ));
+    }
+    Ok(())
 }
 
 fn stamp(status: &mut TaskStatus) {

@@ -783,7 +783,11 @@ impl InMemoryTaskStore {
                 tasks.queue_finished(key, id, version, (events, self.finished_events));
             }
         }
-        self.enforce_retention(tasks, scope, gone);
+        if is_finished && !was_finished {
+            // Only a task that finishes can take its scope past the bound (not every
+            // streamed event: that look-up showed in the SSE profile).
+            self.enforce_retention(tasks, scope, gone);
+        }
         Ok(version)
     }
 

@@ -62,7 +62,10 @@ fn into_logged(event: StreamResponse, task: &Task) -> StreamResponse {
 }
 
 /// A stream of task events, as returned by the streaming operations.
-pub type EventStream = Pin<Box<dyn Stream<Item = Result<SeqEvent, A2aError>> + Send>>;
+///
+/// An event is shared with the task's other subscribers and its replay log: read it through
+/// the `Arc`, or change a copy of it ([`Arc::make_mut`]).
+pub type EventStream = Pin<Box<dyn Stream<Item = Result<Arc<SeqEvent>, A2aError>> + Send>>;
 
 /// What a subscriber receives.
 #[derive(Clone, Debug)]

@@ -741,7 +741,7 @@ fn bus_stream(
             s.done =
                 matches!(&first.event, StreamResponse::Task(t) if t.status.state.is_terminal());
             s.last = first.seq;
-            return Some((Ok(first), s));
+            return Some((Ok(Arc::new(first)), s));
         }
         loop {
             if let Some(replay) = s.replay.as_mut() {
@@ -749,7 +749,7 @@ fn bus_stream(
                     Some(Ok(ev)) => {
                         s.done = ends_stream(&ev.event);
                         s.last = ev.seq;
-                        return Some((Ok(ev), s));
+                        return Some((Ok(Arc::new(ev)), s));
                     }
                     Some(Err(e)) => {
                         s.done = true;
@@ -766,8 +766,7 @@ fn bus_stream(
                     }
                     s.done = ends_stream(&ev.event);
                     s.last = ev.seq;
-                    // The only subscriber owns the event: no copy.
-                    let ev = Arc::try_unwrap(ev).unwrap_or_else(|shared| (*shared).clone());
+                    // Shared with the log and the other subscribers: no copy.
                     return Some((Ok(ev), s));
                 }
                 Some(BusItem::ExecutionEnded { execution, error }) => {
@@ -1035,7 +1034,7 @@ impl RequestHandler for DefaultRequestHandler {
             None,
         );
         Ok(Box::pin(
-            futures::stream::once(async move { Ok(first) }).chain(rest),
+            futures::stream::once(async move { Ok(Arc::new(first)) }).chain(rest),
         ))
     }
 

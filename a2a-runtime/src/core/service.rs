@@ -222,7 +222,10 @@ impl A2aService {
                 let n = negotiated.clone();
                 response = A2aResponse::Stream(Box::pin(events.map(move |item| {
                     let mut ev = item?;
-                    n.handle_response(&mut Reply::Event(&mut ev.event))?;
+                    if n.sees_responses() {
+                        // The hooks get a copy of a shared event.
+                        n.handle_response(&mut Reply::Event(&mut Arc::make_mut(&mut ev).event))?;
+                    }
                     Ok(ev)
                 })));
             } else if negotiated.sees_responses()

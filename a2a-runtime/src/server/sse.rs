@@ -65,7 +65,7 @@ struct SseBody<F> {
 }
 
 impl<F: Framing> SseBody<F> {
-    fn frame(&mut self, item: Option<Result<SeqEvent, A2aError>>) {
+    fn frame(&mut self, item: Option<Result<std::sync::Arc<SeqEvent>, A2aError>>) {
         match item {
             Some(Ok(ev)) => {
                 self.buf.extend_from_slice(b"id: ");
@@ -221,7 +221,8 @@ mod tests {
     /// A producer that yields to the scheduler after every event, like an agent awaiting
     /// something between events; the body on another task.
     async fn run(events: u64, pause: bool) -> Vec<Vec<u64>> {
-        let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Result<SeqEvent, A2aError>>();
+        let (tx, rx) =
+            tokio::sync::mpsc::unbounded_channel::<Result<std::sync::Arc<SeqEvent>, A2aError>>();
         let stream: EventStream = Box::pin(tokio_stream_from(rx));
         let (written_tx, mut written) = tokio::sync::mpsc::unbounded_channel::<()>();
         let consumer = tokio::spawn(async move {
@@ -241,7 +242,8 @@ mod tests {
         });
         for seq in 1..=events {
             let event = StreamResponse::StatusUpdate(Default::default());
-            tx.send(Ok(SeqEvent { seq, event })).unwrap();
+            tx.send(Ok(std::sync::Arc::new(SeqEvent { seq, event })))
+                .unwrap();
             if pause {
                 // The producer waits for something else (here: until its event was written).
                 written.recv().await.unwrap();
@@ -254,8 +256,8 @@ mod tests {
     }
 
     fn tokio_stream_from(
-        mut rx: tokio::sync::mpsc::UnboundedReceiver<Result<SeqEvent, A2aError>>,
-    ) -> impl futures::Stream<Item = Result<SeqEvent, A2aError>> + Send {
+        mut rx: tokio::sync::mpsc::UnboundedReceiver<Result<std::sync::Arc<SeqEvent>, A2aError>>,
+    ) -> impl futures::Stream<Item = Result<std::sync::Arc<SeqEvent>, A2aError>> + Send {
         futures::stream::poll_fn(move |cx| rx.poll_recv(cx))
     }
 

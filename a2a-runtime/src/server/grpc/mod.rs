@@ -221,7 +221,9 @@ impl Binding {
                     return futures::future::ready(None);
                 }
                 futures::future::ready(Some(match item {
-                    Ok(event) => Ok(pb::StreamResponse::from(event.event)),
+                    Ok(event) => Ok(pb::StreamResponse::from(
+                        std::sync::Arc::unwrap_or_clone(event).event,
+                    )),
                     Err(e) => {
                         *failed = true;
                         Err(to_status(&e))

@@ -16,6 +16,7 @@
 
 use std::future::Future as _;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -65,7 +66,7 @@ struct SseBody<F> {
 }
 
 impl<F: Framing> SseBody<F> {
-    fn frame(&mut self, item: Option<Result<std::sync::Arc<SeqEvent>, A2aError>>) {
+    fn frame(&mut self, item: Option<Result<Arc<SeqEvent>, A2aError>>) {
         match item {
             Some(Ok(ev)) => {
                 self.buf.extend_from_slice(b"id: ");
@@ -221,8 +222,7 @@ mod tests {
     /// A producer that yields to the scheduler after every event, like an agent awaiting
     /// something between events; the body on another task.
     async fn run(events: u64, pause: bool) -> Vec<Vec<u64>> {
-        let (tx, rx) =
-            tokio::sync::mpsc::unbounded_channel::<Result<std::sync::Arc<SeqEvent>, A2aError>>();
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Result<Arc<SeqEvent>, A2aError>>();
         let stream: EventStream = Box::pin(tokio_stream_from(rx));
         let (written_tx, mut written) = tokio::sync::mpsc::unbounded_channel::<()>();
         let consumer = tokio::spawn(async move {
@@ -242,8 +242,7 @@ mod tests {
         });
         for seq in 1..=events {
             let event = StreamResponse::StatusUpdate(Default::default());
-            tx.send(Ok(std::sync::Arc::new(SeqEvent { seq, event })))
-                .unwrap();
+            tx.send(Ok(Arc::new(SeqEvent { seq, event }))).unwrap();
             if pause {
                 // The producer waits for something else (here: until its event was written).
                 written.recv().await.unwrap();
@@ -256,8 +255,8 @@ mod tests {
     }
 
     fn tokio_stream_from(
-        mut rx: tokio::sync::mpsc::UnboundedReceiver<Result<std::sync::Arc<SeqEvent>, A2aError>>,
-    ) -> impl futures::Stream<Item = Result<std::sync::Arc<SeqEvent>, A2aError>> + Send {
+        mut rx: tokio::sync::mpsc::UnboundedReceiver<Result<Arc<SeqEvent>, A2aError>>,
+    ) -> impl futures::Stream<Item = Result<Arc<SeqEvent>, A2aError>> + Send {
         futures::stream::poll_fn(move |cx| rx.poll_recv(cx))
     }
 

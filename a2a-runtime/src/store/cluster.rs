@@ -95,8 +95,8 @@ macro_rules! sql_cluster {
                 ttl: std::time::Duration,
             ) -> Result<(), $crate::store::StoreError> {
                 // Through the write queue: it commits with the task writes waiting beside it.
-                let expires_ms = $crate::store::sql::now_ms()
-                    .saturating_add($crate::store::cluster::millis(ttl));
+                let expires_ms =
+                    $crate::store::now_ms().saturating_add($crate::store::cluster::millis(ttl));
                 self.writer
                     .submit($crate::store::sql_writer::Op::Acquire {
                         lease: lease.clone(),
@@ -111,7 +111,8 @@ macro_rules! sql_cluster {
                 instance: &str,
                 ttl: std::time::Duration,
             ) -> Result<u64, $crate::store::StoreError> {
-                use $crate::store::sql::{backend, now_ms};
+                use $crate::store::now_ms;
+                use $crate::store::sql::backend;
                 let done = sqlx::query("UPDATE a2a_leases SET expires_ms = $1 WHERE instance = $2")
                     .bind(now_ms().saturating_add($crate::store::cluster::millis(ttl)))
                     .bind(instance)
@@ -136,7 +137,8 @@ macro_rules! sql_cluster {
                 limit: usize,
             ) -> Result<Vec<$crate::store::Lease>, $crate::store::StoreError> {
                 use sqlx::Row as _;
-                use $crate::store::sql::{backend, now_ms, to_i64, to_u64};
+                use $crate::store::now_ms;
+                use $crate::store::sql::{backend, to_i64, to_u64};
                 let rows = sqlx::query(
                     "SELECT instance, execution, tenant, owner, task_id FROM a2a_leases \
                  WHERE expires_ms < $1 ORDER BY expires_ms LIMIT $2",
@@ -165,7 +167,8 @@ macro_rules! sql_cluster {
                 &self,
                 lease: &$crate::store::Lease,
             ) -> Result<bool, $crate::store::StoreError> {
-                use $crate::store::sql::{backend, now_ms, to_i64};
+                use $crate::store::now_ms;
+                use $crate::store::sql::{backend, to_i64};
                 // One statement: of the instances racing for it, one deletes the row.
                 let done = sqlx::query(
                     "DELETE FROM a2a_leases \

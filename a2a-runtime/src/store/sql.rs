@@ -23,8 +23,6 @@ pub(super) fn status_ms(task: &Task) -> i64 {
     task.status.timestamp.map_or(0, |t| t.millis())
 }
 
-pub(super) use super::now_ms;
-
 /// A version or sequence number as a column (`BIGINT`).
 pub(super) fn to_i64(n: u64) -> Result<i64, StoreError> {
     i64::try_from(n).map_err(|_| StoreError::Backend(format!("{n} exceeds the column range")))
@@ -94,9 +92,10 @@ macro_rules! sql_store {
     ($store:ty, $db:ty) => {
         use $crate::store::sql::{
             MAX_EVENTS_PER_READ, backend, decode_config, decode_event, decode_task,
-            encode_config, encode_event, encode_task, now_ms, status_ms, to_i64, to_u64,
+            encode_config, encode_event, encode_task, status_ms, to_i64, to_u64,
         };
         use $crate::store::{
+            now_ms,
             ListCursor, PushConfigStore, Scope, SeqEvent, StoreError, StoredTask, TaskPage,
             TaskQuery, TaskStore,
         };

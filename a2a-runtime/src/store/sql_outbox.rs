@@ -204,7 +204,7 @@ macro_rules! sql_outbox {
                     )
                     .bind(id)
                     .bind(error)
-                    .bind($crate::store::sql::now_ms())
+                    .bind($crate::store::now_ms())
                     .execute(&mut *tx)
                     .await
                     .map_err(backend)?;

@@ -131,32 +131,40 @@ impl<T: AgentExecutor> DynExecutor for T {
         use tracing::Instrument as _;
         // One span per execution, a child of the request's; the request's trace context
         // goes with it into the agent's task (its client calls carry it on).
-        let span = tracing::info_span!(
-            "a2a.agent",
-            task_id = %ctx.task_id(),
-            context_id = %ctx.context_id(),
-            outcome = tracing::field::Empty,
-        );
+        // Not even made when unwanted (see `server::observe::request_span`).
+        let span = if tracing::span_enabled!(tracing::Level::INFO) {
+            tracing::info_span!(
+                "a2a.agent",
+                task_id = %ctx.task_id(),
+                context_id = %ctx.context_id(),
+                outcome = tracing::field::Empty,
+            )
+        } else {
+            tracing::Span::none()
+        };
         let trace = crate::protocol::TraceContext::current();
+        // Without a subscriber that wants the span, the run goes without it: entering and
+        // leaving a disabled span at every poll costs instructions for nothing.
+        let traced = !span.is_disabled();
         let run = async move {
             let outcome = AssertUnwindSafe(self.execute(ctx, events))
                 .catch_unwind()
                 .await;
-            let span = tracing::Span::current();
-            if !span.is_disabled() {
+            if traced {
                 let result = match &outcome {
                     Ok(Ok(())) => "ok",
                     Ok(Err(_)) => "error",
                     Err(_) => "panic",
                 };
-                span.record("outcome", result);
+                tracing::Span::current().record("outcome", result);
             }
             finish.after(outcome).await;
-        }
-        .instrument(span);
-        match trace {
-            Some(tc) => Box::pin(tc.scope(run)),
-            None => Box::pin(run),
+        };
+        match (trace, traced) {
+            (Some(tc), true) => Box::pin(tc.scope(run.instrument(span))),
+            (Some(tc), false) => Box::pin(tc.scope(run)),
+            (None, true) => Box::pin(run.instrument(span)),
+            (None, false) => Box::pin(run),
         }
     }
 }

@@ -33,7 +33,9 @@ pub struct TraceContext {
 }
 
 tokio::task_local! {
-    static CURRENT: TraceContext;
+    // Boxed: the scope of a request holds one word rather than the context (64 bytes with
+    // its 16-byte alignment) in the request's future.
+    static CURRENT: Box<TraceContext>;
 }
 
 impl TraceContext {
@@ -144,7 +146,7 @@ impl TraceContext {
     /// The trace context of the request being served on this task (set by the server for each
     /// request that carried one, and for the agent's execution of it).
     pub fn current() -> Option<Self> {
-        CURRENT.try_with(Clone::clone).ok()
+        CURRENT.try_with(|tc| TraceContext::clone(tc)).ok()
     }
 
     /// The `tracestate` value, taken.
@@ -153,8 +155,10 @@ impl TraceContext {
     }
 
     /// Runs `fut` with `self` as the [`current`](Self::current) trace context.
-    pub async fn scope<F: Future>(self, fut: F) -> F::Output {
-        CURRENT.scope(self, fut).await
+    pub fn scope<F: Future>(self, fut: F) -> impl Future<Output = F::Output> {
+        // Not an `async fn`: that would hold `fut` twice (as its argument and inside the
+        // future it awaits), and the request's future is wrapped in this one.
+        CURRENT.scope(Box::new(self), fut)
     }
 }
 

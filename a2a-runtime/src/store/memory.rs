@@ -572,6 +572,13 @@ impl InMemoryTaskStore {
         }
     }
 
+    /// True when a scope holding `finished` finished tasks is past the per-scope limit (known
+    /// before [`enforce_retention`](Self::enforce_retention) looks the scope up again).
+    fn past_retention(&self, finished: usize) -> bool {
+        self.max_finished_per_scope
+            .is_some_and(|max| finished > max)
+    }
+
     /// Drops the oldest terminal tasks of the scope `key` beyond the per-scope limit.
     fn enforce_retention(&self, tasks: &mut Tasks, key: &Scope, gone: &mut Gone) {
         let Some(max) = self.max_finished_per_scope else {
@@ -685,13 +692,16 @@ impl InMemoryTaskStore {
             log,
         });
         let key = s.key.clone();
+        let over = self.past_retention(s.finished);
         tasks.held += 1;
         if finished {
             tasks.finished += 1;
             let events = s.by_id.get(&*id).map_or(0, |e| e.log.0.len());
             tasks.queue_finished(key, id, 1, (events, self.finished_events));
         }
-        self.enforce_retention(tasks, scope, gone);
+        if over {
+            self.enforce_retention(tasks, scope, gone);
+        }
         Ok(1)
     }
 
@@ -774,6 +784,7 @@ impl InMemoryTaskStore {
             }
         }
         s.finished = s.finished + usize::from(is_finished) - usize::from(was_finished);
+        let over = self.past_retention(s.finished);
         tasks.finished = tasks.finished + usize::from(is_finished) - usize::from(was_finished);
         if is_finished {
             // Queued again at this version: an older queue entry is now stale.
@@ -783,7 +794,7 @@ impl InMemoryTaskStore {
                 tasks.queue_finished(key, id, version, (events, self.finished_events));
             }
         }
-        if is_finished && !was_finished {
+        if over && is_finished && !was_finished {
             // Only a task that finishes can take its scope past the bound (not every
             // streamed event: that look-up showed in the SSE profile).
             self.enforce_retention(tasks, scope, gone);

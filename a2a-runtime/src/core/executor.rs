@@ -160,12 +160,12 @@ impl<T: AgentExecutor> DynExecutor for T {
             }
             finish.after(outcome).await;
         };
-        match (trace, traced) {
-            (Some(tc), true) => Box::pin(tc.scope(run.instrument(span))),
-            (Some(tc), false) => Box::pin(tc.scope(run)),
-            (None, true) => Box::pin(run.instrument(span)),
-            (None, false) => Box::pin(run),
-        }
+        let run = if traced {
+            futures::future::Either::Left(run.instrument(span))
+        } else {
+            futures::future::Either::Right(run)
+        };
+        Box::pin(crate::protocol::TraceContext::scope_of(trace, run))
     }
 }
 

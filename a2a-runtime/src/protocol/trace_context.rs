@@ -160,6 +160,18 @@ impl TraceContext {
         // future it awaits), and the request's future is wrapped in this one.
         CURRENT.scope(Box::new(self), fut)
     }
+
+    /// Runs `fut` with `trace` as the [`current`](Self::current) trace context when there is
+    /// one.
+    pub(crate) fn scope_of<F: Future>(
+        trace: Option<Self>,
+        fut: F,
+    ) -> impl Future<Output = F::Output> {
+        match trace {
+            Some(tc) => futures::future::Either::Left(tc.scope(fut)),
+            None => futures::future::Either::Right(fut),
+        }
+    }
 }
 
 #[cfg(test)]

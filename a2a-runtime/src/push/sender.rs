@@ -477,10 +477,7 @@ async fn schedule(sender: std::sync::Weak<PushSender>) {
                             s2.wake.notify_one();
                         }
                         .instrument(span);
-                        match trace {
-                            Some(tc) => tokio::spawn(tc.scope(run)),
-                            None => tokio::spawn(run),
-                        };
+                        tokio::spawn(TraceContext::scope_of(trace, run));
                     }
                 }
                 Err(e) => tracing::error!(error = %e, "cannot claim push deliveries"),

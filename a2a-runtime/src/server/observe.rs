@@ -93,7 +93,7 @@ pub(crate) fn observe<F: Future<Output = HttpResponse>>(
     let logging = tracing::enabled!(target: "a2a::access", tracing::Level::INFO);
     if span.is_disabled() && !logging {
         // Nobody listens: only the trace context is carried (when there is one).
-        return Either::Left(scoped(trace, fut));
+        return Either::Left(TraceContext::scope_of(trace, fut));
     }
     if let Some(tc) = &trace {
         set_parent(&span, tc);
@@ -102,18 +102,12 @@ pub(crate) fn observe<F: Future<Output = HttpResponse>>(
     let req = req.clone();
     let fut = tracing::Instrument::instrument(fut, span.clone());
     // Boxed: the quiet path, above, is the one whose size counts.
-    Either::Right(Box::pin(scoped(trace, fut).map(move |resp| {
-        log(&span, &req, &resp, start);
-        resp
-    })))
-}
-
-/// `fut` with `trace` as its current trace context, when there is one.
-fn scoped<F: Future>(trace: Option<TraceContext>, fut: F) -> impl Future<Output = F::Output> {
-    match trace {
-        Some(tc) => Either::Left(tc.scope(fut)),
-        None => Either::Right(fut),
-    }
+    Either::Right(Box::pin(TraceContext::scope_of(trace, fut).map(
+        move |resp| {
+            log(&span, &req, &resp, start);
+            resp
+        },
+    )))
 }
 
 /// Records the answer `resp` to `req`, served since `start`, on the request's `span`, and

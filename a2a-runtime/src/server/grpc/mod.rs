@@ -155,10 +155,7 @@ impl Binding {
             super::observe::set_parent(&span, tc);
         }
         let served = self.serve(call, req).instrument(span.clone());
-        let result = match trace {
-            Some(tc) => tc.scope(served).await,
-            None => served.await,
-        };
+        let result = TraceContext::scope_of(trace, served).await;
         if let Err(status) = &result {
             let _entered = span.enter();
             tracing::warn!(target: "a2a::access", code = ?status.code(), cause = status.message(), "a2a request failed");

@@ -1311,10 +1311,7 @@ impl ResponseExt for HttpResponseBuilder {
         if !activated.is_empty()
             && let Some(v) = echo_header(activated)
         {
-            self.insert_header((
-                actix_web::http::header::HeaderName::from_static(A2A_EXTENSIONS),
-                v,
-            ));
+            self.insert_header((http::A2A_EXTENSIONS_NAME.clone(), v));
         }
         self
     }

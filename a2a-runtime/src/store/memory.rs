@@ -13,6 +13,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::frozen::Frozen;
+use super::replay_log::{Invalidates, Log, Logged, effect, read_back, same_shape};
 use super::{
     InMemoryPushOutbox, ListCursor, NewDelivery, PushConfigStore, Scope, SeqEvent, StoreError,
     StoredTask, TaskPage, TaskQuery, TaskRef, TaskStore, now_ms,
@@ -78,39 +79,6 @@ const DEFAULT_EVENTS_PER_TASK: usize = 1024;
 // the logs, with 16,384 events (about 13 MiB), 0.88x with 1,024 and 0.90x with none.
 pub const DEFAULT_FINISHED_EVENTS: usize = DEFAULT_EVENTS_PER_TASK;
 const _: () = assert!(DEFAULT_FINISHED_EVENTS >= DEFAULT_EVENTS_PER_TASK);
-
-/// The tail of a task's event log, in sequence order (a write without an event leaves a hole).
-#[derive(Debug, Default)]
-struct Log(VecDeque<Arc<SeqEvent>>);
-
-impl Log {
-    /// Records the event of the write that produced `version`, if it carried one.
-    fn record(&mut self, version: u64, event: Option<Arc<SeqEvent>>, cap: usize) {
-        if let Some(e) = event
-            && cap > 0
-        {
-            debug_assert_eq!(e.seq, version);
-            if self.0.len() >= cap {
-                self.0.pop_front();
-            }
-            self.0.push_back(e);
-        }
-    }
-
-    /// The events after `after`, up to the first hole, at most `limit`; `None` when the event
-    /// right after `after` is not held.
-    fn after(&self, after: u64, limit: usize) -> Option<Vec<SeqEvent>> {
-        let start = self.0.partition_point(|e| e.seq <= after);
-        let mut out = Vec::new();
-        for (next, e) in (after + 1..).zip(self.0.iter().skip(start).take(limit)) {
-            if e.seq != next {
-                break;
-            }
-            out.push(SeqEvent::clone(e));
-        }
-        (!out.is_empty()).then_some(out)
-    }
-}
 
 /// A task as held: live tasks (and the rare finished task whose encoding would not give it back
 /// exactly) as values, finished tasks encoded.
@@ -690,7 +658,7 @@ impl InMemoryTaskStore {
         s.finished += usize::from(finished);
         s.order.insert((held.millis(), id.clone()), finished);
         let mut log = Log::default();
-        log.record(1, event, self.events_per_task);
+        log.record(1, event, None, self.events_per_task);
         vacant.insert(Entry {
             version: 1,
             updated_ms: now_ms(),
@@ -702,7 +670,7 @@ impl InMemoryTaskStore {
         tasks.held += 1;
         if finished {
             tasks.finished += 1;
-            let events = s.by_id.get(&*id).map_or(0, |e| e.log.0.len());
+            let events = s.by_id.get(&*id).map_or(0, |e| e.log.len());
             tasks.queue_finished(key, id, 1, (events, self.finished_events));
         }
         if over {
@@ -757,25 +725,69 @@ impl InMemoryTaskStore {
         }
         let old_millis = entry.held.millis();
         let was_finished = entry.held.is_terminal();
+        let mut chunk = None;
         match &mut entry.held {
             // A live task stays live: reuse its box, and apply the event to it when the writer
             // says what it was (a streamed chunk costs its own size, not the task's). Otherwise a
             // plain copy: `clone_from`, which compares part by part to copy only what changed,
             // walks both copies and costs more (a 100-chunk stream: 79k events/s against 154k).
             Held::Value(boxed) if !task.status.state.is_terminal() => {
-                if !delta.is_some_and(|d| d.apply_to(boxed)) {
+                // The logged chunks keep their parts in this copy: the event may take some away.
+                let (invalidates, planned) = match (&delta, &event) {
+                    (Some(_), Some(e)) => effect(boxed, &e.event),
+                    _ => (Invalidates::All, None),
+                };
+                entry.log.materialize(boxed, invalidates);
+                if delta.is_some_and(|d| d.apply_to(boxed)) {
+                    // Logged by reference when the parts are where the plan put them.
+                    chunk = planned.filter(|c| c.fits(boxed));
+                } else {
+                    entry.log.materialize(boxed, Invalidates::All);
                     **boxed = task.clone();
                 }
                 debug_assert!(**boxed == *task, "the delta gave another task");
+                debug_assert!(
+                    chunk.is_none_or(|c| event.as_ref().map(|e| &e.event) == c.event(boxed).as_ref()),
+                    "a chunk logged by reference reads back as another event"
+                );
             }
-            held => *held = Held::of(task, json),
+            held => {
+                // Finishing (or a finished task written again): a status update leaves a live
+                // copy's artifacts as they were, and the writer's task is that copy with the
+                // event applied, so the logged chunks keep their parts (the shapes are checked;
+                // comparing the parts themselves, cold by now, cost 12% of the SSE workload).
+                // Anything else turns them into events first.
+                if entry.log.chunks > 0 {
+                    let keeps = matches!(held, Held::Value(t) if same_shape(t, task))
+                        && event
+                            .as_ref()
+                            .is_some_and(|e| matches!(e.event, StreamResponse::StatusUpdate(_)));
+                    debug_assert!(
+                        !keeps || matches!(held, Held::Value(t) if t.artifacts == task.artifacts),
+                        "a status update changed the artifacts"
+                    );
+                    if !keeps {
+                        match held {
+                            Held::Value(t) => entry.log.materialize_all(Some(t)),
+                            Held::Encoded(f) => {
+                                entry
+                                    .log
+                                    .materialize_all(f.decode(task.id.as_str()).ok().as_ref());
+                            }
+                        }
+                    }
+                }
+                *held = Held::of(task, json);
+            }
         }
         let new_millis = entry.held.millis();
         let is_finished = entry.held.is_terminal();
         entry.version += 1;
         entry.updated_ms = now_ms();
         let version = entry.version;
-        entry.log.record(version, event, self.events_per_task);
+        entry
+            .log
+            .record(version, event, chunk, self.events_per_task);
         if (old_millis, was_finished) != (new_millis, is_finished) {
             let position = (old_millis, task.id.shared());
             if old_millis == new_millis {
@@ -796,7 +808,7 @@ impl InMemoryTaskStore {
             // Queued again at this version: an older queue entry is now stale.
             let key = s.key.clone();
             if let Some((id, entry)) = s.by_id.get_key_value(task.id.as_str()) {
-                let (id, events) = (id.clone(), entry.log.0.len());
+                let (id, events) = (id.clone(), entry.log.len());
                 tasks.queue_finished(key, id, version, (events, self.finished_events));
             }
         }
@@ -877,24 +889,37 @@ impl TaskStore for InMemoryTaskStore {
         after: u64,
         limit: usize,
     ) -> Result<Vec<SeqEvent>, StoreError> {
-        let scopes = self.lock();
-        let Some(entry) = scopes.get(scope).and_then(|s| s.by_id.get(id.as_str())) else {
-            return Ok(Vec::new());
+        let (logged, held) = {
+            let scopes = self.lock();
+            let Some(entry) = scopes.get(scope).and_then(|s| s.by_id.get(id.as_str())) else {
+                return Ok(Vec::new());
+            };
+            if after >= entry.version {
+                return Ok(Vec::new());
+            }
+            if limit == 0 {
+                return Ok(Vec::new());
+            }
+            let logged = entry
+                .log
+                .after(after, limit)
+                .ok_or_else(|| StoreError::EventsGone {
+                    task_id: id.clone(),
+                    after,
+                    oldest: entry.log.oldest(),
+                })?;
+            // Chunks are read from the task: a live one here, a finished one (encoded) once
+            // decoded, after the lock.
+            match &entry.held {
+                Held::Value(task) => return read_back(id, logged, Some(task)),
+                Held::Encoded(f) => {
+                    let chunks = logged.iter().any(|e| matches!(e, Logged::Chunk(..)));
+                    (logged, chunks.then(|| f.clone()))
+                }
+            }
         };
-        if after >= entry.version {
-            return Ok(Vec::new());
-        }
-        if limit == 0 {
-            return Ok(Vec::new());
-        }
-        entry
-            .log
-            .after(after, limit)
-            .ok_or_else(|| StoreError::EventsGone {
-                task_id: id.clone(),
-                after,
-                oldest: entry.log.0.front().map_or(0, |e| e.seq),
-            })
+        let task = held.map(|f| f.decode(id.as_str())).transpose()?;
+        read_back(id, logged, task.as_ref())
     }
 
     async fn list(&self, scope: &Scope, query: &TaskQuery) -> Result<TaskPage, StoreError> {
@@ -1164,7 +1189,9 @@ mod tests {
     use std::cmp::Reverse;
 
     use super::*;
-    use crate::types::{Artifact, Message, Part, Role, TaskState, TaskStatus, Timestamp};
+    use crate::types::{
+        Artifact, Message, Part, Role, TaskArtifactUpdateEvent, TaskState, TaskStatus, Timestamp,
+    };
 
     fn task(i: i64, state: TaskState) -> Task {
         Task {
@@ -1689,6 +1716,212 @@ mod tests {
         store.write_now(&scope, &live, None, write, None).unwrap();
         assert_eq!(held_value(&store, &scope, "t001"), live);
         assert!(!append_chunk(&mut live.clone(), &other));
+    }
+
+    /// Applies `event` to `task` as the task lifecycle does, for the events these tests send.
+    fn apply(task: &mut Task, event: &StreamResponse) -> bool {
+        match event {
+            StreamResponse::ArtifactUpdate(e) => {
+                let id = &e.artifact.artifact_id;
+                match task.artifacts.iter_mut().find(|a| &a.artifact_id == id) {
+                    Some(a) if e.append => a.parts.extend(e.artifact.parts.iter().cloned()),
+                    Some(a) => *a = e.artifact.clone(),
+                    None => task.artifacts.push(e.artifact.clone()),
+                }
+            }
+            StreamResponse::StatusUpdate(e) => task.status = e.status.clone(),
+            StreamResponse::Task(t) => {
+                task.status = t.status.clone();
+                task.artifacts = t.artifacts.clone();
+            }
+            StreamResponse::Message(_) => return false,
+        }
+        true
+    }
+
+    /// A live task written event by event as the runtime writes it (each event applied to the
+    /// held copy, and logged), with the events delivered so far.
+    struct Streamed {
+        store: InMemoryTaskStore,
+        scope: Scope,
+        live: Task,
+        version: u64,
+        delivered: Vec<SeqEvent>,
+    }
+
+    impl Streamed {
+        /// The live task `t{n}`, created with a status update as its first event, or without
+        /// an event (its log then starts at 2).
+        async fn new(n: i64, with_event: bool) -> Self {
+            let mut s = Self {
+                store: InMemoryTaskStore::new(),
+                scope: Scope::new("t", "me"),
+                live: task(n, TaskState::Working),
+                version: 0,
+                delivered: Vec::new(),
+            };
+            let first = with_event.then(|| s.status(TaskState::Working));
+            s.version = s
+                .store
+                .create(&s.scope, &s.live, first.as_ref())
+                .await
+                .unwrap();
+            s.delivered
+                .extend(first.map(|event| SeqEvent { seq: 1, event }));
+            s
+        }
+
+        fn send(&mut self, events: impl IntoIterator<Item = StreamResponse>) {
+            for event in events {
+                assert!(apply(&mut self.live, &event), "{event:?}");
+                let shared = Arc::new(SeqEvent {
+                    seq: self.version + 1,
+                    event,
+                });
+                let replay = |task: &mut Task| apply(task, &shared.event);
+                let write = Write::Update {
+                    expected_version: self.version,
+                    delta: Some(Delta::new(&replay)),
+                };
+                self.version = self
+                    .store
+                    .write_now(&self.scope, &self.live, None, write, Some(shared.clone()))
+                    .unwrap();
+                self.delivered.push(SeqEvent::clone(&shared));
+            }
+        }
+
+        fn chunk(&self, artifact: &str, text: &str, append: bool) -> StreamResponse {
+            StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+                task_id: self.live.id.clone(),
+                context_id: self.live.context_id.clone(),
+                artifact: Artifact {
+                    artifact_id: artifact.into(),
+                    ..Artifact::new([Part::text(text)])
+                },
+                append,
+                ..Default::default()
+            })
+        }
+
+        fn status(&self, state: TaskState) -> StreamResponse {
+            StreamResponse::StatusUpdate(crate::types::TaskStatusUpdateEvent {
+                task_id: self.live.id.clone(),
+                context_id: self.live.context_id.clone(),
+                status: TaskStatus {
+                    state,
+                    message: None,
+                    timestamp: Timestamp::from_millis(5_000),
+                },
+                metadata: Default::default(),
+            })
+        }
+
+        /// Asserts that the log holds `chunks` chunks by reference, and that its events after
+        /// `after` read back as they were delivered.
+        async fn assert_log(&self, chunks: usize, after: u64) {
+            let logged = self.store.lock()[&self.scope].by_id[self.live.id.as_str()]
+                .log
+                .chunks;
+            assert_eq!(logged, chunks);
+            let read = self
+                .store
+                .events_after(&self.scope, &self.live.id, after, 100);
+            let read = read.await.unwrap();
+            let from = self.delivered.partition_point(|e| e.seq <= after);
+            assert_eq!(read, self.delivered[from..]);
+        }
+    }
+
+    #[tokio::test]
+    async fn streamed_chunks_read_back_from_the_log_exactly_as_delivered() {
+        let mut s = Streamed::new(1, true).await;
+        // A new artifact, chunks appended to it, another artifact with a name (logged as the
+        // event), and one more chunk.
+        let mut named = s.chunk("b", "b0", false);
+        if let StreamResponse::ArtifactUpdate(e) = &mut named {
+            e.artifact.name = "named".into();
+            e.last_chunk = true;
+        }
+        s.send([
+            s.chunk("a", "a0", false),
+            s.chunk("a", "a1", true),
+            s.chunk("a", "a2", true),
+            named,
+            s.chunk("a", "a3", true),
+        ]);
+        s.assert_log(4, 0).await;
+        // From the middle, and a page of two.
+        let read = s.store.events_after(&s.scope, &s.live.id, 3, 2).await;
+        assert_eq!(read.unwrap(), s.delivered[3..5]);
+
+        // Replacing artifact `a` first turns its logged chunks into the events they were.
+        s.send([s.chunk("a", "replaced", false)]);
+        s.assert_log(1, 0).await;
+        s.send([
+            s.status(TaskState::InputRequired),
+            s.status(TaskState::Working),
+            s.chunk("a", "r1", true),
+        ]);
+        s.assert_log(2, 0).await;
+
+        // Finished (and held encoded): the chunks are read from the decoded task.
+        s.send([s.status(TaskState::Completed)]);
+        assert!(matches!(
+            s.store.lock()[&s.scope].by_id["t001"].held,
+            Held::Encoded(_)
+        ));
+        s.assert_log(2, 0).await;
+    }
+
+    #[tokio::test]
+    async fn a_task_event_replacing_the_artifacts_keeps_the_logged_chunks_readable() {
+        let mut s = Streamed::new(3, false).await;
+        let mut replacement = s.live.clone();
+        replacement.artifacts = vec![Artifact {
+            artifact_id: "y".into(),
+            ..Artifact::new([Part::text("whole")])
+        }];
+        s.send([
+            s.chunk("y", "y0", false),
+            s.chunk("y", "y1", true),
+            StreamResponse::Task(replacement),
+            s.chunk("y", "y2", true),
+        ]);
+        // The two chunks before the task event were turned into events; the one after it is
+        // read from the replacement's artifact.
+        assert_eq!(s.live.artifacts[0].parts.len(), 2);
+        s.assert_log(1, 1).await;
+
+        // Finished by a task event that drops the artifacts: the last chunk is turned into
+        // its event first.
+        let mut done = s.live.clone();
+        done.status.state = TaskState::Completed;
+        done.artifacts.clear();
+        s.send([StreamResponse::Task(done)]);
+        s.assert_log(0, 1).await;
+    }
+
+    #[tokio::test]
+    async fn a_write_without_its_event_applied_keeps_the_logged_chunks_readable() {
+        let mut s = Streamed::new(2, false).await;
+        s.send([
+            s.chunk("x", "x0", false),
+            s.chunk("x", "x1", true),
+            s.chunk("x", "x2", true),
+        ]);
+        s.assert_log(3, 1).await;
+        // A plain write (no subscriber, or through the trait) replaces the held copy: here one
+        // that replaces the artifact the chunks were read from.
+        s.live.artifacts[0] = Artifact {
+            artifact_id: "x".into(),
+            ..Artifact::new([Part::text("other")])
+        };
+        s.store
+            .update(&s.scope, &s.live, s.version, None)
+            .await
+            .unwrap();
+        s.assert_log(0, 1).await;
     }
 
     /// A push config for task `id`.

@@ -16,6 +16,7 @@ mod memory;
 mod outbox;
 #[cfg(feature = "postgres")]
 mod postgres;
+mod replay_log;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod sql;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]

@@ -23,6 +23,7 @@ pub const A2A_EXTENSIONS: &str = "a2a-extensions";
 /// [`A2A_EXTENSIONS`] as a header name, built once (a name given as a `&str` is parsed again
 /// on every use).
 pub(crate) static A2A_EXTENSIONS_NAME: HeaderName = HeaderName::from_static(A2A_EXTENSIONS);
+
 /// The v0.3 name of the extensions header, accepted as an alias.
 pub const X_A2A_EXTENSIONS: &str = "x-a2a-extensions";
 /// The REST media type.

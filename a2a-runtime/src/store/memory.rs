@@ -737,12 +737,12 @@ impl InMemoryTaskStore {
                     (Some(_), Some(e)) => effect(boxed, &e.event),
                     _ => (Invalidates::All, None),
                 };
-                entry.log.materialize(boxed, invalidates);
+                entry.log.materialize(Some(boxed), invalidates);
                 if delta.is_some_and(|d| d.apply_to(boxed)) {
                     // Logged by reference when the parts are where the plan put them.
                     chunk = planned.filter(|c| c.fits(boxed));
                 } else {
-                    entry.log.materialize(boxed, Invalidates::All);
+                    entry.log.materialize(Some(boxed), Invalidates::All);
                     **boxed = task.clone();
                 }
                 debug_assert!(**boxed == *task, "the delta gave another task");
@@ -767,14 +767,15 @@ impl InMemoryTaskStore {
                         "a status update changed the artifacts"
                     );
                     if !keeps {
-                        match held {
-                            Held::Value(t) => entry.log.materialize_all(Some(t)),
+                        let decoded;
+                        let before = match held {
+                            Held::Value(t) => Some(&**t),
                             Held::Encoded(f) => {
-                                entry
-                                    .log
-                                    .materialize_all(f.decode(task.id.as_str()).ok().as_ref());
+                                decoded = f.decode(task.id.as_str()).ok();
+                                decoded.as_ref()
                             }
-                        }
+                        };
+                        entry.log.materialize(before, Invalidates::All);
                     }
                 }
                 *held = Held::of(task, json);
@@ -1639,25 +1640,6 @@ mod tests {
 
     #[tokio::test]
     async fn an_update_with_its_delta_appends_the_chunk_to_the_held_task_instead_of_copying_it() {
-        use crate::types::{StreamResponse, TaskArtifactUpdateEvent};
-        // What the core's lifecycle does with an appended chunk, enough for the store: the
-        // delta replayed on the held task. False for an event of another task.
-        fn append_chunk(task: &mut Task, event: &StreamResponse) -> bool {
-            let StreamResponse::ArtifactUpdate(u) = event else {
-                return false;
-            };
-            let artifact = task
-                .artifacts
-                .iter_mut()
-                .find(|a| a.artifact_id == u.artifact.artifact_id);
-            match artifact {
-                Some(a) if u.append && u.task_id == task.id => {
-                    a.parts.extend(u.artifact.parts.iter().cloned());
-                    true
-                }
-                _ => false,
-            }
-        }
         let store = InMemoryTaskStore::new();
         let scope = Scope::default();
         let mut live = task(1, TaskState::Working);
@@ -1678,8 +1660,8 @@ mod tests {
                 append: true,
                 ..Default::default()
             });
-            assert!(append_chunk(&mut live, &event));
-            let replay = |task: &mut Task| append_chunk(task, &event);
+            assert!(apply(&mut live, &event));
+            let replay = |task: &mut Task| apply(task, &event);
             let write = Write::Update {
                 expected_version: version,
                 delta: Some(Delta::new(&replay)),
@@ -1708,19 +1690,21 @@ mod tests {
             ..Default::default()
         });
         live.status.message = Some(Message::default());
-        let replay = |task: &mut Task| append_chunk(task, &other);
+        let replay = |task: &mut Task| apply(task, &other);
         let write = Write::Update {
             expected_version: version,
             delta: Some(Delta::new(&replay)),
         };
         store.write_now(&scope, &live, None, write, None).unwrap();
         assert_eq!(held_value(&store, &scope, "t001"), live);
-        assert!(!append_chunk(&mut live.clone(), &other));
+        assert!(!apply(&mut live.clone(), &other));
     }
 
-    /// Applies `event` to `task` as the task lifecycle does, for the events these tests send.
+    /// Applies `event` to `task` as the task lifecycle does, for the events these tests send
+    /// (the delta replayed on the held task); false for an artifact of another task.
     fn apply(task: &mut Task, event: &StreamResponse) -> bool {
         match event {
+            StreamResponse::ArtifactUpdate(e) if e.task_id != task.id => return false,
             StreamResponse::ArtifactUpdate(e) => {
                 let id = &e.artifact.artifact_id;
                 match task.artifacts.iter_mut().find(|a| &a.artifact_id == id) {

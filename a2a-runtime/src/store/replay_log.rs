@@ -207,10 +207,10 @@ impl Log {
     }
 
     /// Turns the chunks that `which` names into events, from `task` (the held task, before the
-    /// write that invalidates them). A chunk whose parts `task` lacks (never, while the
-    /// invariant holds) goes with every event before it: a reader asking for them is told they
-    /// are gone rather than given a gap.
-    pub(super) fn materialize(&mut self, task: &Task, which: Invalidates) {
+    /// write that invalidates them; `None` when it cannot be read). A chunk whose parts `task`
+    /// lacks (never, while the invariant holds) goes with every event before it: a reader asking
+    /// for them is told they are gone rather than given a gap.
+    pub(super) fn materialize(&mut self, task: Option<&Task>, which: Invalidates) {
         if self.chunks == 0 || which == Invalidates::Nothing {
             return;
         }
@@ -224,7 +224,7 @@ impl Log {
             {
                 continue;
             }
-            match c.event(task) {
+            match task.and_then(|t| c.event(t)) {
                 Some(event) => {
                     *item = Logged::Event(Arc::new(SeqEvent { seq, event }));
                     self.chunks -= 1;
@@ -239,15 +239,6 @@ impl Log {
                     self.chunks -= 1;
                 }
             }
-        }
-    }
-
-    /// Turns every chunk into an event, from `task`, the held task before the write (`None`
-    /// when it cannot be read: the chunks are then gone, see [`Log::materialize`]).
-    pub(super) fn materialize_all(&mut self, task: Option<&Task>) {
-        match task {
-            Some(task) => self.materialize(task, Invalidates::All),
-            None => self.materialize(&Task::default(), Invalidates::All),
         }
     }
 

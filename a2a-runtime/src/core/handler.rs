@@ -368,9 +368,11 @@ impl DefaultRequestHandler {
         token: CancellationToken,
         listen: Listen,
     ) -> (Arc<TaskRuntime>, Listener) {
-        let task_id = TaskId::random();
+        // One clock read for both ids.
+        let millis = crate::types::unix_millis();
+        let task_id = TaskId::at_millis(millis);
         if message.context_id.is_empty() {
-            message.context_id = ContextId::random();
+            message.context_id = ContextId::at_millis(millis);
         }
         message.task_id = task_id.clone();
         let template = Task {

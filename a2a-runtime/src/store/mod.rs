@@ -456,12 +456,7 @@ pub trait PushConfigStore: Send + Sync + fmt::Debug + 'static {
 
 /// Now, in milliseconds since the epoch (the stores' timestamps: writes, leases, retention).
 pub(crate) fn now_ms() -> i64 {
-    // The system clock alone: `chrono::Utc::now` also works out the calendar date, which the
-    // in-memory store paid on every streamed event.
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    i64::try_from(now.as_millis()).unwrap_or(i64::MAX)
+    i64::try_from(crate::types::unix_millis()).unwrap_or(i64::MAX)
 }
 
 #[cfg(test)]

@@ -19,8 +19,60 @@ pub(crate) fn assign<T: Clone + PartialEq>(dst: &mut T, src: &T) {
     }
 }
 
+/// The text of a UUID: lowercase, hyphenated.
+fn uuid_text(id: uuid::Uuid) -> Arc<str> {
+    // Encoded into a stack buffer: `to_string` would go through `fmt`.
+    let mut buf = [0u8; uuid::fmt::Hyphenated::LENGTH];
+    Arc::from(&*id.hyphenated().encode_lower(&mut buf))
+}
+
+/// The milliseconds since the Unix epoch, as the system clock reads now.
+pub(crate) fn unix_millis() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// A UUID v7 of the time `millis`: the time first, then 74 random bits.
+// Time-ordered rather than v4 for the ids the SQL stores key rows by (tasks, their events and
+// contexts): ids that sort after the last one fill the same B-tree pages instead of dirtying a
+// page anywhere in the index per id (SQLite SendMessage/s 2.1-2.6k with v4 against 5.1-5.5k
+// with v7, one run). No counter within the millisecond: all 74 bits stay random, so an id does
+// not give away its neighbours. Built from a v4's random bytes: `Uuid::new_v7` took about 140
+// more instructions per id (callgrind), converting the time through `uuid::Timestamp`.
+fn uuid_v7(millis: u64) -> uuid::Uuid {
+    let random = uuid::Uuid::new_v4().into_bytes();
+    let mut tail = [0u8; 10];
+    tail.copy_from_slice(&random[6..]);
+    uuid::Builder::from_unix_timestamp_millis(millis, &tail).into_uuid()
+}
+
 macro_rules! id_newtype {
-    ($(#[$doc:meta])* $name:ident) => {
+    ($(#[$doc:meta])* $name:ident, v7) => {
+        id_newtype!(@type $(#[$doc])* $name);
+        impl $name {
+            /// A fresh unique id: a UUID v7 (its creation time in milliseconds, then 74
+            /// random bits).
+            pub fn random() -> Self {
+                Self::at_millis(unix_millis())
+            }
+            /// [`random`](Self::random), of the time `millis` (read once for several ids).
+            pub(crate) fn at_millis(millis: u64) -> Self {
+                Self(Some(uuid_text(uuid_v7(millis))))
+            }
+        }
+    };
+    ($(#[$doc:meta])* $name:ident, v4) => {
+        id_newtype!(@type $(#[$doc])* $name);
+        impl $name {
+            /// A fresh random id (a UUID v4).
+            // Not keyed by in any store: no clock read (about 100 instructions) for an order.
+            pub fn random() -> Self {
+                Self(Some(uuid_text(uuid::Uuid::new_v4())))
+            }
+        }
+    };
+    (@type $(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
         ///
         /// Cloning shares the text (a reference count, no allocation): ids are copied into every
@@ -29,30 +81,6 @@ macro_rules! id_newtype {
         pub struct $name(Option<Arc<str>>);
 
         impl $name {
-            /// A fresh unique id: a UUID v7 (its creation time in milliseconds, then 74
-            /// random bits).
-            pub fn random() -> Self {
-                // Time-ordered rather than v4: the SQL stores key tasks, their events and
-                // contexts by id, and ids that sort after the last one fill the same B-tree
-                // pages instead of dirtying a page anywhere in the index per id (SQLite
-                // SendMessage/s 2.1-2.6k with v4 against 5.1-5.5k with v7, one run). No
-                // counter within the millisecond: all 74 bits stay random, so an id does not
-                // give away its neighbours.
-                //
-                // Built from the clock's milliseconds and a v4's random bytes: `Uuid::new_v7`
-                // took about 140 more instructions per id (callgrind), converting the time
-                // through `uuid::Timestamp`.
-                let millis = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-                let random = uuid::Uuid::new_v4().into_bytes();
-                let mut tail = [0u8; 10];
-                tail.copy_from_slice(&random[6..]);
-                let id = uuid::Builder::from_unix_timestamp_millis(millis, &tail).into_uuid();
-                // Encoded into a stack buffer: `to_string` would go through `fmt`.
-                let mut buf = [0u8; uuid::fmt::Hyphenated::LENGTH];
-                Self::from(&*id.hyphenated().encode_lower(&mut buf))
-            }
             /// The id as a string slice.
             pub fn as_str(&self) -> &str {
                 self.0.as_deref().unwrap_or_default()
@@ -163,7 +191,7 @@ impl de::Visitor<'_> for IdVisitor {
 
 id_newtype!(
     /// The server-generated id of a [`Task`](crate::types::Task).
-    TaskId
+    TaskId, v7
 );
 impl TaskId {
     /// The shared text (for a store's key: no copy; an empty id gets a fresh empty one).
@@ -174,19 +202,19 @@ impl TaskId {
 
 id_newtype!(
     /// The id grouping related tasks and messages into one conversation.
-    ContextId
+    ContextId, v7
 );
 id_newtype!(
     /// The id of a [`Message`](crate::types::Message), set by whoever creates it.
-    MessageId
+    MessageId, v4
 );
 id_newtype!(
     /// The id of an [`Artifact`](crate::types::Artifact), unique within its task.
-    ArtifactId
+    ArtifactId, v4
 );
 id_newtype!(
     /// The id of a push notification configuration, unique within its task.
-    PushConfigId
+    PushConfigId, v4
 );
 
 /// An arbitrary JSON object (`google.protobuf.Struct`): every `metadata` member, extension params.
@@ -247,10 +275,7 @@ impl Timestamp {
     /// The current time, truncated to milliseconds (what the wire carries).
     pub fn now() -> Self {
         // Milliseconds straight from the system clock: one calendar conversion, not two.
-        let millis = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .ok()
-            .and_then(|d| i64::try_from(d.as_millis()).ok());
+        let millis = i64::try_from(unix_millis()).ok();
         match millis.and_then(DateTime::from_timestamp_millis) {
             Some(t) => Self(t),
             None => {
@@ -516,6 +541,36 @@ mod tests {
         assert!(a.as_str() < later.as_str(), "{a:?} sorts before {later:?}");
         assert_eq!(a.as_str(), parsed.hyphenated().to_string());
         assert_eq!(a.as_str().len(), 36);
+        // Context ids are keyed by too; both of one task can share a clock read.
+        let millis_now = unix_millis();
+        let (t, c) = (
+            TaskId::at_millis(millis_now),
+            ContextId::at_millis(millis_now),
+        );
+        assert_ne!(t.as_str(), c.as_str());
+        assert_eq!(
+            t.as_str()[..13],
+            c.as_str()[..13],
+            "the same time leads both"
+        );
+        assert_eq!(
+            uuid::Uuid::parse_str(c.as_str()).unwrap().get_version_num(),
+            7
+        );
+    }
+
+    #[test]
+    fn ids_no_store_keys_by_are_random_uuid_v4s() {
+        for id in [
+            MessageId::random().as_str().to_owned(),
+            ArtifactId::random().as_str().to_owned(),
+            PushConfigId::random().as_str().to_owned(),
+        ] {
+            let parsed = uuid::Uuid::parse_str(&id).unwrap();
+            assert_eq!(parsed.get_version_num(), 4, "{id}");
+            assert_eq!(id, parsed.hyphenated().to_string());
+        }
+        assert_ne!(MessageId::random(), MessageId::random());
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 mod agent_card;
 mod common;
+pub(crate) use common::unix_millis;
 mod events;
 mod message;
 mod push;

@@ -200,6 +200,13 @@ struct Finished {
     version: u64,
 }
 
+impl Finished {
+    /// Whether `entry` (the entry of this task) is still the finished task queued.
+    fn names(&self, entry: &Entry) -> bool {
+        entry.version == self.version && entry.held.is_terminal()
+    }
+}
+
 /// Everything the store holds, under one lock.
 #[derive(Debug, Default)]
 struct Tasks {
@@ -237,15 +244,58 @@ impl Tasks {
     fn remove(&mut self, key: &Scope, id: &str) -> Option<(Arc<str>, Entry)> {
         let s = self.scopes.get_mut(key)?;
         let (id, entry) = s.by_id.remove_entry(id)?;
-        s.order.remove(&(entry.held.millis(), id.clone()));
-        let finished = usize::from(entry.held.is_terminal());
-        s.finished -= finished;
+        let finished = Self::unlist(s, &id, &entry);
+        let empty = s.by_id.is_empty();
         self.finished -= finished;
         self.held -= 1;
-        if s.by_id.is_empty() {
+        if empty {
             self.scopes.remove(key);
         }
         Some((id, entry))
+    }
+
+    /// Removes the task `f` names when it is still current (finished, at the version it was
+    /// queued with), and its scope when it was the scope's last task.
+    // One look-up of the scope and one of the id: checking with `current`, then removing
+    // with `remove`, hashed each twice (eviction by the global cap, on every new task once
+    // the store is full).
+    fn remove_if_current(&mut self, f: &Finished) -> bool {
+        let Some(s) = self.scopes.get_mut(&*f.scope) else {
+            return false;
+        };
+        let std::collections::hash_map::Entry::Occupied(found) = s.by_id.entry(f.id.clone()) else {
+            return false;
+        };
+        if !f.names(found.get()) {
+            return false;
+        }
+        let (id, entry) = found.remove_entry();
+        let finished = Self::unlist(s, &id, &entry);
+        let empty = s.by_id.is_empty();
+        self.finished -= finished;
+        self.held -= 1;
+        if empty {
+            self.scopes.remove(&*f.scope);
+        }
+        true
+    }
+
+    /// Takes the listing position of task `id` (whose entry was `entry`) out of its scope `s`,
+    /// and counts it out of the scope's finished tasks; 1 when it was finished.
+    fn unlist(s: &mut ScopeTasks, id: &Arc<str>, entry: &Entry) -> usize {
+        let position = (entry.held.millis(), id.clone());
+        // The oldest of its scope (an eviction, usually): off the front without a search.
+        match s.order.first_entry() {
+            Some(first) if *first.key() == position => {
+                first.remove_entry();
+            }
+            _ => {
+                s.order.remove(&position);
+            }
+        }
+        let finished = usize::from(entry.held.is_terminal());
+        s.finished -= finished;
+        finished
     }
 
     /// Whether a queue entry still names a finished task at the version it was queued with.
@@ -253,7 +303,7 @@ impl Tasks {
         scopes
             .get(&*f.scope)
             .and_then(|s| s.by_id.get(&*f.id))
-            .is_some_and(|e| e.version == f.version && e.held.is_terminal())
+            .is_some_and(|e| f.names(e))
     }
 
     /// Queues a task that a write left finished (at `version`, its log `events` long) for
@@ -296,11 +346,11 @@ impl Tasks {
                 break;
             };
             self.log_events -= n;
-            if Self::current(&self.scopes, &f)
-                && let Some(entry) = self
-                    .scopes
-                    .get_mut(&*f.scope)
-                    .and_then(|s| s.by_id.get_mut(&*f.id))
+            if let Some(entry) = self
+                .scopes
+                .get_mut(&*f.scope)
+                .and_then(|s| s.by_id.get_mut(&*f.id))
+                && f.names(entry)
             {
                 entry.log = Log::default();
             }
@@ -319,9 +369,12 @@ impl Tasks {
 
     /// Evicts the task that finished first, over all scopes.
     fn evict_first_finished(&mut self) -> Option<(Arc<Scope>, Arc<str>)> {
-        let f = self.first_finished()?;
-        self.remove(&f.scope, &f.id)?;
-        Some((f.scope, f.id))
+        while let Some(f) = self.queue.pop_front() {
+            if self.remove_if_current(&f) {
+                return Some((f.scope, f.id));
+            }
+        }
+        None
     }
 }
 
@@ -386,7 +439,47 @@ impl Default for InMemoryTaskStore {
 }
 
 /// Tasks taken out of the store under its lock, whose push configs go once it is released.
-type Gone = Vec<(Arc<Scope>, Arc<str>)>;
+/// Tasks removed under the lock, whose push configs go after it.
+// Usually one (the global cap's eviction of each new task's predecessor): held without an
+// allocation.
+#[derive(Default)]
+struct Gone {
+    one: Option<(Arc<Scope>, Arc<str>)>,
+    more: Vec<(Arc<Scope>, Arc<str>)>,
+}
+
+impl Gone {
+    fn new() -> Self {
+        Self::default()
+    }
+
+    fn push(&mut self, task: (Arc<Scope>, Arc<str>)) {
+        if self.one.is_none() {
+            self.one = Some(task);
+        } else {
+            self.more.push(task);
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.one.is_none()
+    }
+
+    fn len(&self) -> usize {
+        usize::from(self.one.is_some()) + self.more.len()
+    }
+}
+
+impl IntoIterator for Gone {
+    type Item = (Arc<Scope>, Arc<str>);
+    type IntoIter = std::iter::Chain<
+        std::option::IntoIter<(Arc<Scope>, Arc<str>)>,
+        std::vec::IntoIter<(Arc<Scope>, Arc<str>)>,
+    >;
+    fn into_iter(self) -> Self::IntoIter {
+        self.one.into_iter().chain(self.more)
+    }
+}
 
 impl InMemoryTaskStore {
     /// An empty store.

@@ -242,16 +242,7 @@ impl Tasks {
     /// Removes task `id` of scope `key` (its entry and its listing position), and the scope
     /// when it was its last task.
     fn remove(&mut self, key: &Scope, id: &str) -> Option<(Arc<str>, Entry)> {
-        let s = self.scopes.get_mut(key)?;
-        let (id, entry) = s.by_id.remove_entry(id)?;
-        let finished = Self::unlist(s, &id, &entry);
-        let empty = s.by_id.is_empty();
-        self.finished -= finished;
-        self.held -= 1;
-        if empty {
-            self.scopes.remove(key);
-        }
-        Some((id, entry))
+        self.remove_with(key, |by_id| by_id.remove_entry(id))
     }
 
     /// Removes the task `f` names when it is still current (finished, at the version it was
@@ -260,29 +251,24 @@ impl Tasks {
     // with `remove`, hashed each twice (eviction by the global cap, on every new task once
     // the store is full).
     fn remove_if_current(&mut self, f: &Finished) -> bool {
-        let Some(s) = self.scopes.get_mut(&*f.scope) else {
-            return false;
-        };
-        let std::collections::hash_map::Entry::Occupied(found) = s.by_id.entry(f.id.clone()) else {
-            return false;
-        };
-        if !f.names(found.get()) {
-            return false;
-        }
-        let (id, entry) = found.remove_entry();
-        let finished = Self::unlist(s, &id, &entry);
-        let empty = s.by_id.is_empty();
-        self.finished -= finished;
-        self.held -= 1;
-        if empty {
-            self.scopes.remove(&*f.scope);
-        }
-        true
+        self.remove_with(&f.scope, |by_id| match by_id.entry(f.id.clone()) {
+            std::collections::hash_map::Entry::Occupied(found) if f.names(found.get()) => {
+                Some(found.remove_entry())
+            }
+            _ => None,
+        })
+        .is_some()
     }
 
-    /// Takes the listing position of task `id` (whose entry was `entry`) out of its scope `s`,
-    /// and counts it out of the scope's finished tasks; 1 when it was finished.
-    fn unlist(s: &mut ScopeTasks, id: &Arc<str>, entry: &Entry) -> usize {
+    /// Removes the task `take` takes out of scope `key`'s entries: its listing position too,
+    /// and the scope when it was its last task.
+    fn remove_with(
+        &mut self,
+        key: &Scope,
+        take: impl FnOnce(&mut HashMap<Arc<str>, Entry, FastHash>) -> Option<(Arc<str>, Entry)>,
+    ) -> Option<(Arc<str>, Entry)> {
+        let s = self.scopes.get_mut(key)?;
+        let (id, entry) = take(&mut s.by_id)?;
         let position = (entry.held.millis(), id.clone());
         // The oldest of its scope (an eviction, usually): off the front without a search.
         match s.order.first_entry() {
@@ -295,7 +281,13 @@ impl Tasks {
         }
         let finished = usize::from(entry.held.is_terminal());
         s.finished -= finished;
-        finished
+        let empty = s.by_id.is_empty();
+        self.finished -= finished;
+        self.held -= 1;
+        if empty {
+            self.scopes.remove(key);
+        }
+        Some((id, entry))
     }
 
     /// Whether a queue entry still names a finished task at the version it was queued with.
@@ -439,7 +431,6 @@ impl Default for InMemoryTaskStore {
 }
 
 /// Tasks taken out of the store under its lock, whose push configs go once it is released.
-/// Tasks removed under the lock, whose push configs go after it.
 // Usually one (the global cap's eviction of each new task's predecessor): held without an
 // allocation.
 #[derive(Default)]

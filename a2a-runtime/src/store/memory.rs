@@ -743,18 +743,18 @@ impl InMemoryTaskStore {
         s.order.insert((held.millis(), id.clone()), finished);
         let mut log = Log::default();
         log.record(1, event, None, self.events_per_task);
+        let events = log.len();
         vacant.insert(Entry {
             version: 1,
             updated_ms: now_ms(),
             held,
             log,
         });
-        let key = s.key.clone();
         let over = self.past_retention(s.finished);
         tasks.held += 1;
         if finished {
+            let key = s.key.clone();
             tasks.finished += 1;
-            let events = s.by_id.get(&*id).map_or(0, |e| e.log.len());
             tasks.queue_finished(key, id, 1, (events, self.finished_events));
         }
         if over {
@@ -841,7 +841,7 @@ impl InMemoryTaskStore {
                 // event applied, so the logged chunks keep their parts (the shapes are checked;
                 // comparing the parts themselves, cold by now, cost 12% of the SSE workload).
                 // Anything else turns them into events first.
-                if entry.log.chunks > 0 {
+                if entry.log.chunks() > 0 {
                     let keeps = matches!(held, Held::Value(t) if same_shape(t, task))
                         && event
                             .as_ref()
@@ -1890,7 +1890,7 @@ mod tests {
         async fn assert_log(&self, chunks: usize, after: u64) {
             let logged = self.store.lock()[&self.scope].by_id[self.live.id.as_str()]
                 .log
-                .chunks;
+                .chunks();
             assert_eq!(logged, chunks);
             let read = self
                 .store

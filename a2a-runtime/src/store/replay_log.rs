@@ -163,19 +163,32 @@ impl Logged {
 /// Invariant: the held task has the parts of every [`Logged::Chunk`]; a write that would take
 /// them away first turns those chunks into events ([`Log::materialize`]).
 #[derive(Debug, Default)]
-pub(super) struct Log {
+pub(super) struct Log(Option<Box<Items>>);
+
+// Boxed, and absent until the first event: most tasks are never listened to and log nothing,
+// and the store's map holds one `Log` per task inline (8 bytes instead of 40).
+#[derive(Debug, Default)]
+struct Items {
     items: VecDeque<Logged>,
     /// How many of `items` are chunks.
-    pub(super) chunks: usize,
+    chunks: usize,
 }
 
 impl Log {
     pub(super) fn len(&self) -> usize {
-        self.items.len()
+        self.0.as_ref().map_or(0, |l| l.items.len())
+    }
+
+    /// How many of the entries are chunks.
+    pub(super) fn chunks(&self) -> usize {
+        self.0.as_ref().map_or(0, |l| l.chunks)
     }
 
     pub(super) fn oldest(&self) -> u64 {
-        self.items.front().map_or(0, Logged::seq)
+        self.0
+            .as_ref()
+            .and_then(|l| l.items.front())
+            .map_or(0, Logged::seq)
     }
 
     /// Records the event of the write that produced `version`, if it carried one: by reference
@@ -191,17 +204,18 @@ impl Log {
             && cap > 0
         {
             debug_assert_eq!(e.seq, version);
-            if self.items.len() >= cap
-                && let Some(Logged::Chunk(..)) = self.items.pop_front()
+            let log = self.0.get_or_insert_default();
+            if log.items.len() >= cap
+                && let Some(Logged::Chunk(..)) = log.items.pop_front()
             {
-                self.chunks -= 1;
+                log.chunks -= 1;
             }
             match chunk {
                 Some(c) => {
-                    self.chunks += 1;
-                    self.items.push_back(Logged::Chunk(e.seq, c));
+                    log.chunks += 1;
+                    log.items.push_back(Logged::Chunk(e.seq, c));
                 }
-                None => self.items.push_back(Logged::Event(e)),
+                None => log.items.push_back(Logged::Event(e)),
             }
         }
     }
@@ -211,11 +225,14 @@ impl Log {
     /// lacks (never, while the invariant holds) goes with every event before it: a reader asking
     /// for them is told they are gone rather than given a gap.
     pub(super) fn materialize(&mut self, task: Option<&Task>, which: Invalidates) {
-        if self.chunks == 0 || which == Invalidates::Nothing {
+        let Some(log) = self.0.as_deref_mut() else {
+            return;
+        };
+        if log.chunks == 0 || which == Invalidates::Nothing {
             return;
         }
         let mut lost = None;
-        for item in &mut self.items {
+        for item in &mut log.items {
             let Logged::Chunk(seq, c) = *item else {
                 continue;
             };
@@ -227,16 +244,16 @@ impl Log {
             match task.and_then(|t| c.event(t)) {
                 Some(event) => {
                     *item = Logged::Event(Arc::new(SeqEvent { seq, event }));
-                    self.chunks -= 1;
+                    log.chunks -= 1;
                 }
                 // Left as it is: it goes below, with the events before it.
                 None => lost = Some(seq),
             }
         }
         if let Some(lost) = lost {
-            while self.items.front().is_some_and(|e| e.seq() <= lost) {
-                if let Some(Logged::Chunk(..)) = self.items.pop_front() {
-                    self.chunks -= 1;
+            while log.items.front().is_some_and(|e| e.seq() <= lost) {
+                if let Some(Logged::Chunk(..)) = log.items.pop_front() {
+                    log.chunks -= 1;
                 }
             }
         }
@@ -245,9 +262,10 @@ impl Log {
     /// The entries after `after`, up to the first hole, at most `limit`; `None` when the event
     /// right after `after` is not held.
     pub(super) fn after(&self, after: u64, limit: usize) -> Option<Vec<Logged>> {
-        let start = self.items.partition_point(|e| e.seq() <= after);
+        let items = &self.0.as_ref()?.items;
+        let start = items.partition_point(|e| e.seq() <= after);
         let mut out = Vec::new();
-        for (next, e) in (after + 1..).zip(self.items.iter().skip(start).take(limit)) {
+        for (next, e) in (after + 1..).zip(items.iter().skip(start).take(limit)) {
             if e.seq() != next {
                 break;
             }

@@ -27,7 +27,7 @@ use crate::types::{
     ListTaskPushNotificationConfigsRequest, ListTaskPushNotificationConfigsResponse,
     ListTasksRequest, ListTasksResponse, Message, PushConfigId, SendMessageConfiguration,
     SendMessageRequest, SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task, TaskId,
-    TaskPushNotificationConfig, TaskState, TaskStatus,
+    TaskPushNotificationConfig, TaskState, TaskStatus, Timestamp,
 };
 
 /// The eleven A2A operations, transport-independent.
@@ -368,17 +368,22 @@ impl DefaultRequestHandler {
         token: CancellationToken,
         listen: Listen,
     ) -> (Arc<TaskRuntime>, Listener) {
-        // One clock read for both ids.
+        // One clock read for both ids and the SUBMITTED status.
         let millis = crate::types::unix_millis();
         let task_id = TaskId::at_millis(millis);
         if message.context_id.is_empty() {
             message.context_id = ContextId::at_millis(millis);
         }
         message.task_id = task_id.clone();
+        let submitted = i64::try_from(millis).ok().and_then(Timestamp::from_millis);
         let template = Task {
             id: task_id,
             context_id: message.context_id.clone(),
-            status: TaskStatus::new(TaskState::Submitted),
+            status: TaskStatus {
+                state: TaskState::Submitted,
+                message: None,
+                timestamp: submitted.or_else(|| Some(Timestamp::now())),
+            },
             history: vec![message.clone()],
             ..Task::default()
         };

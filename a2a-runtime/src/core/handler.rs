@@ -426,7 +426,7 @@ impl DefaultRequestHandler {
         }
         Started {
             rt,
-            first,
+            first: first.map(Box::new),
             listener,
             execution,
             run,
@@ -590,7 +590,9 @@ type Start<'a> =
 struct Started {
     rt: Arc<TaskRuntime>,
     /// The snapshot that opens the stream of a continued task.
-    first: Option<SeqEvent>,
+    // Boxed: rare, and a whole task inline made every `Started` (moved several times per
+    // SendMessage) about as large as a task.
+    first: Option<Box<SeqEvent>>,
     listener: Listener,
     execution: u64,
     /// The agent's run, not started yet: spawned, or driven by a blocking request.
@@ -897,7 +899,7 @@ impl RequestHandler for DefaultRequestHandler {
             self.registry.clone(),
             self.store.clone(),
             sub,
-            first,
+            first.map(|f| *f),
             Some(execution),
             None,
         ))

@@ -49,10 +49,7 @@ impl RequestContext {
 
     /// The store scope of this request: its tenant and principal.
     pub fn scope(&self) -> Scope {
-        Scope {
-            tenant: self.tenant.clone(),
-            owner: self.principal.id.clone(),
-        }
+        Scope::of(self.tenant.clone(), self.principal.id.clone())
     }
 
     /// True when the extension with `uri` was activated for this request.

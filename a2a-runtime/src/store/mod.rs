@@ -48,12 +48,19 @@ use crate::types::{
 };
 
 /// Who owns a record: the tenant of the request and the authenticated principal.
-#[derive(Clone, Debug, Default, Eq, PartialOrd, Ord)]
+#[derive(Clone, PartialOrd, Ord)]
 pub struct Scope {
     pub(crate) tenant: String,
     // Borrowed for the anonymous principal (no allocation per request).
     pub(crate) owner: std::borrow::Cow<'static, str>,
+    // `tenant` and `owner` hashed once, when the scope is made (with this process's random
+    // seed): every store and live-task look-up hashes a scope, a new task's up to five times.
+    // Last, so that the derived order is the fields' order.
+    hash: u64,
 }
+
+/// The seed of [`Scope`]'s hash, random per process (tenants come from request paths).
+static SCOPE_SEED: std::sync::OnceLock<crate::FastHash> = std::sync::OnceLock::new();
 
 impl PartialEq for Scope {
     // Field by field, as derived, except that an empty field is compared by its length alone:
@@ -65,24 +72,52 @@ impl PartialEq for Scope {
         fn same(a: &str, b: &str) -> bool {
             a.len() == b.len() && (a.is_empty() || a == b)
         }
-        same(&self.tenant, &other.tenant) && same(&self.owner, &other.owner)
+        self.hash == other.hash
+            && same(&self.tenant, &other.tenant)
+            && same(&self.owner, &other.owner)
     }
 }
 
+impl Eq for Scope {}
+
 impl std::hash::Hash for Scope {
-    /// As derived (field by field), consistent with the equality above.
+    /// The hash of the fields, made once (consistent with the equality above).
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.tenant.hash(state);
-        self.owner.hash(state);
+        state.write_u64(self.hash);
+    }
+}
+
+impl fmt::Debug for Scope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Scope")
+            .field("tenant", &self.tenant)
+            .field("owner", &self.owner)
+            .finish()
+    }
+}
+
+impl Default for Scope {
+    fn default() -> Self {
+        Self::of(String::new(), std::borrow::Cow::Borrowed(""))
     }
 }
 
 impl Scope {
     /// A scope for `tenant` and `owner`.
     pub fn new(tenant: impl Into<String>, owner: impl Into<String>) -> Self {
+        Self::of(tenant.into(), std::borrow::Cow::Owned(owner.into()))
+    }
+
+    /// A scope of these fields, hashed.
+    pub(crate) fn of(tenant: String, owner: std::borrow::Cow<'static, str>) -> Self {
+        use std::hash::BuildHasher as _;
+        let hash = SCOPE_SEED
+            .get_or_init(crate::FastHash::default)
+            .hash_one((tenant.as_str(), &*owner));
         Self {
-            tenant: tenant.into(),
-            owner: std::borrow::Cow::Owned(owner.into()),
+            tenant,
+            owner,
+            hash,
         }
     }
 

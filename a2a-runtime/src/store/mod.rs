@@ -54,8 +54,8 @@ pub struct Scope {
     // Borrowed for the anonymous principal (no allocation per request).
     pub(crate) owner: std::borrow::Cow<'static, str>,
     // `tenant` and `owner` hashed once, when the scope is made (with this process's random
-    // seed): every store and live-task look-up hashes a scope, a new task's up to five times.
-    // Last, so that the derived order is the fields' order.
+    // seed): every store and live-task look-up hashes a scope (a SendMessage on a full
+    // in-memory store four times). Last, so that the derived order is the fields' order.
     hash: u64,
 }
 
@@ -498,6 +498,26 @@ pub(crate) fn now_ms() -> i64 {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn scopes_made_either_way_are_equal_and_hash_alike() {
+        use std::hash::BuildHasher as _;
+        let hasher = crate::FastHash::default();
+        let borrowed = Scope::of(String::new(), std::borrow::Cow::Borrowed("me"));
+        let owned = Scope::new("", "me");
+        assert_eq!(borrowed, owned);
+        assert_eq!(hasher.hash_one(&borrowed), hasher.hash_one(&owned));
+        assert_eq!(Scope::default(), Scope::new("", ""));
+        // The fields are compared, not only the hash; the order is the fields' order.
+        assert_ne!(Scope::new("a", "me"), owned);
+        assert_ne!(Scope::new("me", ""), owned);
+        assert!(Scope::new("a", "z") < Scope::new("b", "a"));
+        assert!(Scope::new("a", "a") < Scope::new("a", "b"));
+        let mut seen = std::collections::HashSet::new();
+        assert!(seen.insert(Scope::new("t", "me")));
+        assert!(!seen.insert(Scope::new("t", "me")));
+        assert!(seen.insert(Scope::new("t", "you")));
+    }
 
     #[test]
     fn page_tokens_carry_the_total_for_their_own_filters_only() {

@@ -375,14 +375,17 @@ impl DefaultRequestHandler {
             message.context_id = ContextId::at_millis(millis);
         }
         message.task_id = task_id.clone();
-        let submitted = i64::try_from(millis).ok().and_then(Timestamp::from_millis);
+        let submitted = i64::try_from(millis)
+            .ok()
+            .and_then(Timestamp::from_millis)
+            .unwrap_or_else(Timestamp::now);
         let template = Task {
             id: task_id,
             context_id: message.context_id.clone(),
             status: TaskStatus {
                 state: TaskState::Submitted,
                 message: None,
-                timestamp: submitted.or_else(|| Some(Timestamp::now())),
+                timestamp: Some(submitted),
             },
             history: vec![message.clone()],
             ..Task::default()

@@ -162,11 +162,12 @@ impl Logged {
 ///
 /// Invariant: the held task has the parts of every [`Logged::Chunk`]; a write that would take
 /// them away first turns those chunks into events ([`Log::materialize`]).
+// Boxed, and absent until the first event: most tasks are never listened to and log nothing,
+// and the store's map holds one `Log` per task inline (8 bytes instead of 40).
 #[derive(Debug, Default)]
 pub(super) struct Log(Option<Box<Items>>);
 
-// Boxed, and absent until the first event: most tasks are never listened to and log nothing,
-// and the store's map holds one `Log` per task inline (8 bytes instead of 40).
+/// The entries of a [`Log`] that has logged something.
 #[derive(Debug, Default)]
 struct Items {
     items: VecDeque<Logged>,

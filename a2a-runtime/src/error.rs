@@ -226,6 +226,16 @@ impl From<anyhow::Error> for A2aError {
     }
 }
 
+/// `value` quoted for an error message, clipped to its first 64 characters: an error names the
+/// input it refuses without echoing all of it.
+pub(crate) fn quoted(value: &str) -> String {
+    const MAX: usize = 64;
+    match value.char_indices().nth(MAX) {
+        None => format!("{value:?}"),
+        Some((end, _)) => format!("{:?}… ({} bytes)", &value[..end], value.len()),
+    }
+}
+
 fn describe(violations: &[FieldViolation]) -> String {
     violations
         .iter()
@@ -525,6 +535,7 @@ impl A2aError {
 
 #[cfg(test)]
 mod tests {
+
     #![allow(clippy::unwrap_used)]
     use super::*;
 
@@ -687,5 +698,17 @@ mod tests {
         let d = e.details();
         assert_eq!(d[0]["metadata"]["supportedVersions"], "1.0");
         assert_eq!(d[0]["metadata"]["requestedVersion"], "99.0");
+    }
+
+    #[test]
+    fn a_quoted_value_is_clipped_to_64_characters() {
+        assert_eq!(super::quoted("abc"), "\"abc\"");
+        let long = "é".repeat(5_000);
+        let q = super::quoted(&long);
+        assert_eq!(q, format!("{:?}… (10000 bytes)", "é".repeat(64)));
+        assert_eq!(
+            super::quoted(&"x".repeat(64)),
+            format!("{:?}", "x".repeat(64))
+        );
     }
 }

@@ -1229,6 +1229,14 @@ async fn last_event_id_replays_exactly_the_missed_events() {
             .map(|_| ())
             .unwrap_err();
         bad.assert_invalid("Last-Event-ID");
+        // A huge value is refused without being echoed whole.
+        let huge = "9".repeat(4_000);
+        let huge = resubscribe(&server, binding, &task_id, &huge)
+            .await
+            .map(|_| ())
+            .unwrap_err();
+        huge.assert_invalid("Last-Event-ID");
+        assert!(huge.body.to_string().len() < 1_000, "{}", huge.body);
     }
 }
 

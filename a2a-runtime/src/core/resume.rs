@@ -43,7 +43,10 @@ pub(crate) fn last_event_id(
         Some(v) => v.parse().map(Some).map_err(|_| {
             A2aError::invalid_field(
                 "Last-Event-ID",
-                format!("{v:?} is not an event id of this server (a sequence number)"),
+                format!(
+                    "{} is not an event id of this server (a sequence number)",
+                    crate::error::quoted(v)
+                ),
             )
         }),
     }

@@ -340,8 +340,12 @@ impl<'de> Deserialize<'de> for Timestamp {
                 f.write_str("an RFC 3339 timestamp string")
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Timestamp, E> {
-                Timestamp::parse(v)
-                    .map_err(|e| E::custom(format!("invalid RFC 3339 timestamp {v:?}: {e}")))
+                Timestamp::parse(v).map_err(|e| {
+                    E::custom(format!(
+                        "invalid RFC 3339 timestamp {}: {e}",
+                        crate::error::quoted(v)
+                    ))
+                })
             }
         }
         d.deserialize_str(V)

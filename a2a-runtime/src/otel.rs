@@ -142,6 +142,7 @@ pub fn init() -> Result<Otel, OtelError> {
     // `RUST_LOG` chooses what is printed, not what is exported.
     let log = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_filter(filter);
     let export = otel
         .layer()

@@ -152,10 +152,14 @@ async fn main() -> std::io::Result<()> {
 
 /// The readable log on stderr, filtered by `RUST_LOG` (default `info`).
 fn log() {
+    use std::io::IsTerminal as _;
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
         )
+        .with_writer(std::io::stderr)
+        // Colours only on a terminal: a log redirected to a file stays plain text.
+        .with_ansi(std::io::stderr().is_terminal())
         .init();
 }
 

@@ -535,7 +535,6 @@ impl A2aError {
 
 #[cfg(test)]
 mod tests {
-
     #![allow(clippy::unwrap_used)]
     use super::*;
 

@@ -245,6 +245,11 @@ fn task_json(reply: &[u8]) -> Option<&[u8]> {
     crate::json::splice::only_member(reply, REPLY_MEMBER)
 }
 
+/// The task's JSON in a reply from [`reply_for`], if there is one.
+fn reply_task_json(reply: &Option<Vec<u8>>) -> Option<&[u8]> {
+    reply.as_deref().and_then(task_json)
+}
+
 /// Does this event end a blocking SendMessage wait? Terminal and interrupted states, and messages.
 pub(crate) fn ends_wait(event: &StreamResponse) -> bool {
     match event {
@@ -614,38 +619,40 @@ impl TaskRuntime {
         }
         let version = st.version;
         let listened = st.has_subscribers();
-        let Some(task) = st.task.as_mut() else {
+        let Some(live) = st.task.as_mut() else {
             return self.apply_first(st, store, policy, extensions, event);
         };
-        let task = Arc::make_mut(task);
         if let StreamResponse::Message(_) = event {
             return Err(LifecycleError::MessageAfterTask.into());
         }
-        check_extensions(extensions, &task.status, &event)?;
+        check_extensions(extensions, &live.status, &event)?;
         let Some(memory) = in_memory(store) else {
             // The store logs the event: it keeps its payload.
-            lifecycle::apply_event_if_read(task, &mut event, policy, true)?;
+            lifecycle::apply_event_if_read(Arc::make_mut(live), &mut event, policy, true)?;
             return Ok(Step::Write(Applied::Update { event, version }));
         };
-        // Without subscribers the event's payload is read by nobody: it moves into the task.
-        lifecycle::apply_event_if_read(task, &mut event, policy, listened)?;
-        let reply = reply_for(&st.waiters, extensions, &event, task);
-        let json = reply.as_deref().and_then(task_json);
         if !listened {
-            let write = Write::Update {
-                expected_version: version,
-                delta: None,
+            // The event's payload is read by nobody: it moves into the task, which the store
+            // shares and lends for the change (no copy of the task).
+            let waiters = &st.waiters;
+            let change = |task: &mut Task| {
+                lifecycle::apply_event_if_read(task, &mut event, policy, false)?;
+                Ok::<_, A2aError>(reply_for(waiters, extensions, &event, task))
             };
-            return match memory.write_now(&self.scope, task, json, write, None) {
-                Ok(v) => {
+            return match memory.update_lent(&self.scope, live, version, change, reply_task_json) {
+                Ok(Ok((v, reply))) => {
                     st.version = v;
                     Self::emit(st, v, event, reply);
                     Ok(Step::Done(v))
                 }
-                // The change was applied here but not stored: go back to what the store holds.
+                Ok(Err(e)) => Err(e),
                 Err(e) => Ok(Step::Reload(e)),
             };
         }
+        let task = Arc::make_mut(live);
+        lifecycle::apply_event_if_read(task, &mut event, policy, true)?;
+        let reply = reply_for(&st.waiters, extensions, &event, task);
+        let json = reply.as_deref().and_then(task_json);
         // The event still carries its payload (for subscribers): the store applies it to its
         // copy of the task rather than copy the task, and logs the event delivered.
         let shared = Arc::new(SeqEvent {
@@ -657,7 +664,10 @@ impl TaskRuntime {
             expected_version: version,
             delta: Some(Delta::new(&replay)),
         };
-        match memory.write_now(&self.scope, task, json, write, Some(shared.clone())) {
+        let Some(live) = st.task.as_ref() else {
+            return Err(A2aError::Internal("the live task went away".into()));
+        };
+        match memory.write_now(&self.scope, live, json, write, Some(shared.clone())) {
             Ok(v) => {
                 st.version = v;
                 Self::emit_shared(st, shared, reply);
@@ -985,11 +995,29 @@ impl TaskRuntime {
         message.context_id = current.context_id.clone();
         lifecycle::push_history(current, message.clone(), policy);
         // The turn's start is logged as the task it leaves, as a stream's opening snapshot.
-        let turn = StreamResponse::Task(current.clone());
-        let version = match store
-            .update(&self.scope, current, version, Some(&turn))
-            .await
-        {
+        let turn = Arc::new(SeqEvent {
+            seq: version + 1,
+            event: StreamResponse::Task(current.clone()),
+        });
+        let Some(task) = st.task.as_ref() else {
+            return Err(A2aError::Internal("the live task went away".into()));
+        };
+        let written = match in_memory(store) {
+            // Held shared with the runtime, as every write of this store's runtimes.
+            Some(memory) => {
+                let write = Write::Update {
+                    expected_version: version,
+                    delta: None,
+                };
+                memory.write_now(&self.scope, task, None, write, Some(turn.clone()))
+            }
+            None => {
+                store
+                    .update(&self.scope, task, version, Some(&turn.event))
+                    .await
+            }
+        };
+        let version = match written {
             Ok(v) => v,
             Err(e) => {
                 self.reload(st, store).await;
@@ -999,7 +1027,7 @@ impl TaskRuntime {
         st.version = version;
         // The turn's start is a logged event: push is told of it (its deliveries were written
         // with it), as of every other.
-        st.tap(version, &turn);
+        st.tap(version, &turn.event);
         let first = match (&st.task, listen) {
             (Some(task), Listen::Stream) => Some(SeqEvent {
                 seq: version,

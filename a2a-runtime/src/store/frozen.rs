@@ -279,6 +279,11 @@ impl Frozen {
         Some(frozen)
     }
 
+    /// A stand-in holding no task: its state is unspecified and decoding it fails.
+    pub(super) fn empty() -> Self {
+        Frozen(Box::default())
+    }
+
     /// The status state.
     pub(super) fn state(&self) -> TaskState {
         self.0

@@ -13,7 +13,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::frozen::Frozen;
-use super::replay_log::{Invalidates, Log, Logged, effect, read_back, same_shape};
+use super::replay_log::{ChunkRef, Invalidates, Log, Logged, effect, read_back, same_shape};
 use super::{
     InMemoryPushOutbox, ListCursor, NewDelivery, PushConfigStore, Scope, SeqEvent, StoreError,
     StoredTask, TaskPage, TaskQuery, TaskRef, TaskStore, now_ms,
@@ -84,13 +84,16 @@ const _: () = assert!(DEFAULT_FINISHED_EVENTS >= DEFAULT_EVENTS_PER_TASK);
 /// exactly) as values, finished tasks encoded.
 #[derive(Debug)]
 enum Held {
-    Value(Box<Task>),
+    /// Shared, copy on write, with the task's runtime when it wrote it through
+    /// [`InMemoryTaskStore::write_now`]: the live copy costs no copy of its own.
+    Value(Arc<Task>),
     Encoded(Frozen),
 }
 
 impl Held {
-    /// `task` as held, from its `json` when the writer has it (see [`InMemoryTaskStore::write_now`]).
-    fn of(task: &Task, json: Option<&[u8]>) -> Self {
+    /// `task` as held, from its `json` when the writer has it (see [`InMemoryTaskStore::write_now`]);
+    /// a live one shares `shared` (the writer's `task`) when given, and is copied otherwise.
+    fn of(task: &Task, shared: Option<&Arc<Task>>, json: Option<&[u8]>) -> Self {
         if task.status.state.is_terminal()
             && let Some(frozen) = json
                 .and_then(|json| Frozen::from_json(task, json))
@@ -98,7 +101,7 @@ impl Held {
         {
             return Held::Encoded(frozen);
         }
-        Held::Value(Box::new(task.clone()))
+        Held::Value(shared.map_or_else(|| Arc::new(task.clone()), Arc::clone))
     }
 
     /// The listing position's timestamp (as in [`ListCursor::of`]).
@@ -141,24 +144,129 @@ impl Held {
     /// A copy to turn into a [`Task`] once the store's lock is released.
     fn snapshot(&self) -> Snapshot {
         match self {
-            Held::Value(t) => Snapshot::Value(Task::clone(t)),
+            Held::Value(t) => Snapshot::Value(Arc::clone(t)),
             Held::Encoded(f) => Snapshot::Encoded(f.clone()),
         }
     }
 }
 
-/// A task copied out under the lock; decoding happens after it is released.
-// Short-lived (one `get`, one page), so the unboxed `Task` costs nothing worth an allocation.
-#[allow(clippy::large_enum_variant)]
+/// The task a write stores: the writer's, shared when the writer gives its `Arc` (the runtime's
+/// copy, see [`InMemoryTaskStore::write_now`]), copied otherwise.
+#[derive(Clone, Copy)]
+struct Written<'a> {
+    task: &'a Task,
+    shared: Option<&'a Arc<Task>>,
+}
+
+impl std::ops::Deref for Written<'_> {
+    type Target = Task;
+    fn deref(&self) -> &Task {
+        self.task
+    }
+}
+
+impl<'a> From<&'a Task> for Written<'a> {
+    fn from(task: &'a Task) -> Self {
+        Written { task, shared: None }
+    }
+}
+
+impl<'a> From<&'a Arc<Task>> for Written<'a> {
+    fn from(task: &'a Arc<Task>) -> Self {
+        Written {
+            task,
+            shared: Some(task),
+        }
+    }
+}
+
+/// Puts `task`, written as an update (applying `delta` when the writer knows it), in `entry`;
+/// returns the chunk `event` is logged as by reference, if any.
+fn replace_held(
+    entry: &mut Entry,
+    task: Written<'_>,
+    json: Option<&[u8]>,
+    delta: Option<Delta<'_>>,
+    event: Option<&Arc<SeqEvent>>,
+) -> Option<ChunkRef> {
+    let mut chunk = None;
+    match &mut entry.held {
+        // A live task stays live: apply the event to its copy when the writer says what it was
+        // (a streamed chunk costs its own size, not the task's). Otherwise the writer's task:
+        // shared, or a plain copy (`clone_from`, which compares part by part to copy only what
+        // changed, walks both copies and costs more: a 100-chunk stream ran at 79k events/s
+        // against 154k).
+        Held::Value(held) if !task.status.state.is_terminal() => {
+            // The logged chunks keep their parts in this copy: the event may take some away.
+            let (invalidates, planned) = match (&delta, event) {
+                (Some(_), Some(e)) => effect(held, &e.event),
+                _ => (Invalidates::All, None),
+            };
+            entry.log.materialize(Some(held), invalidates);
+            if delta.is_some_and(|d| d.apply_to(Arc::make_mut(held))) {
+                // Logged by reference when the parts are where the plan put them.
+                chunk = planned.filter(|c| c.fits(held));
+            } else {
+                entry.log.materialize(Some(held), Invalidates::All);
+                *held = task
+                    .shared
+                    .map_or_else(|| Arc::new(Task::clone(&task)), Arc::clone);
+            }
+            debug_assert!(**held == *task, "the delta gave another task");
+            debug_assert!(
+                chunk.is_none_or(|c| event.map(|e| &e.event) == c.event(held).as_ref()),
+                "a chunk logged by reference reads back as another event"
+            );
+        }
+        held => {
+            // Finishing (or a finished task written again): a status update leaves a live
+            // copy's artifacts as they were, and the writer's task is that copy with the event
+            // applied, so the logged chunks keep their parts (the shapes are checked; comparing
+            // the parts themselves, cold by now, cost 12% of the SSE workload). Anything else
+            // turns them into events first.
+            if entry.log.chunks() > 0 {
+                let keeps = matches!(held, Held::Value(t) if same_shape(t, &task))
+                    && event.is_some_and(|e| matches!(e.event, StreamResponse::StatusUpdate(_)));
+                debug_assert!(
+                    !keeps || matches!(held, Held::Value(t) if t.artifacts == task.artifacts),
+                    "a status update changed the artifacts"
+                );
+                if !keeps {
+                    materialize_all(entry, task.id.as_str());
+                }
+            }
+            entry.held = Held::of(&task, task.shared, json);
+        }
+    }
+    chunk
+}
+
+/// Turns the chunks `entry`'s log reads from its task into events of their own.
+fn materialize_all(entry: &mut Entry, id: &str) {
+    if entry.log.chunks() == 0 {
+        return;
+    }
+    let decoded;
+    let before = match &entry.held {
+        Held::Value(t) => Some(&**t),
+        Held::Encoded(f) => {
+            decoded = f.decode(id).ok();
+            decoded.as_ref()
+        }
+    };
+    entry.log.materialize(before, Invalidates::All);
+}
+
+/// A task taken out under the lock; copied or decoded once it is released.
 enum Snapshot {
-    Value(Task),
+    Value(Arc<Task>),
     Encoded(Frozen),
 }
 
 impl Snapshot {
     fn into_task(self, id: &str) -> Result<Task, StoreError> {
         match self {
-            Snapshot::Value(t) => Ok(t),
+            Snapshot::Value(t) => Ok(Arc::unwrap_or_clone(t)),
             Snapshot::Encoded(f) => f.decode(id),
         }
     }
@@ -613,20 +721,23 @@ impl InMemoryTaskStore {
     /// would. `json`, when given, is `task`'s ProtoJSON as the fast writer writes it (the
     /// runtime has it when the task is about to be sent as a reply), kept instead of encoding
     /// the task a second time; `event`, when given, is logged.
+    ///
+    /// A live `task` is held shared, not copied: the runtime changes its copy with
+    /// [`Arc::make_mut`] (or through [`update_lent`](Self::update_lent)).
     pub(crate) fn write_now(
         &self,
         scope: &Scope,
-        task: &Task,
+        task: &Arc<Task>,
         json: Option<&[u8]>,
         write: Write<'_>,
         event: Option<Arc<SeqEvent>>,
     ) -> Result<u64, StoreError> {
         match write {
-            Write::Create => self.create_now(scope, task, json, event),
+            Write::Create => self.create_now(scope, task.into(), json, event),
             Write::Update {
                 expected_version,
                 delta,
-            } => self.update_now(scope, task, json, (expected_version, delta), event),
+            } => self.update_now(scope, task.into(), json, (expected_version, delta), event),
         }
     }
 
@@ -679,7 +790,7 @@ impl InMemoryTaskStore {
     fn create_now(
         &self,
         scope: &Scope,
-        task: &Task,
+        task: Written<'_>,
         json: Option<&[u8]>,
         event: Option<Arc<SeqEvent>>,
     ) -> Result<u64, StoreError> {
@@ -695,7 +806,7 @@ impl InMemoryTaskStore {
     fn create_locked(
         &self,
         scope: &Scope,
-        task: &Task,
+        task: Written<'_>,
         json: Option<&[u8]>,
         event: Option<Arc<SeqEvent>>,
         gone: &mut Gone,
@@ -737,7 +848,7 @@ impl InMemoryTaskStore {
         else {
             return Err(StoreError::Exists(task.id.clone(), "already exists"));
         };
-        let held = Held::of(task, json);
+        let held = Held::of(&task, task.shared, json);
         let finished = held.is_terminal();
         s.finished += usize::from(finished);
         s.order.insert((held.millis(), id.clone()), finished);
@@ -767,104 +878,110 @@ impl InMemoryTaskStore {
     fn update_now(
         &self,
         scope: &Scope,
-        task: &Task,
+        task: Written<'_>,
         json: Option<&[u8]>,
-        change: (u64, Option<Delta<'_>>),
+        (expected_version, delta): (u64, Option<Delta<'_>>),
         event: Option<Arc<SeqEvent>>,
     ) -> Result<u64, StoreError> {
         let deliveries = self.deliveries(scope, &task.id, event.as_ref())?;
         let mut gone = Gone::new();
         let updated = Self::with_deliveries(deliveries, || {
-            self.update_locked(scope, task, json, change, event, &mut gone)
+            let held = |entry: &mut Entry, event: Option<&Arc<SeqEvent>>| {
+                Ok::<_, std::convert::Infallible>((
+                    replace_held(entry, task, json, delta, event),
+                    (),
+                ))
+            };
+            match self.update_locked(scope, &task.id, expected_version, event, &mut gone, held)? {
+                Ok((version, ())) => Ok(version),
+                Err(never) => match never {},
+            }
         });
         self.forget(gone);
         updated
     }
 
-    fn update_locked(
+    /// Changes the live task `task` (the runtime's copy) with `change` and stores it, as an
+    /// update at `expected_version` logging no event (for a task nobody subscribes to), all
+    /// under the store's lock. The store usually shares `task` since the runtime's last write:
+    /// it lets go of it first, so `change` changes it in place instead of a copy, and no reader
+    /// sees it half changed. `json` reads the task's encoding (as for
+    /// [`write_now`](Self::write_now)) from what `change` returned.
+    ///
+    /// The store's error leaves everything as it was; so does `change`'s, which must fail
+    /// before it changes the task.
+    pub(crate) fn update_lent<R, E>(
         &self,
         scope: &Scope,
-        task: &Task,
-        json: Option<&[u8]>,
-        (expected_version, delta): (u64, Option<Delta<'_>>),
+        task: &mut Arc<Task>,
+        expected_version: u64,
+        change: impl FnOnce(&mut Task) -> Result<R, E>,
+        json: impl FnOnce(&R) -> Option<&[u8]>,
+    ) -> Result<Result<(u64, R), E>, StoreError> {
+        let id = task.id.clone();
+        let mut gone = Gone::new();
+        let held = |entry: &mut Entry, _: Option<&Arc<SeqEvent>>| {
+            // The logged chunks read their parts from the task held, about to change.
+            materialize_all(entry, id.as_str());
+            let lent = matches!(&entry.held, Held::Value(t) if Arc::ptr_eq(t, task));
+            if lent {
+                // Never seen: the lock is held until a task is back in its place (a stand-in
+                // left by a panic reads as a store error, not as a task).
+                entry.held = Held::Encoded(Frozen::empty());
+            }
+            match change(Arc::make_mut(task)) {
+                Ok(r) => {
+                    entry.held = Held::of(task, Some(task), json(&r));
+                    Ok((None, r))
+                }
+                Err(e) => {
+                    if lent {
+                        entry.held = Held::Value(Arc::clone(task));
+                    }
+                    Err(e)
+                }
+            }
+        };
+        let updated = self.update_locked(scope, &id, expected_version, None, &mut gone, held);
+        self.forget(gone);
+        updated
+    }
+
+    /// An update of task `id` at `expected_version`, under the lock: `held` puts the new task
+    /// in the entry (returning the chunk `event` logs by reference, if any), then the entry's
+    /// version, log, listing position and retention follow.
+    fn update_locked<R, E>(
+        &self,
+        scope: &Scope,
+        id: &TaskId,
+        expected_version: u64,
         event: Option<Arc<SeqEvent>>,
         gone: &mut Gone,
-    ) -> Result<u64, StoreError> {
+        held: impl FnOnce(&mut Entry, Option<&Arc<SeqEvent>>) -> Result<(Option<ChunkRef>, R), E>,
+    ) -> Result<Result<(u64, R), E>, StoreError> {
         let mut guard = self.lock();
         let tasks = &mut *guard;
         let s = tasks
             .scopes
             .get_mut(scope)
-            .ok_or_else(|| StoreError::Exists(task.id.clone(), "does not exist"))?;
+            .ok_or_else(|| StoreError::Exists(id.clone(), "does not exist"))?;
         let entry = s
             .by_id
-            .get_mut(task.id.as_str())
-            .ok_or_else(|| StoreError::Exists(task.id.clone(), "does not exist"))?;
+            .get_mut(id.as_str())
+            .ok_or_else(|| StoreError::Exists(id.clone(), "does not exist"))?;
         if entry.version != expected_version {
             return Err(StoreError::Conflict {
-                task_id: task.id.clone(),
+                task_id: id.clone(),
                 expected: expected_version,
                 found: entry.version,
             });
         }
         let old_millis = entry.held.millis();
         let was_finished = entry.held.is_terminal();
-        let mut chunk = None;
-        match &mut entry.held {
-            // A live task stays live: reuse its box, and apply the event to it when the writer
-            // says what it was (a streamed chunk costs its own size, not the task's). Otherwise a
-            // plain copy: `clone_from`, which compares part by part to copy only what changed,
-            // walks both copies and costs more (a 100-chunk stream: 79k events/s against 154k).
-            Held::Value(boxed) if !task.status.state.is_terminal() => {
-                // The logged chunks keep their parts in this copy: the event may take some away.
-                let (invalidates, planned) = match (&delta, &event) {
-                    (Some(_), Some(e)) => effect(boxed, &e.event),
-                    _ => (Invalidates::All, None),
-                };
-                entry.log.materialize(Some(boxed), invalidates);
-                if delta.is_some_and(|d| d.apply_to(boxed)) {
-                    // Logged by reference when the parts are where the plan put them.
-                    chunk = planned.filter(|c| c.fits(boxed));
-                } else {
-                    entry.log.materialize(Some(boxed), Invalidates::All);
-                    **boxed = task.clone();
-                }
-                debug_assert!(**boxed == *task, "the delta gave another task");
-                debug_assert!(
-                    chunk.is_none_or(|c| event.as_ref().map(|e| &e.event) == c.event(boxed).as_ref()),
-                    "a chunk logged by reference reads back as another event"
-                );
-            }
-            held => {
-                // Finishing (or a finished task written again): a status update leaves a live
-                // copy's artifacts as they were, and the writer's task is that copy with the
-                // event applied, so the logged chunks keep their parts (the shapes are checked;
-                // comparing the parts themselves, cold by now, cost 12% of the SSE workload).
-                // Anything else turns them into events first.
-                if entry.log.chunks() > 0 {
-                    let keeps = matches!(held, Held::Value(t) if same_shape(t, task))
-                        && event
-                            .as_ref()
-                            .is_some_and(|e| matches!(e.event, StreamResponse::StatusUpdate(_)));
-                    debug_assert!(
-                        !keeps || matches!(held, Held::Value(t) if t.artifacts == task.artifacts),
-                        "a status update changed the artifacts"
-                    );
-                    if !keeps {
-                        let decoded;
-                        let before = match held {
-                            Held::Value(t) => Some(&**t),
-                            Held::Encoded(f) => {
-                                decoded = f.decode(task.id.as_str()).ok();
-                                decoded.as_ref()
-                            }
-                        };
-                        entry.log.materialize(before, Invalidates::All);
-                    }
-                }
-                *held = Held::of(task, json);
-            }
-        }
+        let (chunk, r) = match held(entry, event.as_ref()) {
+            Ok(done) => done,
+            Err(e) => return Ok(Err(e)),
+        };
         let new_millis = entry.held.millis();
         let is_finished = entry.held.is_terminal();
         entry.version += 1;
@@ -874,7 +991,7 @@ impl InMemoryTaskStore {
             .log
             .record(version, event, chunk, self.events_per_task);
         if (old_millis, was_finished) != (new_millis, is_finished) {
-            let position = (old_millis, task.id.shared());
+            let position = (old_millis, id.shared());
             if old_millis == new_millis {
                 // Finished within the millisecond it was last written in (an agent that answers
                 // at once): the position stays, only its flag changes.
@@ -892,7 +1009,7 @@ impl InMemoryTaskStore {
         if is_finished {
             // Queued again at this version: an older queue entry is now stale.
             let key = s.key.clone();
-            if let Some((id, entry)) = s.by_id.get_key_value(task.id.as_str()) {
+            if let Some((id, entry)) = s.by_id.get_key_value(id.as_str()) {
                 let (id, events) = (id.clone(), entry.log.len());
                 tasks.queue_finished(key, id, version, (events, self.finished_events));
             }
@@ -902,7 +1019,7 @@ impl InMemoryTaskStore {
             // streamed event: that look-up showed in the SSE profile).
             self.enforce_retention(tasks, scope, gone);
         }
-        Ok(version)
+        Ok(Ok((version, r)))
     }
 
     /// True when no task is held.
@@ -948,7 +1065,7 @@ impl TaskStore for InMemoryTaskStore {
                 event: e.clone(),
             })
         });
-        self.create_now(scope, task, None, event)
+        self.create_now(scope, task.into(), None, event)
     }
 
     async fn update(
@@ -964,7 +1081,7 @@ impl TaskStore for InMemoryTaskStore {
                 event: e.clone(),
             })
         });
-        self.update_now(scope, task, None, (expected_version, None), event)
+        self.update_now(scope, task.into(), None, (expected_version, None), event)
     }
 
     async fn events_after(
@@ -1750,7 +1867,9 @@ mod tests {
                 expected_version: version,
                 delta: Some(Delta::new(&replay)),
             };
-            version = store.write_now(&scope, &live, None, write, None).unwrap();
+            version = store
+                .write_now(&scope, &Arc::new(live.clone()), None, write, None)
+                .unwrap();
             assert_eq!(held_value(&store, &scope, "t001"), live, "chunk {n}");
             // The chunks held before are where they were: appended to, not copied.
             assert_eq!(first_text_at(&store, &scope, "t001"), first, "chunk {n}");
@@ -1779,7 +1898,9 @@ mod tests {
             expected_version: version,
             delta: Some(Delta::new(&replay)),
         };
-        store.write_now(&scope, &live, None, write, None).unwrap();
+        store
+            .write_now(&scope, &Arc::new(live.clone()), None, write, None)
+            .unwrap();
         assert_eq!(held_value(&store, &scope, "t001"), live);
         assert!(!apply(&mut live.clone(), &other));
     }
@@ -1853,7 +1974,13 @@ mod tests {
                 };
                 self.version = self
                     .store
-                    .write_now(&self.scope, &self.live, None, write, Some(shared.clone()))
+                    .write_now(
+                        &self.scope,
+                        &Arc::new(self.live.clone()),
+                        None,
+                        write,
+                        Some(shared.clone()),
+                    )
                     .unwrap();
                 self.delivered.push(SeqEvent::clone(&shared));
             }
@@ -2250,6 +2377,126 @@ mod tests {
         assert!(
             matches!(first, Err(StoreError::EventsGone { .. })),
             "{first:?}"
+        );
+    }
+
+    /// The store's own `Arc` of the live task `id`, as the runtime that wrote it holds it.
+    fn shared_held(store: &InMemoryTaskStore, scope: &Scope, id: &str) -> Arc<Task> {
+        match &store.lock()[scope].by_id[id].held {
+            Held::Value(t) => Arc::clone(t),
+            Held::Encoded(_) => panic!("{id} is held encoded"),
+        }
+    }
+
+    async fn stored(store: &InMemoryTaskStore, scope: &Scope, id: &str) -> StoredTask {
+        store.get(scope, &id.into()).await.unwrap().unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_live_task_its_runtime_writes_is_held_shared_and_changed_in_place_when_lent() {
+        let store = InMemoryTaskStore::new();
+        let scope = Scope::default();
+        let mut live = Arc::new(task(1, TaskState::Working));
+        let v = store
+            .write_now(&scope, &live, None, Write::Create, None)
+            .unwrap();
+        assert!(Arc::ptr_eq(&shared_held(&store, &scope, "t001"), &live));
+        let at = Arc::as_ptr(&live);
+        let ask = |t: &mut Task| {
+            t.status.state = TaskState::InputRequired;
+            Ok::<_, ()>(7)
+        };
+        let lent = store.update_lent(&scope, &mut live, v, ask, |_| None);
+        assert_eq!(lent.unwrap(), Ok((2, 7)));
+        assert_eq!(Arc::as_ptr(&live), at, "changed in place, not on a copy");
+        assert!(Arc::ptr_eq(&shared_held(&store, &scope, "t001"), &live));
+        let got = stored(&store, &scope, "t001").await;
+        assert_eq!(
+            (got.task.status.state, got.version),
+            (TaskState::InputRequired, 2)
+        );
+
+        // A reader holding the task keeps it as it was: the change is made on a copy.
+        let reader = Arc::clone(&live);
+        let work = |t: &mut Task| {
+            t.status.state = TaskState::Working;
+            Ok::<_, ()>(())
+        };
+        let lent = store.update_lent(&scope, &mut live, 2, work, |_| None);
+        assert_eq!(lent.unwrap(), Ok((3, ())));
+        assert_eq!(reader.status.state, TaskState::InputRequired);
+        assert_eq!(live.status.state, TaskState::Working);
+        assert_eq!(stored(&store, &scope, "t001").await.task, *live);
+
+        // A refused change leaves the task held, as it was; a stale version is refused before
+        // the change runs.
+        let refused = store.update_lent(&scope, &mut live, 3, |_| Err::<(), _>("no"), |_| None);
+        assert_eq!(refused.unwrap(), Err("no"));
+        assert!(Arc::ptr_eq(&shared_held(&store, &scope, "t001"), &live));
+        let got = stored(&store, &scope, "t001").await;
+        assert_eq!((got.task, got.version), (Task::clone(&live), 3));
+        let mut ran = false;
+        let stale = store.update_lent(
+            &scope,
+            &mut live,
+            2,
+            |_| {
+                ran = true;
+                Ok::<_, ()>(())
+            },
+            |_| None,
+        );
+        assert!(
+            matches!(
+                stale,
+                Err(StoreError::Conflict {
+                    expected: 2,
+                    found: 3,
+                    ..
+                })
+            ),
+            "{stale:?}"
+        );
+        assert!(!ran);
+
+        // Finished: held encoded, and the runtime's copy is its own again.
+        let done = |t: &mut Task| {
+            t.status.state = TaskState::Completed;
+            Ok::<_, ()>(())
+        };
+        let lent = store.update_lent(&scope, &mut live, 3, done, |_| None);
+        assert_eq!(lent.unwrap(), Ok((4, ())));
+        assert!(matches!(
+            store.lock()[&scope].by_id["t001"].held,
+            Held::Encoded(_)
+        ));
+        assert_eq!(Arc::strong_count(&live), 1);
+        let got = stored(&store, &scope, "t001").await;
+        assert_eq!((got.task, got.version), (Task::clone(&live), 4));
+    }
+
+    #[tokio::test]
+    async fn a_lent_change_first_turns_the_chunks_the_log_reads_from_the_task_into_events() {
+        let mut s = Streamed::new(5, true).await;
+        s.send([s.chunk("a", "a0", false), s.chunk("a", "a1", true)]);
+        s.assert_log(2, 0).await;
+        // From here on the store shares its copy, as with the runtime that wrote it.
+        let mut live = shared_held(&s.store, &s.scope, "t005");
+        let replace = |t: &mut Task| {
+            t.artifacts[0].parts = vec![Part::text("replaced")];
+            Ok::<_, ()>(())
+        };
+        let lent = s
+            .store
+            .update_lent(&s.scope, &mut live, s.version, replace, |_| None);
+        s.version = lent.unwrap().unwrap().0;
+        s.live = Task::clone(&live);
+        // The chunks were read from the task before it changed: the log holds them as events,
+        // as they were delivered.
+        s.assert_log(0, 0).await;
+        assert_eq!(
+            stored(&s.store, &s.scope, "t005").await.task.artifacts[0].parts,
+            [Part::text("replaced")]
         );
     }
 }

@@ -105,7 +105,8 @@ struct Waiter {
 #[derive(Debug)]
 pub(crate) struct RuntimeState {
     /// The task; `None` until the agent's first event creates it. Shared (copy on write) with
-    /// the blocking requests it answered, so that answering costs no copy.
+    /// the blocking requests it answered and with the in-memory store that holds it, so that
+    /// neither costs a copy.
     pub(crate) task: Option<Arc<Task>>,
     /// The store version of `task` (also the sequence number of its last event).
     pub(crate) version: u64,

@@ -1240,6 +1240,60 @@ async fn last_event_id_replays_exactly_the_missed_events() {
     }
 }
 
+/// A client resuming a task's stream from before a continued turn (Last-Event-ID), in memory and
+/// in SQLite: the log also holds the turn's start (a snapshot of the task, still
+/// INPUT_REQUIRED, with the user's new message), and the stream does not end there but goes on
+/// to the turn's events, as a subscriber saw them live.
+#[tokio::test]
+async fn a_resume_from_before_a_continued_turn_goes_on_past_the_turns_start() {
+    use a2a_runtime::test::{Binding, TestServer};
+    use a2a_tests::params::{msg, msg_to};
+    let file = SqliteFile::new();
+    for url in ["memory:".to_owned(), file.url()] {
+        let stores = store::connect(&url).await.unwrap();
+        let server = TestServer::start(
+            a2a_runtime::server::A2aServer::builder()
+                .card(agent_card("turns"))
+                .stores(stores)
+                .executor(a2a_examples::DemoAgent),
+        )
+        .await;
+        for binding in Binding::BOTH {
+            let asked = server.send_task(binding, msg("ask")).await;
+            assert_eq!(asked["status"]["state"], "TASK_STATE_INPUT_REQUIRED");
+            let task_id = asked["id"].as_str().unwrap().to_owned();
+            let mut sse = server
+                .stream(
+                    binding,
+                    "SubscribeToTask",
+                    serde_json::json!({"id": task_id}),
+                )
+                .await
+                .unwrap();
+            // The opening snapshot: subscribed before the next turn starts.
+            let first = sse.next().await.unwrap();
+            let done = server.send_task(binding, msg_to(&task_id, "Ada")).await;
+            assert_eq!(done["status"]["state"], "TASK_STATE_COMPLETED");
+            let live = sse.collect().await;
+            let replayed = resubscribe(&server, binding, &task_id, &first.id.to_string())
+                .await
+                .unwrap()
+                .collect()
+                .await;
+            let turn = &replayed[0];
+            assert_eq!(turn.state(), Some("TASK_STATE_INPUT_REQUIRED"), "{url}");
+            let history = turn.data["task"]["history"].as_array().unwrap();
+            assert_eq!(a2a_tests::params::text(history.last().unwrap()), "Ada");
+            let got: Vec<(u64, &serde_json::Value)> =
+                replayed[1..].iter().map(|e| (e.id, &e.data)).collect();
+            let want: Vec<(u64, &serde_json::Value)> =
+                live.iter().map(|e| (e.id, &e.data)).collect();
+            assert_eq!(got, want, "{url} {binding:?}");
+            assert_eq!(live.last().unwrap().state(), Some("TASK_STATE_COMPLETED"));
+        }
+    }
+}
+
 async fn resubscribe(
     server: &a2a_runtime::test::TestServer,
     binding: a2a_runtime::test::Binding,

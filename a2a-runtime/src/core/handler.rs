@@ -25,7 +25,7 @@ use crate::types::{
     AgentCard, CancelTaskRequest, ContextId, DeleteTaskPushNotificationConfigRequest, Empty,
     GetExtendedAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest,
     ListTaskPushNotificationConfigsRequest, ListTaskPushNotificationConfigsResponse,
-    ListTasksRequest, ListTasksResponse, Message, PushConfigId, SendMessageConfiguration,
+    ListTasksRequest, ListTasksResponse, Message, PushConfigId, Role, SendMessageConfiguration,
     SendMessageRequest, SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task, TaskId,
     TaskPushNotificationConfig, TaskState, TaskStatus, Timestamp,
 };
@@ -677,12 +677,16 @@ impl Drop for Detach {
 }
 
 /// Does this event end a stream? Terminal states do, and INPUT_REQUIRED (the client must send a
-/// message); AUTH_REQUIRED keeps the stream open while credentials arrive out of band.
+/// message); AUTH_REQUIRED keeps the stream open while credentials arrive out of band. A task
+/// snapshot still INPUT_REQUIRED whose newest message is the user's is the start of the turn
+/// that answers it (as a continued task's turn is logged): the turn's events follow.
 fn ends_stream(event: &StreamResponse) -> bool {
     match event {
         StreamResponse::Message(_) => true,
         StreamResponse::Task(t) => {
-            t.status.state.is_terminal() || t.status.state == TaskState::InputRequired
+            let answered = t.history.last().is_some_and(|m| m.role == Role::User);
+            t.status.state.is_terminal()
+                || (t.status.state == TaskState::InputRequired && !answered)
         }
         StreamResponse::StatusUpdate(e) => {
             e.status.state.is_terminal() || e.status.state == TaskState::InputRequired

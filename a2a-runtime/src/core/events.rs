@@ -246,6 +246,11 @@ fn task_json(reply: &[u8]) -> Option<&[u8]> {
     crate::json::splice::only_member(reply, REPLY_MEMBER)
 }
 
+/// The error of a write whose live task is not there (it is once the task exists).
+fn live_task_gone() -> A2aError {
+    A2aError::Internal("the live task went away".into())
+}
+
 /// The task's JSON in a reply from [`reply_for`], if there is one.
 fn reply_task_json(reply: &Option<Vec<u8>>) -> Option<&[u8]> {
     reply.as_deref().and_then(task_json)
@@ -666,7 +671,7 @@ impl TaskRuntime {
             delta: Some(Delta::new(&replay)),
         };
         let Some(live) = st.task.as_ref() else {
-            return Err(A2aError::Internal("the live task went away".into()));
+            return Err(live_task_gone());
         };
         match memory.write_now(&self.scope, live, json, write, Some(shared.clone())) {
             Ok(v) => {
@@ -841,7 +846,7 @@ impl TaskRuntime {
             Step::Write(Applied::Update { event, version }) => {
                 let written = match st.task.as_deref() {
                     Some(task) => store.update(&self.scope, task, version, Some(&event)).await,
-                    None => return Err(A2aError::Internal("the live task went away".into())),
+                    None => return Err(live_task_gone()),
                 };
                 match written {
                     Ok(v) => {
@@ -1001,7 +1006,7 @@ impl TaskRuntime {
             event: StreamResponse::Task(current.clone()),
         });
         let Some(task) = st.task.as_ref() else {
-            return Err(A2aError::Internal("the live task went away".into()));
+            return Err(live_task_gone());
         };
         let written = match in_memory(store) {
             // Held shared with the runtime, as every write of this store's runtimes.

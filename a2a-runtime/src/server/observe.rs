@@ -84,6 +84,7 @@ pub(crate) fn observe<F: Future<Output = HttpResponse>>(
     // for a JSON-RPC SendMessage, DHAT). Past 1,032 bytes, glibc serves an allocation outside
     // its thread cache and first consolidates its free lists: about 1,000 instructions per
     // request (callgrind).
+    //
     // Boxed first: each wrapper below, and actix's box, then moves a pointer rather than the
     // request's future (about 760 bytes for JSON-RPC; four copies of it a request).
     let fut = Box::pin(fut);

@@ -92,16 +92,16 @@ enum Held {
 
 impl Held {
     /// `task` as held, from its `json` when the writer has it (see [`InMemoryTaskStore::write_now`]);
-    /// a live one shares `shared` (the writer's `task`) when given, and is copied otherwise.
-    fn of(task: &Task, shared: Option<&Arc<Task>>, json: Option<&[u8]>) -> Self {
+    /// a live one shared when the writer gives its `Arc`, copied otherwise.
+    fn of(task: Written<'_>, json: Option<&[u8]>) -> Self {
         if task.status.state.is_terminal()
             && let Some(frozen) = json
-                .and_then(|json| Frozen::from_json(task, json))
-                .or_else(|| Frozen::encode(task))
+                .and_then(|json| Frozen::from_json(&task, json))
+                .or_else(|| Frozen::encode(&task))
         {
             return Held::Encoded(frozen);
         }
-        Held::Value(shared.map_or_else(|| Arc::new(task.clone()), Arc::clone))
+        Held::Value(task.to_arc())
     }
 
     /// The listing position's timestamp (as in [`ListCursor::of`]).
@@ -150,33 +150,43 @@ impl Held {
     }
 }
 
-/// The task a write stores: the writer's, shared when the writer gives its `Arc` (the runtime's
-/// copy, see [`InMemoryTaskStore::write_now`]), copied otherwise.
+/// The task a write stores: the writer's `Arc` (the runtime's copy, see
+/// [`InMemoryTaskStore::write_now`]), shared, or a borrowed task, copied.
 #[derive(Clone, Copy)]
-struct Written<'a> {
-    task: &'a Task,
-    shared: Option<&'a Arc<Task>>,
+enum Written<'a> {
+    Shared(&'a Arc<Task>),
+    Borrowed(&'a Task),
+}
+
+impl Written<'_> {
+    /// The task as a live value is held: shared, or a copy.
+    fn to_arc(self) -> Arc<Task> {
+        match self {
+            Written::Shared(task) => Arc::clone(task),
+            Written::Borrowed(task) => Arc::new(task.clone()),
+        }
+    }
 }
 
 impl std::ops::Deref for Written<'_> {
     type Target = Task;
     fn deref(&self) -> &Task {
-        self.task
+        match *self {
+            Written::Shared(task) => task,
+            Written::Borrowed(task) => task,
+        }
     }
 }
 
 impl<'a> From<&'a Task> for Written<'a> {
     fn from(task: &'a Task) -> Self {
-        Written { task, shared: None }
+        Written::Borrowed(task)
     }
 }
 
 impl<'a> From<&'a Arc<Task>> for Written<'a> {
     fn from(task: &'a Arc<Task>) -> Self {
-        Written {
-            task,
-            shared: Some(task),
-        }
+        Written::Shared(task)
     }
 }
 
@@ -208,9 +218,7 @@ fn replace_held(
                 chunk = planned.filter(|c| c.fits(held));
             } else {
                 entry.log.materialize(Some(held), Invalidates::All);
-                *held = task
-                    .shared
-                    .map_or_else(|| Arc::new(Task::clone(&task)), Arc::clone);
+                *held = task.to_arc();
             }
             debug_assert!(**held == *task, "the delta gave another task");
             debug_assert!(
@@ -235,7 +243,7 @@ fn replace_held(
                     materialize_all(entry, task.id.as_str());
                 }
             }
-            entry.held = Held::of(&task, task.shared, json);
+            entry.held = Held::of(task, json);
         }
     }
     chunk
@@ -848,7 +856,7 @@ impl InMemoryTaskStore {
         else {
             return Err(StoreError::Exists(task.id.clone(), "already exists"));
         };
-        let held = Held::of(&task, task.shared, json);
+        let held = Held::of(task, json);
         let finished = held.is_terminal();
         s.finished += usize::from(finished);
         s.order.insert((held.millis(), id.clone()), finished);
@@ -931,7 +939,7 @@ impl InMemoryTaskStore {
             }
             match change(Arc::make_mut(task)) {
                 Ok(r) => {
-                    entry.held = Held::of(task, Some(task), json(&r));
+                    entry.held = Held::of(Written::Shared(task), json(&r));
                     Ok((None, r))
                 }
                 Err(e) => {

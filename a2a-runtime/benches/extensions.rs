@@ -238,7 +238,7 @@ fn negotiation(c: &mut Criterion) {
     let template = context();
     for n in [0, 1, 10] {
         let server = builder(n).handler(Arc::new(Instant)).build().unwrap();
-        let service = server.service().clone();
+        let service = server.pipeline().service().clone();
         // Check the setup: n extensions activated.
         let mut ctx = template.clone();
         service.begin(&mut ctx).unwrap();
@@ -275,7 +275,7 @@ fn send_in_process(c: &mut Criterion) {
     let template = context();
     for n in [0, 10] {
         let server = builder(n).executor(Echo).build().unwrap();
-        let service = server.service().clone();
+        let service = server.pipeline().service().clone();
         let request = || {
             A2aRequest::SendMessage(SendMessageRequest {
                 message: Message::user_text("hi"),

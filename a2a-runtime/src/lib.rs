@@ -15,9 +15,10 @@
 //! 7. `core`, `samples`: the request handler, the task runtime, the agent API; the published
 //!    sample extensions
 //! 8. `auth`, `push`: authentication and push delivery, plugged into the core by the server
-//! 9. `client`, `server`: the bindings
-//! 10. `test`: helpers to test an agent through both bindings (feature `test-util`)
-//! 11. `__private`: what the output of `#[a2a_extension]` names
+//! 9. `service`: the request pipeline every binding runs a request through (feature `server`)
+//! 10. `client`, `server`: the bindings
+//! 11. `test`: helpers to test an agent through both bindings (feature `test-util`)
+//! 12. `__private`: what the output of `#[a2a_extension]` names
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 // Lets the attribute's output (`::a2a_runtime::…`) resolve inside this crate too.
@@ -43,6 +44,8 @@ pub mod push;
 pub mod samples;
 #[cfg(feature = "server")]
 pub mod server;
+#[cfg(feature = "server")]
+pub mod service;
 pub mod store;
 #[cfg(feature = "test-util")]
 pub mod test;

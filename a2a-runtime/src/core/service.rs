@@ -1,5 +1,5 @@
-//! [`A2aService`]: the protocol pipeline every binding runs a request through — version check,
-//! validation, limits, tenant, then the [`RequestHandler`].
+//! [`A2aService`]: the core below the request pipeline — version check, validation, limits,
+//! extension negotiation and hooks, then the [`RequestHandler`].
 
 use std::fmt;
 use std::future::Future;
@@ -26,11 +26,12 @@ use futures::{FutureExt as _, StreamExt as _};
 /// The protocol versions this runtime serves.
 pub const SUPPORTED_VERSIONS: &[&str] = &[crate::PROTOCOL_VERSION];
 
-/// The transport-independent entry point of the server.
+/// The core of the server below its request pipeline: extension negotiation and hooks around
+/// the agent's [`RequestHandler`].
 ///
-/// A binding builds a [`RequestContext`] from the transport, calls [`A2aService::begin`] (checks
-/// that need only headers, before the body is read), decodes the payload into an [`A2aRequest`],
-/// and calls [`A2aService::call`].
+/// It authenticates nobody: bindings serve requests through the
+/// [`Pipeline`](crate::service::Pipeline), which calls [`A2aService::begin`] and
+/// [`A2aService::call`] once the caller is known.
 #[derive(Clone)]
 pub struct A2aService {
     handler: Arc<dyn RequestHandler>,
@@ -279,6 +280,11 @@ impl A2aService {
     /// True when an extension serves the method `name`.
     pub fn has_method(&self, name: &str) -> bool {
         self.extensions.method(name).is_some()
+    }
+
+    /// The method `name`, as its extension registered it, when an extension serves it.
+    pub fn method_named(&self, name: &str) -> Option<&'static str> {
+        self.extensions.method(name).map(|m| m.method())
     }
 
     /// Runs an extension method: the extension must be activated for this request (otherwise

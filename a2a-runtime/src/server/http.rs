@@ -12,8 +12,8 @@ use futures::StreamExt as _;
 
 use crate::core::Limits;
 use crate::error::A2aError;
-use crate::extension::RequestContext;
-use crate::protocol::{Principal, RequestHeaders};
+use crate::protocol::RequestHeaders;
+use crate::service::{RequestMeta, Target};
 
 /// The `A2A-Version` header name.
 pub const A2A_VERSION: &str = "a2a-version";
@@ -95,45 +95,24 @@ impl header::Header for A2aExtensions {
     }
 }
 
-/// Builds the core's request context from an HTTP request.
-///
-/// The protocol version comes from the `A2A-Version` header, or the `A2A-Version` query
-/// parameter when the header is absent.
-pub(crate) fn request_context(req: &HttpRequest, tenant: Option<&str>) -> RequestContext {
-    request_context_with(req, tenant, None)
-}
-
-/// [`request_context`], reusing `copied`: the request's headers as [`request_headers`] copied
-/// them earlier (for authentication, before the body was read).
-pub(crate) fn request_context_with(
+/// What the pipeline needs of an HTTP request besides its body: the headers, the protocol
+/// version (the `A2A-Version` header, or the `A2A-Version` query parameter when the header is
+/// absent), the peer and its certificate, the tenant of the path and the target of the route.
+pub(crate) fn request_meta(
     req: &HttpRequest,
-    tenant: Option<&str>,
-    copied: Option<RequestHeaders>,
-) -> RequestContext {
-    let (headers, protocol_version) = match copied {
-        Some(headers) => {
-            let version = protocol_version(req, headers.get(A2A_VERSION));
-            (headers, version)
-        }
-        None => {
-            let (headers, version) = copy_headers(req);
-            let version = protocol_version(req, version);
-            (headers, version)
-        }
-    };
-    RequestContext {
-        protocol_version,
-        tenant: tenant.unwrap_or_default().to_owned(),
-        principal: Principal::anonymous(),
+    tenant: Option<String>,
+    target: Option<Target>,
+) -> RequestMeta<'_> {
+    let (headers, version) = copy_headers(req);
+    let protocol_version = protocol_version(req, version);
+    RequestMeta {
         headers,
-        extensions: crate::extension::Negotiated::none(),
-        side: crate::protocol::Side::Server,
+        protocol_version,
+        peer: req.peer_addr(),
+        peer_certificate: peer_certificate(req),
+        tenant,
+        target,
     }
-}
-
-/// A copy of the request's headers, as the request context holds them.
-pub(crate) fn request_headers(req: &HttpRequest) -> RequestHeaders {
-    copy_headers(req).0
 }
 
 /// The headers, and the first `A2A-Version` value that is UTF-8 (as `headers.get` would).
@@ -161,10 +140,7 @@ fn protocol_version(req: &HttpRequest, header: Option<&str>) -> Option<Cow<'stat
     header
         .map(str::trim)
         .filter(|v| !v.is_empty())
-        .map(|v| match v {
-            crate::PROTOCOL_VERSION => Cow::Borrowed(crate::PROTOCOL_VERSION),
-            other => Cow::Owned(other.to_owned()),
-        })
+        .map(crate::service::protocol_version)
         .or_else(|| query_param(req.query_string(), "A2A-Version").map(Cow::Owned))
 }
 
@@ -385,28 +361,24 @@ mod tests {
     }
 
     #[test]
-    fn the_context_reads_the_first_utf8_version_and_borrows_the_one_it_speaks() {
-        let ctx = |req: actix_web::test::TestRequest| request_context(&req.to_http_request(), None);
+    fn the_metadata_reads_the_first_utf8_version_and_borrows_the_one_it_speaks() {
+        let ctx = |req: actix_web::test::TestRequest| {
+            let req = req.to_http_request();
+            let meta = request_meta(&req, None, None);
+            (meta.protocol_version, meta.target)
+        };
         let v1 = ctx(actix_web::test::TestRequest::default().insert_header((A2A_VERSION, " 1.0 ")));
-        assert!(matches!(v1.protocol_version, Some(Cow::Borrowed("1.0"))));
-        assert_eq!(v1.principal, Principal::anonymous());
-        assert!(matches!(
-            v1.scope().owner,
-            Cow::Borrowed(Principal::ANONYMOUS_ID)
-        ));
+        assert!(matches!(v1, (Some(Cow::Borrowed("1.0")), None)));
         // Not UTF-8 (obs-text): skipped, the next value is read.
         let req = actix_web::test::TestRequest::default()
             .append_header((A2A_VERSION, &b"1.\xe9"[..]))
             .append_header((A2A_VERSION, "0.3"));
-        assert_eq!(ctx(req).protocol_version.as_deref(), Some("0.3"));
+        assert_eq!(ctx(req).0.as_deref(), Some("0.3"));
         // Empty: the query parameter is read instead.
         let req = actix_web::test::TestRequest::with_uri("/?A2A-Version=1.0")
             .insert_header((A2A_VERSION, "  "));
-        assert_eq!(ctx(req).protocol_version.as_deref(), Some("1.0"));
-        assert_eq!(
-            ctx(actix_web::test::TestRequest::default()).protocol_version,
-            None
-        );
+        assert_eq!(ctx(req).0.as_deref(), Some("1.0"));
+        assert_eq!(ctx(actix_web::test::TestRequest::default()).0, None);
     }
 
     #[test]

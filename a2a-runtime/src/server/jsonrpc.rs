@@ -10,27 +10,24 @@
 //! - Errors are sent with HTTP 200 and the error object carries `data: [ErrorInfo | BadRequest]`.
 //! - The envelope is read and written by [`crate::json::rpc`].
 
-use std::borrow::Cow;
-use std::future::Future;
+use std::ops::Range;
 
 use actix_web::http::StatusCode;
 use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse, web};
 
-use super::http::{
-    check_json_content_type, content_type, read_body, request_context_with, request_headers,
-};
+use super::http::{check_json_content_type, content_type, read_body};
 use super::sse::{self, Framing};
 use super::{Inner, ResponseExt as _};
-use crate::auth::AuthRequest;
-use crate::core::{SeqEvent, Served};
+use crate::core::{Limits, SeqEvent};
 use crate::error::A2aError;
-use crate::extension::{Activated, RequestContext};
+use crate::extension::Activated;
 use crate::json::{
     self,
-    rpc::{self, Member, NULL_ID},
+    rpc::{self, Envelope, Member, NULL_ID},
 };
-use crate::protocol::{A2aRequest, Operation, RequestHeaders};
+use crate::protocol::{A2aRequest, Operation};
+use crate::service::{Answer, Decoded, Payload, Target};
 
 /// Serves one JSON-RPC request.
 pub(crate) async fn handle(
@@ -38,69 +35,65 @@ pub(crate) async fn handle(
     req: HttpRequest,
     mut payload: web::Payload,
 ) -> HttpResponse {
-    // Before the envelope is read there is no id: failures answer with a null one.
-    let (principal, headers) = match &inner.guard {
-        None => (None, None),
-        Some(guard) => {
-            // Before the body is read: the operation and tenant are in it, not known yet. The
-            // copy of the headers made for it is the request context's.
-            let headers = request_headers(&req);
-            let auth = AuthRequest {
-                headers: &headers,
-                peer: req.peer_addr(),
-                peer_certificate: super::http::peer_certificate(&req),
-                tenant: None,
-                operation: None,
-            };
-            match guard.authenticate(&auth).await {
-                Ok(p) => (Some(p), Some(headers)),
-                Err(e) => return error_response(NULL_ID, &e),
-            }
-        }
+    let meta = super::http::request_meta(&req, None, None);
+    let mut body = Body {
+        inner: &inner,
+        req: &req,
+        payload: &mut payload,
+        bytes: Bytes::new(),
+        id: None,
+        notification: false,
+        read: Read::Not,
+        decoded: false,
     };
-    let body = match read_json_body(&inner, &req, &mut payload).await {
-        Ok(body) => body,
-        Err(e) => {
-            return super::http::closing_on_timeout(error_response(NULL_ID, &e), &e, payload);
-        }
-    };
-    let mut notification = false;
-    let (id, outcome) = match process(&inner, &req, &body, &mut notification, principal, headers) {
-        Ok((id, Some(run))) => (id, super::shutdown::until_over(&inner.over, run).await),
-        Ok((id, None)) => (id, Ok(Outcome::Notification)),
-        Err((id, e)) => (id, Err(e)),
-    };
+    let outcome = super::shutdown::until_over(&inner.over, inner.pipeline.serve(meta, &mut body))
+        .await
+        .map_err(|e| body.exact_error(e));
     // JSON-RPC 2.0: the server never answers a (valid) notification, not even an error.
-    let outcome = if notification {
-        Ok(Outcome::Notification)
-    } else {
-        outcome
-    };
-    let id = id.unwrap_or(NULL_ID);
-    match outcome {
-        Err(e) => error_response(id, &e),
-        Ok(Outcome::Notification) => HttpResponse::NoContent()
+    if body.notification {
+        return HttpResponse::NoContent()
             .a2a_headers(&Activated::default())
-            .finish(),
-        Ok(Outcome::Raw(result, activated)) => result_response(id, &result, &activated),
-        Ok(Outcome::V03(op, served)) => super::v0_3::response(&inner, id, op, *served),
-        Ok(Outcome::Done(served)) => match served.into_stream() {
-            Ok((events, activated)) => {
-                let builder = HttpResponse::Ok().a2a_headers_builder(&activated);
-                let framing = JsonRpcFraming { id: id.to_owned() };
-                sse::response(events, framing, &inner, builder)
-            }
-            Err(unary) => {
-                // The result is encoded straight into the envelope.
-                let mut body = envelope(id, 768);
-                match unary.write_json(&mut body) {
-                    Some(Ok(())) => finish_result(body, &unary.activated),
-                    _ => error_response(
-                        id,
-                        &A2aError::Internal("could not encode the result".into()),
-                    ),
+            .finish();
+    }
+    // The body's borrow of the payload ends here: a timed-out body's response holds it.
+    let Body {
+        bytes, id, read, ..
+    } = body;
+    let id = id
+        .and_then(|r| bytes.get(r))
+        .and_then(|b| std::str::from_utf8(b).ok())
+        .unwrap_or(NULL_ID);
+    let v0_3 = match &read {
+        Read::Scanned(s) | Read::Full(s) => s.v0_3,
+        Read::Not => None,
+    };
+    match outcome {
+        Err(e) => super::http::closing_on_timeout(error_response(id, &e), &e, payload),
+        Ok(Answer::Method { result, activated }) => match serde_json::to_vec(&result) {
+            Ok(result) => result_response(id, &result, &activated),
+            Err(e) => error_response(id, &A2aError::Internal(e.to_string())),
+        },
+        Ok(Answer::Operation(served)) => match v0_3 {
+            Some(op) => super::v0_3::response(&inner, id, op, served)
+                .unwrap_or_else(|e| error_response(id, &e)),
+            None => match served.into_stream() {
+                Ok((events, activated)) => {
+                    let builder = HttpResponse::Ok().a2a_headers_builder(&activated);
+                    let framing = JsonRpcFraming { id: id.to_owned() };
+                    sse::response(events, framing, &inner, builder)
                 }
-            }
+                Err(unary) => {
+                    // The result is encoded straight into the envelope.
+                    let mut body = envelope(id, 768);
+                    match unary.write_json(&mut body) {
+                        Some(Ok(())) => finish_result(body, &unary.activated),
+                        _ => error_response(
+                            id,
+                            &A2aError::Internal("could not encode the result".into()),
+                        ),
+                    }
+                }
+            },
         },
     }
 }
@@ -128,218 +121,168 @@ fn finish_result(mut body: Vec<u8>, activated: &Activated) -> HttpResponse {
         .body(body)
 }
 
-enum Outcome {
-    Notification,
-    /// A result (its extensions already filtered by the echo setting).
-    Done(Box<Served>),
-    Raw(Vec<u8>, Activated),
-    /// The result of a v0.3 request, to translate.
-    V03(Operation, Box<Served>),
+/// How far the envelope was read.
+enum Read {
+    /// Not yet (the request was refused before its body was read, or the body could not be).
+    Not,
+    /// By the one structural pass of the usual request ([`rpc::scan`]).
+    Scanned(Spans),
+    /// By the full parser ([`rpc::read`]), which gives the exact error.
+    Full(Spans),
 }
 
-type Failure<'b> = (Option<&'b str>, A2aError);
-
-/// The request body, once its content type and size are checked (its nesting depth is checked
-/// by [`parse`]).
-async fn read_json_body(
-    inner: &Inner,
-    req: &HttpRequest,
-    payload: &mut web::Payload,
-) -> Result<Bytes, A2aError> {
-    check_json_content_type(req)?;
-    let limits = inner.service.limits();
-    read_body(req, payload, limits).await
+/// Where the envelope's params are in the body, and the operation of a v0.3 method.
+struct Spans {
+    params: Option<Range<usize>>,
+    /// The operation of a v0.3 method name.
+    v0_3: Option<Operation>,
 }
 
-/// A request read from its envelope, ready to run.
-// Moved once, into its future (a box for the large variant would cost an allocation per
-// request and save nothing).
-#[allow(clippy::large_enum_variant)]
-enum Parsed<'b> {
-    /// One of the protocol's operations.
-    Op(RequestContext, A2aRequest),
-    /// A method added by an extension, with its params.
-    Method(RequestContext, Cow<'b, str>, serde_json::Value),
-    /// A v0.3 method, its params translated.
-    V03(RequestContext, A2aRequest),
+/// A JSON-RPC request's body, read and decoded as the pipeline asks.
+struct Body<'r> {
+    inner: &'r Inner,
+    req: &'r HttpRequest,
+    payload: &'r mut web::Payload,
+    bytes: Bytes,
+    id: Option<Range<usize>>,
+    /// True for a request object without `id`.
+    notification: bool,
+    read: Read,
+    /// True once the params were decoded: errors after that are the operation's.
+    decoded: bool,
 }
 
-/// Reads the request and starts it: its id, and the future of its outcome (`None` for a
-/// streaming method sent as a notification, which is not started).
-#[allow(clippy::type_complexity)]
-fn process<'b>(
-    inner: &'b Inner,
-    req: &HttpRequest,
-    body: &'b [u8],
-    notification: &mut bool,
-    principal: Option<crate::protocol::Principal>,
-    mut headers: Option<RequestHeaders>,
-) -> Result<
-    (
-        Option<&'b str>,
-        Option<impl Future<Output = Result<Outcome, A2aError>> + 'b>,
-    ),
-    Failure<'b>,
-> {
-    let (id, mut parsed) = parse(inner, req, body, notification, &mut headers)?;
-    if let Some(principal) = principal {
-        match &mut parsed {
-            Parsed::Op(ctx, _) | Parsed::Method(ctx, ..) | Parsed::V03(ctx, _) => {
-                ctx.principal = principal
+impl Body<'_> {
+    /// `error`, or the full parser's error when the request was read by the quick pass and
+    /// failed before its params were decoded (that pass does not check the params' content).
+    fn exact_error(&mut self, error: A2aError) -> A2aError {
+        if self.decoded || !matches!(self.read, Read::Scanned(_)) {
+            return error;
+        }
+        match rpc::read(&self.bytes, self.inner.pipeline.limits().max_json_depth) {
+            Ok(_) => error,
+            Err(e) => {
+                self.id = None;
+                self.notification = false;
+                e
             }
         }
     }
-    match &mut parsed {
-        Parsed::Op(ctx, request) | Parsed::V03(ctx, request) => {
-            inner.authorize(ctx, request).map_err(|e| (id, e))?
-        }
-        Parsed::Method(ctx, method, params) => {
-            if let Some(guard) = &inner.guard {
-                let tenant = params
-                    .get("tenant")
-                    .and_then(serde_json::Value::as_str)
-                    .unwrap_or_default();
-                guard
-                    .authorize_method(ctx, method, tenant)
-                    .map_err(|e| (id, e))?;
-            }
-        }
-    }
-    if id.is_none()
-        && matches!(&parsed, Parsed::Op(_, r) | Parsed::V03(_, r) if r.operation().is_streaming())
-    {
-        return Ok((None, None));
-    }
-    Ok((id, Some(run(inner, parsed))))
-}
 
-/// The future of a parsed request (`parsed` is moved in whole: a request's future then holds
-/// only this future across its await, not the parsed request too).
-fn run<'b>(
-    inner: &'b Inner,
-    parsed: Parsed<'b>,
-) -> impl Future<Output = Result<Outcome, A2aError>> + 'b {
-    use futures::FutureExt as _;
-    use futures::future::Either;
-    match parsed {
-        Parsed::Op(ctx, request) => Either::Left(inner.service.call(ctx, request).map(|result| {
-            result.map(|mut served| {
-                served.activated = inner.echo(std::mem::take(&mut served.activated));
-                Outcome::Done(Box::new(served))
-            })
-        })),
-        Parsed::Method(ctx, method, value) => {
-            Either::Right(extension_method(inner, ctx, method, value))
-        }
-        Parsed::V03(ctx, request) => Either::Right(v0_3_call(inner, ctx, request)),
-    }
-}
-
-/// Runs a method added by an extension (boxed: its state would otherwise enlarge every
-/// request's future).
-fn extension_method<'b>(
-    inner: &'b Inner,
-    ctx: RequestContext,
-    method: Cow<'b, str>,
-    value: serde_json::Value,
-) -> futures::future::BoxFuture<'b, Result<Outcome, A2aError>> {
-    Box::pin(async move {
-        let (result, activated) = inner.service.call_method(ctx, &method, value).await?;
-        let bytes = serde_json::to_vec(&result).map_err(|e| A2aError::Internal(e.to_string()))?;
-        Ok(Outcome::Raw(bytes, inner.echo(activated)))
-    })
-}
-
-/// Runs a v0.3 request (boxed, as [`extension_method`]).
-fn v0_3_call<'b>(
-    inner: &'b Inner,
-    ctx: RequestContext,
-    request: A2aRequest,
-) -> futures::future::BoxFuture<'b, Result<Outcome, A2aError>> {
-    Box::pin(async move {
-        let op = request.operation();
-        let mut served = inner.service.call(ctx, request).await?;
-        served.activated = inner.echo(std::mem::take(&mut served.activated));
-        Ok(Outcome::V03(op, Box::new(served)))
-    })
-}
-
-/// Reads the request from the body: the usual request through one structural pass
-/// ([`rpc::scan`]) and its params' parse; anything else, or any failure on that path, through
-/// the full parser ([`rpc::read`]), which gives the exact error.
-fn parse<'b>(
-    inner: &Inner,
-    req: &HttpRequest,
-    body: &'b [u8],
-    notification: &mut bool,
-    headers: &mut Option<RequestHeaders>,
-) -> Result<(Option<&'b str>, Parsed<'b>), Failure<'b>> {
-    let max_depth = inner.service.limits().max_json_depth;
-    if let Some(envelope) = rpc::scan(body, max_depth) {
-        if let Ok(parsed) = parse_envelope(inner, req, envelope, notification, headers) {
-            return Ok(parsed);
-        }
-        // The params may not even be JSON: the full parser tells.
-        *notification = false;
-    }
-    let envelope = rpc::read(body, max_depth).map_err(|e| (None, e))?;
-    parse_envelope(inner, req, envelope, notification, headers)
-}
-
-/// Checks the envelope's members and decodes the params of a well-formed request object.
-fn parse_envelope<'b>(
-    inner: &Inner,
-    req: &HttpRequest,
-    envelope: rpc::Envelope<'b>,
-    notification: &mut bool,
-    headers: &mut Option<RequestHeaders>,
-) -> Result<(Option<&'b str>, Parsed<'b>), Failure<'b>> {
-    let id = envelope.checked_id().map_err(|e| (None, e))?;
-    let fail = |e: A2aError| (id, e);
-    let method = envelope.checked_method().map_err(fail)?;
-    *notification = id.is_none();
-    // The headers already copied for authentication, if any (taken once: a retry of the full
-    // parser after the quick one failed copies them again).
-    let mut ctx = request_context_with(req, None, headers.take());
-    let op = Operation::from_method(&method);
-    let params = envelope.params.unwrap_or("{}");
-    let params_trim = params.trim_start();
-    if op.is_none()
-        && let Some(op) = super::v0_3::operation(inner, &method)
-    {
-        if !(params_trim.starts_with('{') || params_trim == "null") {
-            return Err(fail(A2aError::invalid_field("params", "must be an object")));
-        }
-        let (ctx, request) = super::v0_3::begin(inner, ctx, &method, op, params).map_err(fail)?;
-        return Ok((id, Parsed::V03(ctx, request)));
-    }
-    if op.is_some() && !inner.versions.v1_0 {
-        return Err(fail(A2aError::VersionNotSupported {
-            requested: ctx.protocol_version.as_deref().unwrap_or("0.3").to_owned(),
-            supported: vec!["0.3".to_owned()],
-        }));
-    }
-    inner.service.begin(&mut ctx).map_err(fail)?;
-    if !(params_trim.starts_with('{') || params_trim == "null") {
-        return Err(fail(A2aError::invalid_field("params", "must be an object")));
-    }
-    let Some(op) = op else {
-        if !inner.service.has_method(&method) {
-            return Err(fail(A2aError::MethodNotFound {
-                method: method.into_owned(),
-                hint: Vec::new(),
-            }));
-        }
-        // A method added by an extension.
-        let value: serde_json::Value = if params_trim == "null" {
-            serde_json::Value::Object(Default::default())
-        } else {
-            json::from_raw(params).map_err(fail)?
+    /// Reads the envelope's members: its id, its method.
+    fn envelope(&mut self, envelope: Envelope<'_>) -> Result<(Spans, Target), A2aError> {
+        // The members are slices of the body: kept as ranges, so the body can move.
+        let base = self.bytes.as_ptr() as usize;
+        let len = self.bytes.len();
+        let at = |s: &str| {
+            let start = (s.as_ptr() as usize).checked_sub(base)?;
+            (start + s.len() <= len).then_some(start..start + s.len())
         };
-        return Ok((id, Parsed::Method(ctx, method, value)));
-    };
-    let request = A2aRequest::from_raw(op, params).map_err(fail)?;
-    Ok((id, Parsed::Op(ctx, request)))
+        let id = envelope.checked_id()?;
+        self.id = id.and_then(at);
+        let method = envelope.checked_method()?;
+        self.notification = id.is_none();
+        let params = envelope.params.and_then(at);
+        let spans = |v0_3| Spans {
+            params: params.clone(),
+            v0_3,
+        };
+        if let Some(op) = Operation::from_method(&method) {
+            return Ok((spans(None), Target::Operation(op)));
+        }
+        if self.inner.pipeline.versions().v0_3
+            && let Some(op) = crate::compat::v0_3::operation(&method)
+        {
+            let params = envelope.params.unwrap_or("{}").trim_start();
+            if !(params.starts_with('{') || params == "null") {
+                return Err(A2aError::invalid_field("params", "must be an object"));
+            }
+            let target = Target::V0_3 {
+                operation: op,
+                method: method.into_owned(),
+            };
+            return Ok((spans(Some(op)), target));
+        }
+        Ok((spans(None), Target::Method(method.into_owned())))
+    }
+
+    /// The raw params (`{}` when absent).
+    fn params(&self) -> &str {
+        let spans = match &self.read {
+            Read::Scanned(s) | Read::Full(s) => s,
+            Read::Not => return "{}",
+        };
+        spans
+            .params
+            .clone()
+            .and_then(|r| self.bytes.get(r))
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .unwrap_or("{}")
+    }
+}
+
+impl Payload for Body<'_> {
+    /// Reads the body (its content type and size checked) and its envelope: the usual request
+    /// through one structural pass ([`rpc::scan`]), anything else, or any failure on that
+    /// path, through the full parser ([`rpc::read`]), which gives the exact error.
+    async fn target(&mut self, limits: &Limits) -> Result<Target, A2aError> {
+        check_json_content_type(self.req)?;
+        self.bytes = read_body(self.req, self.payload, limits).await?;
+        let bytes = self.bytes.clone();
+        if let Some(envelope) = rpc::scan(&bytes, limits.max_json_depth)
+            && let Ok((spans, target)) = self.envelope(envelope)
+        {
+            self.read = Read::Scanned(spans);
+            return Ok(target);
+        }
+        self.id = None;
+        self.notification = false;
+        let envelope = rpc::read(&bytes, limits.max_json_depth)?;
+        let (spans, target) = self.envelope(envelope)?;
+        self.read = Read::Full(spans);
+        Ok(target)
+    }
+
+    async fn decode(&mut self, target: &Target, _: &Limits) -> Result<Decoded, A2aError> {
+        let params = self.params();
+        let trimmed = params.trim_start();
+        let object = trimmed.starts_with('{') || trimmed == "null";
+        let decoded = match target {
+            Target::Operation(op) => {
+                if !object {
+                    return Err(A2aError::invalid_field("params", "must be an object"));
+                }
+                Decoded::Operation(A2aRequest::from_raw(*op, params)?)
+            }
+            Target::V0_3 { operation, .. } => {
+                let value: serde_json::Value = if trimmed == "null" {
+                    serde_json::Value::Object(Default::default())
+                } else {
+                    json::from_raw(params)?
+                };
+                let value = crate::compat::v0_3::convert::params_in(*operation, value)?;
+                Decoded::Operation(A2aRequest::from_params(*operation, value)?)
+            }
+            Target::Method(_) | Target::MethodAt(_) => {
+                if !object {
+                    return Err(A2aError::invalid_field("params", "must be an object"));
+                }
+                Decoded::Method(if trimmed == "null" {
+                    serde_json::Value::Object(Default::default())
+                } else {
+                    json::from_raw(params)?
+                })
+            }
+        };
+        self.decoded = true;
+        if self.notification && target.operation().is_some_and(Operation::is_streaming) {
+            // Not started: nobody would read its events (and a notification is not answered).
+            return Err(A2aError::InvalidRequest(
+                "a streaming method cannot be sent as a notification".into(),
+            ));
+        }
+        Ok(decoded)
+    }
 }
 
 /// A JSON-RPC error response (HTTP 200, or 413 for an oversized body).

@@ -70,7 +70,8 @@ use crate::compat::ProtocolVersion;
 use crate::core::{A2aService, AgentExecutor, DefaultRequestHandler, Limits, RequestHandler};
 use crate::extension::registry::ExtensionConfig;
 use crate::extension::{Activated, Activation, Extension, RegistryError};
-use crate::protocol::{A2aRequest, Operation};
+use crate::protocol::Operation;
+use crate::service::{Pipeline, Versions};
 use crate::store::{InMemoryPushConfigStore, InMemoryTaskStore, PushConfigStore, TaskStore};
 use crate::types::{AgentCard, Validate};
 use card::CardDoc;
@@ -121,55 +122,34 @@ pub enum BuildError {
 
 /// The shared state of a running server's routes.
 pub(crate) struct Inner {
-    service: A2aService,
+    /// What every binding runs a request through.
+    pipeline: Arc<Pipeline>,
     card: RwLock<Arc<CardDoc>>,
     /// Where the card's interfaces point.
     urls: mount::CardUrls,
     keep_alive: Duration,
     jsonrpc_path: String,
     rest_path: String,
-    echo_extensions: bool,
-    guard: Option<Arc<Guard>>,
     /// Fired when a shutdown's grace period is over.
     over: tokio_util::sync::CancellationToken,
     shutdown_grace: Duration,
     cancel_on_shutdown: bool,
     handler: Arc<dyn RequestHandler>,
-    /// The protocol versions answered.
-    versions: v0_3::Versions,
     /// The OpenAPI document of the HTTP+JSON binding, when served.
     #[cfg(feature = "openapi")]
     openapi: Option<openapi::Document>,
 }
 
 impl Inner {
-    /// Authorizes a parsed request (see [`Guard::authorize`]). Without an authenticator every
-    /// caller is anonymous and the server is open (and then it has no extended card to serve:
-    /// the builder refuses one without an authenticator).
-    fn authorize(
-        &self,
-        ctx: &mut crate::extension::RequestContext,
-        req: &A2aRequest,
-    ) -> Result<(), crate::A2aError> {
-        match &self.guard {
-            Some(guard) => guard.authorize(ctx, req),
-            None => Ok(()),
-        }
-    }
-
-    /// The URIs to echo in `A2A-Extensions` (none when echo is switched off).
-    fn echo(&self, activated: Activated) -> Activated {
-        if self.echo_extensions {
-            activated
-        } else {
-            Activated::default()
-        }
-    }
-
-    /// The card as served: signed when a signer is configured.
+    /// Adds the gRPC listener's address to the card's interfaces.
     #[cfg(feature = "grpc")]
-    pub(crate) fn sign(&self, card: AgentCard) -> AgentCard {
-        self.urls.sign(card)
+    fn add_grpc_interface(&self, addr: SocketAddr) {
+        let doc = self.card();
+        let card = grpc::with_grpc_interface(doc.card.clone(), &addr.to_string());
+        let card = self.urls.sign(card);
+        if let Ok(mut slot) = self.card.write() {
+            *slot = Arc::new(doc.replaced(card));
+        }
     }
 
     fn card(&self) -> Arc<CardDoc> {
@@ -239,7 +219,7 @@ pub struct A2aServerBuilder {
     authorizer: Option<Arc<dyn Authorizer>>,
     #[cfg(feature = "jwt")]
     card_signer: Option<crate::auth::signing::CardSigner>,
-    versions: v0_3::Versions,
+    versions: Versions,
     #[cfg(feature = "push")]
     push: Option<crate::push::PushConfig>,
     #[cfg(feature = "grpc")]
@@ -288,7 +268,7 @@ impl A2aServer {
             authorizer: None,
             #[cfg(feature = "jwt")]
             card_signer: None,
-            versions: v0_3::Versions::default(),
+            versions: Versions::default(),
             #[cfg(feature = "push")]
             push: None,
             #[cfg(feature = "grpc")]
@@ -319,20 +299,19 @@ impl A2aServer {
     /// authenticator is configured, every caller is anonymous). Other transports call it as
     /// the HTTP bindings do.
     pub fn guard(&self) -> Option<&Arc<Guard>> {
-        self.inner.guard.as_ref()
+        self.inner.pipeline.guard()
     }
 
     /// Per-extension counters: activations, skips, refusals, hook errors.
     pub fn extension_metrics(&self) -> Vec<crate::extension::ExtensionMetrics> {
-        self.inner.service.extensions().metrics()
+        self.inner.pipeline.service().extensions().metrics()
     }
 
-    /// The transport-independent service behind the bindings, with this server's handler,
-    /// limits and extensions: for driving requests in process (tests, benchmarks, another
-    /// transport) exactly as the bindings do — [`A2aService::begin`], then
-    /// [`A2aService::call`].
-    pub fn service(&self) -> &A2aService {
-        &self.inner.service
+    /// The request pipeline behind every binding, with this server's authentication,
+    /// versions, extensions and agent: for serving requests over another transport (or in
+    /// process) exactly as the bindings do.
+    pub fn pipeline(&self) -> &Pipeline {
+        &self.inner.pipeline
     }
 
     /// Registers the routes (both bindings and the agent card) on an actix-web `App` or scope.
@@ -370,7 +349,7 @@ impl A2aServer {
                 web::resource(format!("{path}/")).route(web::route().to(rpc_handler.clone())),
             );
             cfg.service(web::resource(path).route(web::route().to(rpc_handler)));
-            if inner.service.extensions().has_methods() {
+            if inner.pipeline.service().extensions().has_methods() {
                 for prefix in ["", "/{tenant}"] {
                     let methods = inner.clone();
                     let handler = move |req: HttpRequest, payload: web::Payload| {
@@ -393,7 +372,7 @@ impl A2aServer {
                 }
             }
             // Before the tenant routes: `/v1/...` is also a path of tenant `v1`.
-            if inner.versions.v0_3 {
+            if inner.pipeline.versions().v0_3 {
                 register_v0_3_rest(cfg, &inner, inner.rest_path.trim_end_matches('/'));
             }
             for prefix in [String::new(), "/{tenant}".to_owned()] {
@@ -486,7 +465,12 @@ impl A2aServer {
         }
         #[cfg(feature = "grpc")]
         let grpc = match &self.grpc {
-            Some(config) => Some(grpc::start(self.inner.clone(), config, self.grpc_tls()).await?),
+            Some(config) => {
+                let pipeline = self.inner.pipeline.clone();
+                let running = grpc::start(pipeline, config, self.grpc_tls()).await?;
+                self.inner.add_grpc_interface(running.addr);
+                Some(running)
+            }
             None => None,
         };
         let server = server.run();
@@ -1044,7 +1028,7 @@ impl A2aServerBuilder {
         mut self,
         versions: impl IntoIterator<Item = ProtocolVersion>,
     ) -> Self {
-        let mut chosen = v0_3::Versions {
+        let mut chosen = Versions {
             v1_0: false,
             v0_3: false,
         };
@@ -1230,8 +1214,15 @@ impl A2aServerBuilder {
             ),
             None => None,
         };
+        let service = A2aService::new(handler.clone(), self.limits).with_extensions(extensions);
+        let mut pipeline = Pipeline::new(service)
+            .with_versions(self.versions)
+            .with_echo(self.echo_extensions);
+        if let Some(guard) = guard {
+            pipeline = pipeline.with_guard(guard);
+        }
         let inner = Inner {
-            service: A2aService::new(handler.clone(), self.limits).with_extensions(extensions),
+            pipeline: Arc::new(pipeline),
             card: RwLock::new(Arc::new(CardDoc::with_json(
                 card,
                 self.card_max_age,
@@ -1241,13 +1232,10 @@ impl A2aServerBuilder {
             keep_alive: self.keep_alive,
             jsonrpc_path: self.jsonrpc_path,
             rest_path: self.rest_path,
-            echo_extensions: self.echo_extensions,
-            guard,
             over: tokio_util::sync::CancellationToken::new(),
             shutdown_grace: self.shutdown_grace,
             cancel_on_shutdown: self.cancel_on_shutdown,
             handler,
-            versions: self.versions,
             #[cfg(feature = "openapi")]
             openapi,
         };

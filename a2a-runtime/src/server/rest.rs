@@ -8,22 +8,14 @@ use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::{Map, Value};
 
-use super::http::{A2A_JSON, check_json_content_type, content_type, read_body, request_context};
+use super::http::{A2A_JSON, check_json_content_type, content_type, read_body};
 use super::sse::{self, Framing};
 use super::{Inner, ResponseExt as _};
-use crate::auth::{AuthOperation, AuthRequest};
-use crate::core::{SeqEvent, Served};
+use crate::core::{Limits, SeqEvent};
 use crate::error::A2aError;
-use crate::extension::Activated;
 use crate::json;
 use crate::protocol::{A2aRequest, Operation};
-
-/// Where an operation takes its input from.
-#[derive(Clone, Copy, Debug)]
-enum Input {
-    Body,
-    Query,
-}
+use crate::service::{Answer, Decoded, Payload, Target};
 
 /// The REST routes: method, path below the binding's base, operation, input.
 pub(crate) const ROUTES: &[(&str, &str, Operation)] = &[
@@ -71,14 +63,53 @@ pub(crate) async fn handle(
 pub(crate) async fn handle_in(
     inner: web::Data<Inner>,
     req: HttpRequest,
-    mut payload: web::Payload,
+    payload: web::Payload,
     op: Operation,
     tenant: Option<&'static str>,
 ) -> HttpResponse {
-    let processed = process(&inner, &req, &mut payload, op, tenant);
-    match super::shutdown::until_over(&inner.over, processed).await {
+    let tenant = tenant
+        .or_else(|| req.match_info().get("tenant"))
+        .map(str::to_owned);
+    serve(inner, req, payload, tenant, Target::Operation(op)).await
+}
+
+/// Serves an extension method at `/extensions/…` (POST, JSON body = params).
+pub(crate) async fn handle_method(
+    inner: web::Data<Inner>,
+    req: HttpRequest,
+    payload: web::Payload,
+) -> HttpResponse {
+    let info = req.match_info();
+    let tenant = info.get("tenant").map(str::to_owned);
+    let path = format!("/extensions/{}", info.get("tail").unwrap_or_default());
+    serve(inner, req, payload, tenant, Target::MethodAt(path)).await
+}
+
+/// Runs a REST request for `target` through the pipeline and encodes its answer.
+async fn serve(
+    inner: web::Data<Inner>,
+    req: HttpRequest,
+    mut payload: web::Payload,
+    tenant: Option<String>,
+    target: Target,
+) -> HttpResponse {
+    let meta = super::http::request_meta(&req, tenant.clone(), Some(target));
+    let mut body = Body {
+        req: &req,
+        payload: &mut payload,
+        tenant,
+    };
+    let served = inner.pipeline.serve(meta, &mut body);
+    match super::shutdown::until_over(&inner.over, served).await {
         Err(e) => super::http::closing_on_timeout(error_response(&e), &e, payload),
-        Ok(served) => match served.into_stream() {
+        Ok(Answer::Method { result, activated }) => match serde_json::to_vec(&result) {
+            Ok(body) => HttpResponse::Ok()
+                .a2a_headers(&activated)
+                .insert_header(content_type(A2A_JSON))
+                .body(body),
+            Err(e) => error_response(&A2aError::Internal(e.to_string())),
+        },
+        Ok(Answer::Operation(served)) => match served.into_stream() {
             Ok((events, activated)) => {
                 let builder = HttpResponse::Ok().a2a_headers_builder(&activated);
                 sse::response(events, RestFraming, &inner, builder)
@@ -94,61 +125,79 @@ pub(crate) async fn handle_in(
     }
 }
 
-async fn process(
-    inner: &Inner,
-    req: &HttpRequest,
-    payload: &mut web::Payload,
-    op: Operation,
-    tenant: Option<&'static str>,
-) -> Result<Served, A2aError> {
-    let info = req.match_info();
-    let tenant = tenant.or_else(|| info.get("tenant")).map(str::to_owned);
-    let mut ctx = request_context(req, tenant.as_deref());
-    if let Some(guard) = &inner.guard {
-        ctx.principal = guard
-            .authenticate(&auth_request(
-                req,
-                &ctx,
-                tenant.as_deref(),
-                AuthOperation::Core(op),
-            ))
-            .await?;
+/// An answer of another kind than the request (a method's result to an operation).
+pub(crate) fn mismatch() -> A2aError {
+    A2aError::Internal("the answer does not fit the request".into())
+}
+
+/// A REST request's input: its body (POST) or its query, with the fields of its path.
+pub(crate) struct Body<'r> {
+    pub(crate) req: &'r HttpRequest,
+    pub(crate) payload: &'r mut web::Payload,
+    pub(crate) tenant: Option<String>,
+}
+
+impl Payload for Body<'_> {
+    async fn target(&mut self, _: &Limits) -> Result<Target, A2aError> {
+        // Every route names its target.
+        Err(mismatch())
     }
-    inner.service.begin(&mut ctx)?;
-    let input = if req.method() == actix_web::http::Method::POST {
-        Input::Body
-    } else {
-        Input::Query
-    };
-    let mut object = match input {
-        Input::Body => read_object(inner, req, payload).await?,
-        Input::Query => query_object(req.query_string()),
-    };
-    // Fields bound in the path take precedence over the body's or the query's.
-    if let Some(id) = info.get("id") {
-        object.insert("id".to_owned(), Value::String(id.to_owned()));
+
+    async fn decode(&mut self, target: &Target, limits: &Limits) -> Result<Decoded, A2aError> {
+        match target {
+            Target::Operation(op) => {
+                let object = self.object(limits).await?;
+                A2aRequest::from_params(*op, Value::Object(object)).map(Decoded::Operation)
+            }
+            Target::MethodAt(_) => self.method_params(limits).await.map(Decoded::Method),
+            Target::Method(_) | Target::V0_3 { .. } => Err(mismatch()),
+        }
     }
-    if let Some(task_id) = info.get("taskId") {
-        object.remove("task_id");
-        object.insert("taskId".to_owned(), Value::String(task_id.to_owned()));
+}
+
+impl Body<'_> {
+    /// The request as one JSON object: the body's or the query's fields, then those bound in
+    /// the path, which take precedence.
+    async fn object(&mut self, limits: &Limits) -> Result<Map<String, Value>, A2aError> {
+        let mut object = if self.req.method() == actix_web::http::Method::POST {
+            read_object(self.req, self.payload, limits).await?
+        } else {
+            query_object(self.req.query_string())
+        };
+        let info = self.req.match_info();
+        if let Some(id) = info.get("id") {
+            object.insert("id".to_owned(), Value::String(id.to_owned()));
+        }
+        if let Some(task_id) = info.get("taskId") {
+            object.remove("task_id");
+            object.insert("taskId".to_owned(), Value::String(task_id.to_owned()));
+        }
+        if let Some(t) = &self.tenant {
+            object.insert("tenant".to_owned(), Value::String(t.clone()));
+        }
+        Ok(object)
     }
-    if let Some(t) = &tenant {
-        object.insert("tenant".to_owned(), Value::String(t.clone()));
+
+    /// An extension method's params: the JSON body (an empty body is an empty object).
+    async fn method_params(&mut self, limits: &Limits) -> Result<Value, A2aError> {
+        if self.req.headers().contains_key(header::CONTENT_TYPE) {
+            check_json_content_type(self.req)?;
+        }
+        let body = read_body(self.req, self.payload, limits).await?;
+        if body.iter().all(u8::is_ascii_whitespace) {
+            Ok(Value::Object(Map::new()))
+        } else {
+            json::decode::<Value>(&body, limits.max_json_depth)
+        }
     }
-    let request = A2aRequest::from_params(op, Value::Object(object))?;
-    inner.authorize(&mut ctx, &request)?;
-    let mut served = inner.service.call(ctx, request).await?;
-    served.activated = inner.echo(std::mem::take(&mut served.activated));
-    Ok(served)
 }
 
 /// A POST body: a JSON object (an empty body is an empty object), its content type checked.
 pub(crate) async fn read_object(
-    inner: &Inner,
     req: &HttpRequest,
     payload: &mut web::Payload,
+    limits: &Limits,
 ) -> Result<Map<String, Value>, A2aError> {
-    let limits = inner.service.limits();
     let declared_empty = req
         .headers()
         .get(header::CONTENT_LENGTH)
@@ -170,83 +219,6 @@ pub(crate) async fn read_object(
             "",
             "the request body must be a JSON object",
         )),
-    }
-}
-
-/// Serves an extension method at `/extensions/…` (POST, JSON body = params).
-pub(crate) async fn handle_method(
-    inner: web::Data<Inner>,
-    req: HttpRequest,
-    mut payload: web::Payload,
-) -> HttpResponse {
-    match process_method(&inner, &req, &mut payload).await {
-        Err(e) => super::http::closing_on_timeout(error_response(&e), &e, payload),
-        Ok((result, activated)) => match serde_json::to_vec(&result) {
-            Ok(body) => HttpResponse::Ok()
-                .a2a_headers(&activated)
-                .insert_header(content_type(A2A_JSON))
-                .body(body),
-            Err(e) => error_response(&A2aError::Internal(e.to_string())),
-        },
-    }
-}
-
-async fn process_method(
-    inner: &Inner,
-    req: &HttpRequest,
-    payload: &mut web::Payload,
-) -> Result<(Value, Activated), A2aError> {
-    let info = req.match_info();
-    let tenant = info.get("tenant").map(str::to_owned);
-    let path = format!("/extensions/{}", info.get("tail").unwrap_or_default());
-    let mut ctx = request_context(req, tenant.as_deref());
-    if let Some(guard) = &inner.guard {
-        let op = AuthOperation::Method(&path);
-        ctx.principal = guard
-            .authenticate(&auth_request(req, &ctx, tenant.as_deref(), op))
-            .await?;
-    }
-    inner.service.begin(&mut ctx)?;
-    let Some(method) = inner.service.method_at(&path) else {
-        return Err(A2aError::MethodNotFound {
-            method: path,
-            hint: Vec::new(),
-        });
-    };
-    let limits = inner.service.limits();
-    if req.headers().contains_key(header::CONTENT_TYPE) {
-        check_json_content_type(req)?;
-    }
-    let body = read_body(req, payload, limits).await?;
-    let params = if body.iter().all(u8::is_ascii_whitespace) {
-        Value::Object(Map::new())
-    } else {
-        json::decode::<Value>(&body, limits.max_json_depth)?
-    };
-    if let Some(guard) = &inner.guard {
-        let tenant = tenant
-            .as_deref()
-            .or_else(|| params.get("tenant").and_then(Value::as_str))
-            .unwrap_or_default();
-        guard.authorize_method(&ctx, method, tenant)?;
-    }
-    let (result, activated) = inner.service.call_method(ctx, method, params).await?;
-    Ok((result, inner.echo(activated)))
-}
-
-/// What the authenticator sees of a REST request.
-pub(crate) fn auth_request<'a>(
-    req: &'a HttpRequest,
-    ctx: &'a crate::extension::RequestContext,
-    tenant: Option<&'a str>,
-    operation: AuthOperation<'a>,
-) -> AuthRequest<'a> {
-    AuthRequest {
-        headers: &ctx.headers,
-        peer: req.peer_addr(),
-        peer_certificate: super::http::peer_certificate(req),
-        tenant,
-        operation: Some(operation),
     }
 }
 

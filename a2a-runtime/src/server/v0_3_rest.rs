@@ -8,14 +8,14 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::Value;
 
-use super::http::{content_type, request_context};
+use super::http::content_type;
 use super::sse::{self, Framing};
 use super::{Inner, ResponseExt as _, rest};
-use crate::auth::AuthOperation;
 use crate::compat::v0_3::{self, rest as wire};
-use crate::core::{SeqEvent, Served};
+use crate::core::{Limits, SeqEvent, Served};
 use crate::error::A2aError;
 use crate::protocol::{A2aRequest, Operation};
+use crate::service::{Answer, Decoded, Payload, Target};
 
 /// The tenant a v1.0 request to a v0.3 path is in.
 const TENANT: &str = "v1";
@@ -43,47 +43,56 @@ pub(crate) async fn handle(
         }
         return rest::handle_in(inner, req, payload, op, Some(TENANT)).await;
     }
-    let processed = process(&inner, &req, &mut payload, op);
-    let mut response = match super::shutdown::until_over(&inner.over, processed).await {
+    let target = Target::V0_3 {
+        operation: op,
+        method: req.path().to_owned(),
+    };
+    let meta = super::http::request_meta(&req, None, Some(target));
+    let mut body = Body {
+        req: &req,
+        payload: &mut payload,
+    };
+    let served = inner.pipeline.serve(meta, &mut body);
+    let mut response = match super::shutdown::until_over(&inner.over, served).await {
         Err(e) => super::http::closing_on_timeout(error_response(&e), &e, payload),
-        Ok(served) => respond(&inner, op, served),
+        Ok(Answer::Method { .. }) => error_response(&rest::mismatch()),
+        Ok(Answer::Operation(served)) => respond(&inner, op, served),
     };
     super::v0_3::mark_v0_3(&mut response);
     response
 }
 
-async fn process(
-    inner: &Inner,
-    req: &HttpRequest,
-    payload: &mut web::Payload,
-    op: Operation,
-) -> Result<Served, A2aError> {
-    let mut ctx = request_context(req, None);
-    if let Some(guard) = &inner.guard {
-        let auth = rest::auth_request(req, &ctx, None, AuthOperation::Core(op));
-        ctx.principal = guard.authenticate(&auth).await?;
+/// A v0.3 REST request's input: its body (POST), query and path fields, translated.
+struct Body<'r> {
+    req: &'r HttpRequest,
+    payload: &'r mut web::Payload,
+}
+
+impl Payload for Body<'_> {
+    async fn target(&mut self, _: &Limits) -> Result<Target, A2aError> {
+        // Every route names its target.
+        Err(rest::mismatch())
     }
-    // The core serves v1.0: the request enters it translated.
-    ctx.protocol_version = Some(std::borrow::Cow::Borrowed(crate::PROTOCOL_VERSION));
-    inner.service.begin(&mut ctx)?;
-    let info = req.match_info();
-    let body = if req.method() == actix_web::http::Method::POST {
-        rest::read_object(inner, req, payload).await?
-    } else {
-        Default::default()
-    };
-    let input = wire::Input {
-        id: info.get("id").map(str::to_owned),
-        task_id: info.get("taskId").map(str::to_owned),
-        query: rest::query_object(req.query_string()),
-        body,
-    };
-    let params = wire::request_in(op, input)?;
-    let request = A2aRequest::from_params(op, params)?;
-    inner.authorize(&mut ctx, &request)?;
-    let mut served = inner.service.call(ctx, request).await?;
-    served.activated = inner.echo(std::mem::take(&mut served.activated));
-    Ok(served)
+
+    async fn decode(&mut self, target: &Target, limits: &Limits) -> Result<Decoded, A2aError> {
+        let Target::V0_3 { operation: op, .. } = target else {
+            return Err(rest::mismatch());
+        };
+        let body = if self.req.method() == actix_web::http::Method::POST {
+            rest::read_object(self.req, self.payload, limits).await?
+        } else {
+            Default::default()
+        };
+        let info = self.req.match_info();
+        let input = wire::Input {
+            id: info.get("id").map(str::to_owned),
+            task_id: info.get("taskId").map(str::to_owned),
+            query: rest::query_object(self.req.query_string()),
+            body,
+        };
+        let params = wire::request_in(*op, input)?;
+        A2aRequest::from_params(*op, params).map(Decoded::Operation)
+    }
 }
 
 fn respond(inner: &Inner, op: Operation, served: Served) -> HttpResponse {

@@ -1,5 +1,5 @@
-//! The gRPC binding (feature `grpc`): `lf.a2a.v1.A2AService` on its own listener beside actix,
-//! served by the same [`A2aService`](crate::core::A2aService) as the HTTP bindings.
+//! The gRPC binding (feature `grpc`): `lf.a2a.v1.A2AService` on its own tonic listener beside
+//! actix, served by the same [`Pipeline`] as the HTTP bindings.
 //!
 //! Service parameters come from metadata (`a2a-version`, `a2a-extensions`: comma lists and
 //! repeated values), the tenant from the request's `tenant` field; the response's initial
@@ -10,23 +10,20 @@ mod guard;
 
 use std::net::SocketAddr;
 use std::pin::Pin;
+use std::sync::Arc;
 
-use actix_web::web;
 use futures::{Stream, StreamExt as _};
 use tonic::metadata::{MetadataMap, MetadataValue};
 use tonic::{Request, Response, Status};
 
-use super::Inner;
-use crate::auth::{AuthOperation, AuthRequest};
-use crate::core::A2aResponse;
+use crate::core::{A2aResponse, Limits};
 use crate::error::A2aError;
-use crate::extension::{Activated, RequestContext};
+use crate::extension::Activated;
 use crate::grpc::pb::a2a_service_server::{A2aService as GrpcApi, A2aServiceServer};
 use crate::grpc::status::to_status;
 use crate::grpc::{EXTENSIONS_KEY, VERSION_KEY, pb};
-use crate::protocol::{
-    A2aRequest, Principal, RequestHeaders, TRACEPARENT, TRACESTATE, TraceContext,
-};
+use crate::protocol::{A2aRequest, RequestHeaders, TRACEPARENT, TRACESTATE, TraceContext};
+use crate::service::{Answer, Decoded, Payload, Pipeline, RequestMeta, Target};
 use crate::types::{AgentCard, AgentInterface, ProtocolBinding};
 
 /// Where the gRPC listener is served (see `A2aServerBuilder::grpc_addr`).
@@ -52,15 +49,16 @@ pub(crate) type TlsSettings = std::convert::Infallible;
 /// A streamed response: `StreamResponse` messages, then the end (or an error status).
 type EventStream = Pin<Box<dyn Stream<Item = Result<pb::StreamResponse, Status>> + Send>>;
 
-/// The service implementation: metadata and messages in, core calls, messages and metadata out.
+/// The service implementation: metadata and messages in, pipeline calls, messages and
+/// metadata out.
 struct Binding {
-    inner: web::Data<Inner>,
+    pipeline: Arc<Pipeline>,
 }
 
-/// The core's request context from gRPC metadata (binary `-bin` entries are skipped: A2A
-/// service parameters are text).
-fn request_context(meta: &MetadataMap) -> RequestContext {
-    let headers = meta.as_ref();
+/// The pipeline's request metadata from a call (binary `-bin` entries are skipped: A2A service
+/// parameters are text).
+fn request_meta<'a>(call: &'a Call, target: Target) -> RequestMeta<'a> {
+    let headers = call.meta.as_ref();
     let bytes = headers
         .iter()
         .map(|(n, v)| n.as_str().len() + v.len())
@@ -76,20 +74,34 @@ fn request_context(meta: &MetadataMap) -> RequestContext {
                 .ok()
                 .map(str::trim)
                 .filter(|v| !v.is_empty())
-                .map(|v| match v {
-                    crate::PROTOCOL_VERSION => std::borrow::Cow::Borrowed(crate::PROTOCOL_VERSION),
-                    other => std::borrow::Cow::Owned(other.to_owned()),
-                });
+                .map(crate::service::protocol_version);
         }
         copy.push_received(name.as_str(), value.as_bytes());
     }
-    RequestContext {
-        protocol_version: version,
-        tenant: String::new(),
-        principal: Principal::anonymous(),
+    RequestMeta {
         headers: copy,
-        extensions: crate::extension::Negotiated::none(),
-        side: crate::protocol::Side::Server,
+        protocol_version: version,
+        peer: call.peer,
+        peer_certificate: call.certificate.as_deref(),
+        tenant: None,
+        target: Some(target),
+    }
+}
+
+/// A message tonic decoded already.
+struct Message(Option<A2aRequest>);
+
+impl Payload for Message {
+    async fn target(&mut self, _: &Limits) -> Result<Target, A2aError> {
+        // Every gRPC method names its operation.
+        Err(A2aError::Internal("a gRPC call names its operation".into()))
+    }
+
+    async fn decode(&mut self, _: &Target, _: &Limits) -> Result<Decoded, A2aError> {
+        self.0
+            .take()
+            .map(Decoded::Operation)
+            .ok_or_else(|| A2aError::Internal("the message was decoded twice".into()))
     }
 }
 
@@ -163,33 +175,18 @@ impl Binding {
         result
     }
 
-    /// Runs `req` through the core: metadata checks, then the call.
+    /// Runs `req` through the pipeline.
     async fn serve(
         &self,
         call: &Call,
         req: A2aRequest,
     ) -> Result<(A2aResponse, Activated), Status> {
-        let mut ctx = request_context(&call.meta);
-        // The same front door as the HTTP bindings: the credential from the metadata first
-        // (the method names the operation), then what the parsed request may touch.
-        if let Some(guard) = &self.inner.guard {
-            let auth = AuthRequest {
-                headers: &ctx.headers,
-                peer: call.peer,
-                peer_certificate: call.certificate.as_deref(),
-                tenant: None,
-                operation: Some(AuthOperation::Core(req.operation())),
-            };
-            ctx.principal = guard.authenticate(&auth).await.map_err(|e| to_status(&e))?;
+        let meta = request_meta(call, Target::Operation(req.operation()));
+        let answer = self.pipeline.serve(meta, &mut Message(Some(req))).await;
+        match answer.map_err(|e| to_status(&e))? {
+            Answer::Operation(served) => Ok(served.into_parts()),
+            Answer::Method { .. } => Err(mismatch()),
         }
-        let service = &self.inner.service;
-        service.begin(&mut ctx).map_err(|e| to_status(&e))?;
-        self.inner
-            .authorize(&mut ctx, &req)
-            .map_err(|e| to_status(&e))?;
-        let served = service.call(ctx, req).await.map_err(|e| to_status(&e))?;
-        let (response, activated) = served.into_parts();
-        Ok((response, self.inner.echo(activated)))
     }
 
     /// A unary call: `pick` takes the operation's result out of the response.
@@ -405,21 +402,17 @@ impl RunningGrpc {
     }
 }
 
-/// Binds `config.addr` and serves the binding on it in the background.
+/// Binds `config.addr` and serves `pipeline` on it in the background (the caller adds the
+/// bound address to the card).
 pub(crate) async fn start(
-    inner: web::Data<Inner>,
+    pipeline: Arc<Pipeline>,
     config: &GrpcConfig,
     tls: Option<&TlsSettings>,
 ) -> std::io::Result<RunningGrpc> {
     let listener = tokio::net::TcpListener::bind(&config.addr).await?;
     let addr = listener.local_addr()?;
-    let doc = inner.card();
-    let card = inner.sign(with_grpc_interface(doc.card.clone(), &addr.to_string()));
-    if let Ok(mut slot) = inner.card.write() {
-        *slot = std::sync::Arc::new(doc.replaced(card));
-    }
-    let limit = inner.service.limits().max_body_bytes;
-    let api = A2aServiceServer::new(Binding { inner })
+    let limit = pipeline.limits().max_body_bytes;
+    let api = A2aServiceServer::new(Binding { pipeline })
         .max_decoding_message_size(limit)
         .max_encoding_message_size(usize::MAX);
     #[cfg_attr(not(feature = "tls"), allow(unused_mut))]

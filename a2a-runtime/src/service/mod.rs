@@ -1,0 +1,284 @@
+//! The request pipeline: what every request goes through, whatever binding carried it.
+//!
+//! A binding only decodes and encodes: it turns its transport into [`RequestMeta`] and a
+//! [`Payload`], calls [`Pipeline::serve`] once, and encodes the [`Answer`] (or the error).
+//! The pipeline runs, in order:
+//!
+//! 1. authentication (before anything of the payload is read),
+//! 2. the target, from the metadata or the payload ([`Payload::target`]),
+//! 3. the protocol version (per dialect: v1.0, or v0.3 translated into v1.0),
+//! 4. extension negotiation: the requested extensions, the required ones,
+//! 5. the params ([`Payload::decode`]),
+//! 6. authorization of the operation (or extension method) in its tenant,
+//! 7. dispatch to the core, which activates the extensions and runs their request and
+//!    response hooks around the operation,
+//! 8. the activated extensions to echo in the response.
+//!
+//! ```
+//! use a2a_runtime::service::{Decoded, Payload, RequestMeta, Target};
+//! use a2a_runtime::protocol::{A2aRequest, Operation};
+//! # use a2a_runtime::{core::Limits, A2aError};
+//!
+//! /// A transport whose payload arrives already decoded.
+//! struct Ready(Option<A2aRequest>);
+//!
+//! impl Payload for Ready {
+//!     async fn target(&mut self, _: &Limits) -> Result<Target, A2aError> {
+//!         let op = self.0.as_ref().map(A2aRequest::operation);
+//!         op.map(Target::Operation).ok_or_else(|| A2aError::Internal("read twice".into()))
+//!     }
+//!     async fn decode(&mut self, _: &Target, _: &Limits) -> Result<Decoded, A2aError> {
+//!         self.0.take().map(Decoded::Operation).ok_or_else(|| A2aError::Internal("read twice".into()))
+//!     }
+//! }
+//! # async fn serve(server: &a2a_runtime::server::A2aServer, headers: a2a_runtime::protocol::RequestHeaders, req: A2aRequest) {
+//! let answer = server.pipeline().serve(RequestMeta::from_headers(headers), &mut Ready(Some(req))).await;
+//! # }
+//! ```
+
+mod request;
+
+use std::fmt;
+use std::sync::Arc;
+
+pub use request::{Decoded, Payload, RequestMeta, Target, protocol_version};
+
+use crate::auth::{AuthRequest, Guard};
+use crate::core::{A2aService, Limits, Served};
+use crate::error::A2aError;
+use crate::extension::{Activated, Negotiated, RequestContext};
+use crate::protocol::{A2aRequest, Principal, Side};
+
+/// The protocol versions a server answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Versions {
+    /// v1.0.
+    pub v1_0: bool,
+    /// v0.3 (its JSON-RPC method names and HTTP+JSON routes, translated).
+    pub v0_3: bool,
+}
+
+impl Default for Versions {
+    fn default() -> Self {
+        Self {
+            v1_0: true,
+            v0_3: true,
+        }
+    }
+}
+
+/// What the pipeline answers.
+// Moved once, to the binding that encodes it (as `Decoded`).
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+pub enum Answer {
+    /// The result of a protocol operation (its activated extensions filtered by the server's
+    /// echo setting).
+    Operation(Served),
+    /// The result of an extension's method.
+    Method {
+        /// The method's result.
+        result: serde_json::Value,
+        /// The activated extensions to echo.
+        activated: Activated,
+    },
+}
+
+/// The request pipeline of a server: authentication, version, negotiation, authorization,
+/// hooks and dispatch, for every binding (see the [module](self) docs).
+///
+/// A server's pipeline is [`A2aServer::pipeline`](crate::server::A2aServer::pipeline).
+#[derive(Clone)]
+pub struct Pipeline {
+    service: A2aService,
+    guard: Option<Arc<Guard>>,
+    versions: Versions,
+    echo_extensions: bool,
+}
+
+impl fmt::Debug for Pipeline {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Pipeline")
+            .field("authenticated", &self.guard.is_some())
+            .field("versions", &self.versions)
+            .field("echo_extensions", &self.echo_extensions)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Pipeline {
+    /// A pipeline over `service`: open to anonymous callers, both versions answered, activated
+    /// extensions echoed.
+    pub fn new(service: A2aService) -> Self {
+        Self {
+            service,
+            guard: None,
+            versions: Versions::default(),
+            echo_extensions: true,
+        }
+    }
+
+    /// Authenticates and authorizes every request with `guard`.
+    pub fn with_guard(mut self, guard: Arc<Guard>) -> Self {
+        self.guard = Some(guard);
+        self
+    }
+
+    /// Answers only `versions`.
+    pub fn with_versions(mut self, versions: Versions) -> Self {
+        self.versions = versions;
+        self
+    }
+
+    /// Whether the activated extensions are echoed in answers (default: true).
+    pub fn with_echo(mut self, echo: bool) -> Self {
+        self.echo_extensions = echo;
+        self
+    }
+
+    /// The core service the pipeline dispatches to.
+    pub fn service(&self) -> &A2aService {
+        &self.service
+    }
+
+    /// The authentication and authorization in force, if any.
+    pub fn guard(&self) -> Option<&Arc<Guard>> {
+        self.guard.as_ref()
+    }
+
+    /// The protocol versions answered.
+    pub fn versions(&self) -> Versions {
+        self.versions
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> &Limits {
+        self.service.limits()
+    }
+
+    /// Runs one request through the pipeline.
+    pub async fn serve<P: Payload>(
+        &self,
+        meta: RequestMeta<'_>,
+        payload: &mut P,
+    ) -> Result<Answer, A2aError> {
+        let principal = match &self.guard {
+            None => Principal::anonymous(),
+            Some(guard) => {
+                let auth = AuthRequest {
+                    headers: &meta.headers,
+                    peer: meta.peer,
+                    peer_certificate: meta.peer_certificate,
+                    tenant: meta.tenant.as_deref(),
+                    operation: meta.target.as_ref().map(Target::auth_operation),
+                };
+                guard.authenticate(&auth).await?
+            }
+        };
+        let target = match meta.target {
+            Some(target) => target,
+            None => payload.target(self.limits()).await?,
+        };
+        let path_tenant = meta.tenant.is_some();
+        let mut ctx = RequestContext {
+            protocol_version: meta.protocol_version,
+            tenant: meta.tenant.unwrap_or_default(),
+            principal,
+            headers: meta.headers,
+            extensions: Negotiated::none(),
+            side: Side::Server,
+        };
+        self.check_version(&mut ctx, &target)?;
+        self.service.begin(&mut ctx)?;
+        let method = match &target {
+            Target::Operation(_) | Target::V0_3 { .. } => None,
+            Target::Method(name) => Some(
+                self.service
+                    .method_named(name)
+                    .ok_or_else(|| method_not_found(name))?,
+            ),
+            Target::MethodAt(path) => Some(
+                self.service
+                    .method_at(path)
+                    .ok_or_else(|| method_not_found(path))?,
+            ),
+        };
+        match (payload.decode(&target, self.limits()).await?, method) {
+            (Decoded::Operation(request), None) => self.operation(ctx, request).await,
+            (Decoded::Method(params), Some(method)) => {
+                if let Some(guard) = &self.guard {
+                    let tenant = if path_tenant {
+                        ctx.tenant.as_str()
+                    } else {
+                        params
+                            .get("tenant")
+                            .and_then(serde_json::Value::as_str)
+                            .unwrap_or_default()
+                    };
+                    guard.authorize_method(&ctx, method, tenant)?;
+                }
+                // Boxed: its state would otherwise enlarge every request's future.
+                let (result, activated) =
+                    Box::pin(self.service.call_method(ctx, method, params)).await?;
+                Ok(Answer::Method {
+                    result,
+                    activated: self.echo(activated),
+                })
+            }
+            _ => Err(A2aError::Internal(
+                "the payload was decoded as another kind of request than its target".into(),
+            )),
+        }
+    }
+
+    /// Authorizes and dispatches a protocol operation.
+    async fn operation(
+        &self,
+        mut ctx: RequestContext,
+        request: A2aRequest,
+    ) -> Result<Answer, A2aError> {
+        if let Some(guard) = &self.guard {
+            guard.authorize(&mut ctx, &request)?;
+        }
+        let mut served = self.service.call(ctx, request).await?;
+        served.activated = self.echo(std::mem::take(&mut served.activated));
+        Ok(Answer::Operation(served))
+    }
+
+    /// The version check of `target`'s dialect; a v0.3 request enters the core as v1.0.
+    fn check_version(&self, ctx: &mut RequestContext, target: &Target) -> Result<(), A2aError> {
+        match target {
+            Target::V0_3 { method, .. } => {
+                if !crate::compat::v0_3::is_requested(ctx.protocol_version.as_deref()) {
+                    // A v0.3 method asked for as another version is no method of that version.
+                    return Err(method_not_found(method));
+                }
+                ctx.protocol_version = Some(std::borrow::Cow::Borrowed(crate::PROTOCOL_VERSION));
+            }
+            Target::Operation(_) if !self.versions.v1_0 => {
+                return Err(A2aError::VersionNotSupported {
+                    requested: ctx.protocol_version.as_deref().unwrap_or("0.3").to_owned(),
+                    supported: vec!["0.3".to_owned()],
+                });
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The activated extensions to echo (none when echo is switched off).
+    fn echo(&self, activated: Activated) -> Activated {
+        if self.echo_extensions {
+            activated
+        } else {
+            Activated::default()
+        }
+    }
+}
+
+fn method_not_found(method: &str) -> A2aError {
+    A2aError::MethodNotFound {
+        method: method.to_owned(),
+        hint: Vec::new(),
+    }
+}

@@ -7,6 +7,7 @@ mod card;
 mod examples;
 mod limits;
 mod list;
+mod pipeline;
 mod protocol;
 mod push;
 mod send;

@@ -1,7 +1,8 @@
 //! Compiles `proto/a2a.proto` with protox (a protobuf compiler written in Rust, so no `protoc`
 //! is needed on the build machine) into:
 //!
-//! - the gRPC binding's messages and service (feature `grpc`);
+//! - the gRPC binding's messages and service (feature `grpc`), with
+//!   `proto/extension_methods.proto`, the service that carries extension methods;
 //! - the JSON Schemas of the HTTP+JSON binding's messages and the service's methods, for its
 //!   OpenAPI document (feature `openapi`; see `build_openapi.rs`).
 
@@ -19,10 +20,19 @@ fn main() {
             Ok(c) => c,
             Err(e) => panic!("proto/a2a.proto does not compile: {e}"),
         };
-        #[cfg(feature = "grpc")]
-        grpc(compiler.file_descriptor_set());
         #[cfg(feature = "openapi")]
         openapi::write(&compiler.descriptor_pool());
+        #[cfg(feature = "grpc")]
+        {
+            println!("cargo:rerun-if-changed=proto/extension_methods.proto");
+            // Only the gRPC binding serves extension methods this way: the OpenAPI document
+            // describes the spec's service alone.
+            let mut compiler = compiler;
+            if let Err(e) = compiler.open_file("proto/extension_methods.proto") {
+                panic!("proto/extension_methods.proto does not compile: {e}");
+            }
+            grpc(compiler.file_descriptor_set());
+        }
     }
 }
 

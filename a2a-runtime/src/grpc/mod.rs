@@ -4,7 +4,7 @@
 //! The server side lives in [`crate::server`] (`A2aServerBuilder::grpc_addr`), the client side in
 //! [`crate::client`] (chosen from the card like the other bindings).
 
-mod convert;
+pub(crate) mod convert;
 pub mod status;
 
 pub use convert::MissingMember;
@@ -21,6 +21,23 @@ pub use convert::MissingMember;
 )]
 pub mod pb {
     include!(concat!(env!("OUT_DIR"), "/lf.a2a.v1.rs"));
+}
+
+/// The service that carries the methods extensions add, `a2a_runtime.extensions.v1`, as
+/// generated from `proto/extension_methods.proto`: an extension method is called through its one
+/// RPC, `/a2a_runtime.extensions.v1.ExtensionMethods/Call`, which names the method (its
+/// JSON-RPC name) in the request and carries the params and the result as
+/// `google.protobuf` values.
+#[allow(
+    missing_docs,
+    unreachable_pub,
+    missing_debug_implementations,
+    clippy::all,
+    clippy::pedantic,
+    rust_2018_idioms
+)]
+pub mod extension_methods {
+    include!(concat!(env!("OUT_DIR"), "/a2a_runtime.extensions.v1.rs"));
 }
 
 /// The full name of the service, as in gRPC paths (`/lf.a2a.v1.A2AService/SendMessage`).

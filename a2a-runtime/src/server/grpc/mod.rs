@@ -1,12 +1,17 @@
 //! The gRPC binding (feature `grpc`): `lf.a2a.v1.A2AService` on its own tonic listener beside
 //! actix, served by the same [`Pipeline`] as the HTTP bindings.
 //!
+//! Extension methods are served by a second service beside it,
+//! `a2a_runtime.extensions.v1.ExtensionMethods` (see [`crate::grpc::extension_methods`]).
+//!
 //! Service parameters come from metadata (`a2a-version`, `a2a-extensions`: comma lists and
 //! repeated values), the tenant from the request's `tenant` field; the response's initial
 //! metadata carries `a2a-version` and the activated extensions, so a stream has them before its
 //! first message. Errors are statuses with `google.rpc` details (see [`crate::grpc::status`]).
 
+mod extension_methods;
 mod guard;
+mod routes;
 
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -412,9 +417,6 @@ pub(crate) async fn start(
     let listener = tokio::net::TcpListener::bind(&config.addr).await?;
     let addr = listener.local_addr()?;
     let limit = pipeline.limits().max_body_bytes;
-    let api = A2aServiceServer::new(Binding { pipeline })
-        .max_decoding_message_size(limit)
-        .max_encoding_message_size(usize::MAX);
     #[cfg_attr(not(feature = "tls"), allow(unused_mut))]
     let mut builder = tonic::transport::Server::builder();
     #[cfg(feature = "tls")]
@@ -430,8 +432,20 @@ pub(crate) async fn start(
     let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
     let stop = tokio_util::sync::CancellationToken::new();
     let signal = stop.clone().cancelled_owned();
-    // One service, no router: the generated service answers UNIMPLEMENTED for any other path.
+    // The extension methods' service only when an extension adds methods; any other path is
+    // answered UNIMPLEMENTED.
+    let methods = pipeline.service().extensions().has_methods().then(|| {
+        extension_methods::ExtensionMethodsServer::new(extension_methods::Binding {
+            pipeline: pipeline.clone(),
+        })
+        .max_decoding_message_size(limit)
+        .max_encoding_message_size(usize::MAX)
+    });
+    let api = A2aServiceServer::new(Binding { pipeline })
+        .max_decoding_message_size(limit)
+        .max_encoding_message_size(usize::MAX);
+    let routes = routes::Routes { api, methods };
     let server = builder.layer(guard::ContentTypeLayer);
-    let join = tokio::spawn(server.serve_with_incoming_shutdown(api, incoming, signal));
+    let join = tokio::spawn(server.serve_with_incoming_shutdown(routes, incoming, signal));
     Ok(RunningGrpc { addr, stop, join })
 }

@@ -2,16 +2,19 @@
 //! content-type checks.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
+use std::sync::{Arc, Weak};
 
-use actix_web::HttpRequest;
 use actix_web::http::header::{
     self, HeaderName, HeaderValue, InvalidHeaderValue, TryIntoHeaderValue,
 };
 use actix_web::web::{self, Bytes, BytesMut};
+use actix_web::{HttpRequest, HttpResponseBuilder};
 use futures::StreamExt as _;
 
 use crate::core::Limits;
 use crate::error::A2aError;
+use crate::extension::{Activated, Activation};
 use crate::protocol::RequestHeaders;
 use crate::service::{RequestMeta, Target};
 
@@ -341,6 +344,57 @@ pub(crate) fn peer_certificate(_req: &HttpRequest) -> Option<&[u8]> {
     return super::tls::peer_certificate(_req);
     #[cfg(not(feature = "tls"))]
     None
+}
+
+/// The `A2A-Extensions` value for `activated` (`None` when it is not a valid header value).
+fn echo_header(activated: &Activated) -> Option<HeaderValue> {
+    /// The last value built on this thread, for reuse (clients of one agent tend to
+    /// activate the same set on every request): the list it was built for (held weakly,
+    /// so its address is not reused meanwhile), its URIs, the value.
+    type Last = Option<(Weak<[Activation]>, Box<[&'static str]>, HeaderValue)>;
+    thread_local! {
+        static LAST: RefCell<Last> = const { RefCell::new(None) };
+    }
+    let list = activated.list()?;
+    LAST.with_borrow_mut(|last| {
+        // Requests that activate all they asked for share their plan's list: one
+        // comparison.
+        if let Some((of, uris, value)) = last.as_ref()
+            && (std::ptr::addr_eq(of.as_ptr(), Arc::as_ptr(list))
+                || uris.iter().copied().eq(activated.uris()))
+        {
+            return Some(value.clone());
+        }
+        let uris: Box<[&'static str]> = activated.uris().collect();
+        let value =
+            HeaderValue::from_str(&crate::extension::format_extensions_header(uris.iter())).ok()?;
+        *last = Some((Arc::downgrade(list), uris, value.clone()));
+        Some(value)
+    })
+}
+
+/// Adds the A2A response headers: `A2A-Version`, and `A2A-Extensions` with the activated URIs.
+pub(crate) trait ResponseExt {
+    fn a2a_headers(&mut self, activated: &Activated) -> &mut Self;
+    fn a2a_headers_builder(self, activated: &Activated) -> Self;
+}
+
+impl ResponseExt for HttpResponseBuilder {
+    fn a2a_headers(&mut self, activated: &Activated) -> &mut Self {
+        // Static names: a name parsed from a `&str` is allocated on every response.
+        self.insert_header(version_header());
+        if !activated.is_empty()
+            && let Some(v) = echo_header(activated)
+        {
+            self.insert_header((A2A_EXTENSIONS_NAME.clone(), v));
+        }
+        self
+    }
+
+    fn a2a_headers_builder(mut self, activated: &Activated) -> Self {
+        self.a2a_headers(activated);
+        self
+    }
 }
 
 #[cfg(test)]

@@ -16,9 +16,10 @@ use actix_web::http::StatusCode;
 use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse, web};
 
+use super::Inner;
+use super::http::ResponseExt as _;
 use super::http::{check_json_content_type, content_type, read_body};
 use super::sse::{self, Framing};
-use super::{Inner, ResponseExt as _};
 use crate::core::{Limits, SeqEvent};
 use crate::error::A2aError;
 use crate::extension::Activated;

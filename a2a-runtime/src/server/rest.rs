@@ -8,9 +8,10 @@ use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::{Map, Value};
 
+use super::Inner;
+use super::http::ResponseExt as _;
 use super::http::{A2A_JSON, check_json_content_type, content_type, read_body};
 use super::sse::{self, Framing};
-use super::{Inner, ResponseExt as _};
 use crate::core::{Limits, SeqEvent};
 use crate::error::A2aError;
 use crate::json;

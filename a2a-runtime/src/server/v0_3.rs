@@ -5,9 +5,10 @@ use actix_web::HttpResponse;
 use actix_web::http::header::{HeaderName, HeaderValue};
 use serde_json::Value;
 
+use super::Inner;
+use super::http::ResponseExt as _;
 use super::http::content_type;
 use super::sse::{self, Framing};
-use super::{Inner, ResponseExt as _};
 use crate::compat::v0_3::convert;
 use crate::core::{SeqEvent, Served};
 use crate::error::A2aError;

@@ -8,9 +8,10 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::Value;
 
+use super::http::ResponseExt as _;
 use super::http::content_type;
 use super::sse::{self, Framing};
-use super::{Inner, ResponseExt as _, rest};
+use super::{Inner, rest};
 use crate::compat::v0_3::{self, rest as wire};
 use crate::core::{Limits, SeqEvent, Served};
 use crate::error::A2aError;

@@ -1,20 +1,16 @@
-//! What both HTTP bindings share: the typed A2A headers, the request context, body reading, and
-//! content-type checks.
+//! What the HTTP bindings share: the A2A header names, the request metadata, body reading,
+//! content-type checks, and the A2A response headers.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
-use std::sync::{Arc, Weak};
 
-use actix_web::http::header::{
-    self, HeaderName, HeaderValue, InvalidHeaderValue, TryIntoHeaderValue,
-};
+use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::web::{self, Bytes, BytesMut};
 use actix_web::{HttpRequest, HttpResponseBuilder};
 use futures::StreamExt as _;
 
 use crate::core::Limits;
 use crate::error::A2aError;
-use crate::extension::{Activated, Activation};
+use crate::extension::Activated;
 use crate::protocol::RequestHeaders;
 use crate::service::{RequestMeta, Target};
 
@@ -31,72 +27,6 @@ pub(crate) static A2A_EXTENSIONS_NAME: HeaderName = HeaderName::from_static(A2A_
 pub const X_A2A_EXTENSIONS: &str = "x-a2a-extensions";
 /// The REST media type.
 pub const A2A_JSON: &str = "application/a2a+json";
-
-/// The `A2A-Version` header: the protocol version (`Major.Minor`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct A2aVersion(pub String);
-
-impl TryIntoHeaderValue for A2aVersion {
-    type Error = InvalidHeaderValue;
-    fn try_into_value(self) -> Result<HeaderValue, Self::Error> {
-        HeaderValue::from_str(&self.0)
-    }
-}
-
-impl header::Header for A2aVersion {
-    fn name() -> HeaderName {
-        HeaderName::from_static(A2A_VERSION)
-    }
-    fn parse<M: actix_web::HttpMessage>(msg: &M) -> Result<Self, actix_web::error::ParseError> {
-        let value = msg
-            .headers()
-            .get(Self::name())
-            .ok_or(actix_web::error::ParseError::Header)?;
-        let text = value
-            .to_str()
-            .map_err(|_| actix_web::error::ParseError::Header)?;
-        Ok(Self(text.trim().to_owned()))
-    }
-}
-
-/// The `A2A-Extensions` header: a comma-separated list of extension URIs.
-///
-/// Parsing (see [`parse_extensions_header`](crate::extension::parse_extensions_header)) merges
-/// repeated headers (and the legacy `X-A2A-Extensions`), trims whitespace and drops empty items
-/// and duplicates, keeping the first occurrence's order; more than
-/// [`MAX_EXTENSION_URIS`](crate::extension::MAX_EXTENSION_URIS) URIs is an error.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct A2aExtensions(pub Vec<String>);
-
-impl A2aExtensions {
-    /// Parses every `A2A-Extensions` / `X-A2A-Extensions` value of a header set.
-    pub fn from_values<'a>(
-        values: impl IntoIterator<Item = &'a str>,
-    ) -> Result<Self, crate::extension::ExtensionsHeaderError> {
-        crate::extension::parse_extensions_header(values).map(Self)
-    }
-}
-
-impl TryIntoHeaderValue for A2aExtensions {
-    type Error = InvalidHeaderValue;
-    fn try_into_value(self) -> Result<HeaderValue, Self::Error> {
-        HeaderValue::from_str(&crate::extension::format_extensions_header(&self.0))
-    }
-}
-
-impl header::Header for A2aExtensions {
-    fn name() -> HeaderName {
-        HeaderName::from_static(A2A_EXTENSIONS)
-    }
-    fn parse<M: actix_web::HttpMessage>(msg: &M) -> Result<Self, actix_web::error::ParseError> {
-        let headers = msg.headers();
-        let values = headers
-            .get_all(A2A_EXTENSIONS)
-            .chain(headers.get_all(X_A2A_EXTENSIONS))
-            .filter_map(|v| v.to_str().ok());
-        Self::from_values(values).map_err(|_| actix_web::error::ParseError::Header)
-    }
-}
 
 /// What the pipeline needs of an HTTP request besides its body: the headers, the protocol
 /// version (the `A2A-Version` header, or the `A2A-Version` query parameter when the header is
@@ -348,29 +278,10 @@ pub(crate) fn peer_certificate(_req: &HttpRequest) -> Option<&[u8]> {
 
 /// The `A2A-Extensions` value for `activated` (`None` when it is not a valid header value).
 fn echo_header(activated: &Activated) -> Option<HeaderValue> {
-    /// The last value built on this thread, for reuse (clients of one agent tend to
-    /// activate the same set on every request): the list it was built for (held weakly,
-    /// so its address is not reused meanwhile), its URIs, the value.
-    type Last = Option<(Weak<[Activation]>, Box<[&'static str]>, HeaderValue)>;
-    thread_local! {
-        static LAST: RefCell<Last> = const { RefCell::new(None) };
-    }
-    let list = activated.list()?;
-    LAST.with_borrow_mut(|last| {
-        // Requests that activate all they asked for share their plan's list: one
-        // comparison.
-        if let Some((of, uris, value)) = last.as_ref()
-            && (std::ptr::addr_eq(of.as_ptr(), Arc::as_ptr(list))
-                || uris.iter().copied().eq(activated.uris()))
-        {
-            return Some(value.clone());
-        }
-        let uris: Box<[&'static str]> = activated.uris().collect();
-        let value =
-            HeaderValue::from_str(&crate::extension::format_extensions_header(uris.iter())).ok()?;
-        *last = Some((Arc::downgrade(list), uris, value.clone()));
-        Some(value)
-    })
+    HeaderValue::from_str(&crate::extension::format_extensions_header(
+        activated.uris(),
+    ))
+    .ok()
 }
 
 /// Adds the A2A response headers: `A2A-Version`, and `A2A-Extensions` with the activated URIs.
@@ -401,18 +312,6 @@ impl ResponseExt for HttpResponseBuilder {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-
-    #[test]
-    fn extensions_header_merges_trims_and_dedups() {
-        let h = A2aExtensions::from_values([
-            " https://a/v1 ,https://b/v1",
-            "https://a/v1",
-            "",
-            " , https://c/v1",
-        ])
-        .unwrap();
-        assert_eq!(h.0, vec!["https://a/v1", "https://b/v1", "https://c/v1"]);
-    }
 
     #[test]
     fn the_metadata_reads_the_first_utf8_version_and_borrows_the_one_it_speaks() {

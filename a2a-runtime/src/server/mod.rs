@@ -57,9 +57,7 @@ use actix_web::web;
 
 pub use builder::{A2aServerBuilder, BuildError};
 pub use card::WELL_KNOWN_PATH;
-pub use http::{
-    A2A_EXTENSIONS, A2A_JSON, A2A_VERSION, A2aExtensions, A2aVersion, X_A2A_EXTENSIONS,
-};
+pub use http::{A2A_EXTENSIONS, A2A_JSON, A2A_VERSION, X_A2A_EXTENSIONS};
 #[cfg(feature = "metrics")]
 pub use metrics::{Metrics, MetricsError};
 pub use running::RunningServer;

@@ -7,6 +7,8 @@
 
 use serde_json::{Map, Value};
 
+#[cfg(any(feature = "server", test))]
+use super::shape::{self, Shape};
 use crate::error::A2aError;
 use crate::protocol::Operation;
 #[cfg(any(feature = "server", test))]
@@ -349,19 +351,6 @@ pub(crate) fn message_out(value: Value) -> Value {
 }
 
 #[cfg(any(feature = "server", test))]
-fn status_out(value: Value) -> Value {
-    let Value::Object(mut s) = value else {
-        return value;
-    };
-    let state = s.get("state").and_then(Value::as_str).map(state_out);
-    s.insert("state".into(), Value::from(state.unwrap_or("unknown")));
-    if let Some(m) = s.remove("message") {
-        s.insert("message".into(), message_out(m));
-    }
-    Value::Object(s)
-}
-
-#[cfg(any(feature = "server", test))]
 fn artifact_out(value: Value) -> Value {
     let Value::Object(mut a) = value else {
         return value;
@@ -370,28 +359,30 @@ fn artifact_out(value: Value) -> Value {
     Value::Object(a)
 }
 
-/// A v1.0 `Task` as v0.3's.
+/// v0.3's JSON-RPC bodies: `kind` on tasks and updates, lowercase state names.
 #[cfg(any(feature = "server", test))]
-pub(crate) fn task_out(value: Value) -> Value {
-    let Value::Object(mut t) = value else {
-        return value;
-    };
-    t.insert("kind".into(), Value::from("task"));
-    if let Some(s) = t.remove("status") {
-        t.insert("status".into(), status_out(s));
+struct JsonRpc;
+
+#[cfg(any(feature = "server", test))]
+impl Shape for JsonRpc {
+    const KINDS: bool = true;
+
+    fn message(value: Value) -> Value {
+        message_out(value)
     }
-    for (key, f) in [
-        ("artifacts", artifact_out as fn(Value) -> Value),
-        ("history", message_out),
-    ] {
-        if let Some(Value::Array(items)) = t.remove(key) {
-            t.insert(key.into(), Value::Array(items.into_iter().map(f).collect()));
-        }
+
+    fn artifact(value: Value) -> Value {
+        artifact_out(value)
     }
-    Value::Object(t)
+
+    fn state(s: &mut Object) {
+        let state = s.get("state").and_then(Value::as_str).map(state_out);
+        s.insert("state".into(), Value::from(state.unwrap_or("unknown")));
+    }
 }
 
-/// A v1.0 `StreamResponse` (or `SendMessageResponse`) as the v0.3 event or result.
+/// A v1.0 `StreamResponse` (or `SendMessageResponse`) as the v0.3 event or result: the
+/// object its one member holds.
 #[cfg(any(feature = "server", test))]
 pub(crate) fn event_out(value: Value) -> Value {
     let Value::Object(m) = value else {
@@ -400,33 +391,7 @@ pub(crate) fn event_out(value: Value) -> Value {
     let Some((key, inner)) = m.into_iter().next() else {
         return Value::Null;
     };
-    match key.as_str() {
-        "task" => task_out(inner),
-        "message" => message_out(inner),
-        "statusUpdate" => {
-            let Value::Object(mut e) = inner else {
-                return inner;
-            };
-            e.insert("kind".into(), Value::from("status-update"));
-            let status = e.remove("status").unwrap_or(Value::Null);
-            let last = super::ends_stream(&status);
-            let status = status_out(status);
-            e.insert("status".into(), status);
-            e.insert("final".into(), Value::Bool(last));
-            Value::Object(e)
-        }
-        "artifactUpdate" => {
-            let Value::Object(mut e) = inner else {
-                return inner;
-            };
-            e.insert("kind".into(), Value::from("artifact-update"));
-            if let Some(a) = e.remove("artifact") {
-                e.insert("artifact".into(), artifact_out(a));
-            }
-            Value::Object(e)
-        }
-        _ => inner,
-    }
+    shape::event_out::<JsonRpc>(&key, inner)
 }
 
 /// A v1.0 `TaskPushNotificationConfig` as v0.3's (`{taskId, pushNotificationConfig}`).
@@ -454,7 +419,7 @@ pub(crate) fn result_out(op: Operation, result: Value) -> Value {
         Operation::SendMessage | Operation::SendStreamingMessage | Operation::SubscribeToTask => {
             event_out(result)
         }
-        Operation::GetTask | Operation::CancelTask => task_out(result),
+        Operation::GetTask | Operation::CancelTask => shape::task_out::<JsonRpc>(result),
         Operation::CreateTaskPushNotificationConfig | Operation::GetTaskPushNotificationConfig => {
             push_config_out(result)
         }

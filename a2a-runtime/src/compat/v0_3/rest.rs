@@ -8,6 +8,8 @@
 
 use serde_json::{Map, Value};
 
+#[cfg(any(feature = "server", test))]
+use super::shape::{self, Shape};
 use crate::error::A2aError;
 use crate::protocol::Operation;
 
@@ -495,20 +497,6 @@ fn message_out(value: Value) -> Value {
 }
 
 #[cfg(any(feature = "server", test))]
-fn status_out(value: Value) -> Value {
-    let Value::Object(mut s) = value else {
-        return value;
-    };
-    if s.get("state").and_then(Value::as_str) == Some("TASK_STATE_CANCELED") {
-        s.insert("state".into(), Value::from("TASK_STATE_CANCELLED"));
-    }
-    if let Some(m) = s.remove("message") {
-        s.insert("message".into(), message_out(m));
-    }
-    Value::Object(s)
-}
-
-#[cfg(any(feature = "server", test))]
 fn artifact_out(value: Value) -> Value {
     let Value::Object(mut a) = value else {
         return value;
@@ -517,26 +505,32 @@ fn artifact_out(value: Value) -> Value {
     Value::Object(a)
 }
 
+/// v0.3's REST bodies, the JSON of its protobuf messages: no `kind`, proto state names
+/// (`TASK_STATE_CANCELLED`).
 #[cfg(any(feature = "server", test))]
-fn task_out(value: Value) -> Value {
-    let Value::Object(mut t) = value else {
-        return value;
-    };
-    if let Some(s) = t.remove("status") {
-        t.insert("status".into(), status_out(s));
+struct Proto;
+
+#[cfg(any(feature = "server", test))]
+impl Shape for Proto {
+    const KINDS: bool = false;
+
+    fn message(value: Value) -> Value {
+        message_out(value)
     }
-    for (key, f) in [
-        ("artifacts", artifact_out as fn(Value) -> Value),
-        ("history", message_out),
-    ] {
-        if let Some(Value::Array(items)) = t.remove(key) {
-            t.insert(key.into(), Value::Array(items.into_iter().map(f).collect()));
+
+    fn artifact(value: Value) -> Value {
+        artifact_out(value)
+    }
+
+    fn state(s: &mut Object) {
+        if s.get("state").and_then(Value::as_str) == Some("TASK_STATE_CANCELED") {
+            s.insert("state".into(), Value::from("TASK_STATE_CANCELLED"));
         }
     }
-    Value::Object(t)
 }
 
-/// A v1.0 `StreamResponse` (or `SendMessageResponse`) as v0.3's.
+/// A v1.0 `StreamResponse` (or `SendMessageResponse`) as v0.3's: each member converted, in
+/// its wrapper.
 #[cfg(any(feature = "server", test))]
 pub(crate) fn event_out(value: Value) -> Value {
     let Value::Object(m) = value else {
@@ -544,31 +538,7 @@ pub(crate) fn event_out(value: Value) -> Value {
     };
     let mut out = Object::new();
     for (key, inner) in m {
-        let inner = match key.as_str() {
-            "task" => task_out(inner),
-            "message" => message_out(inner),
-            "statusUpdate" => match inner {
-                Value::Object(mut e) => {
-                    let status = e.remove("status").unwrap_or(Value::Null);
-                    let last = super::ends_stream(&status);
-                    let status = status_out(status);
-                    e.insert("status".into(), status);
-                    e.insert("final".into(), Value::Bool(last));
-                    Value::Object(e)
-                }
-                other => other,
-            },
-            "artifactUpdate" => match inner {
-                Value::Object(mut e) => {
-                    if let Some(a) = e.remove("artifact") {
-                        e.insert("artifact".into(), artifact_out(a));
-                    }
-                    Value::Object(e)
-                }
-                other => other,
-            },
-            _ => inner,
-        };
+        let inner = shape::event_out::<Proto>(&key, inner);
         out.insert(key, inner);
     }
     Value::Object(out)
@@ -603,7 +573,7 @@ pub(crate) fn result_out(op: Operation, result: Value) -> Value {
         Operation::SendMessage | Operation::SendStreamingMessage | Operation::SubscribeToTask => {
             event_out(result)
         }
-        Operation::GetTask | Operation::CancelTask => task_out(result),
+        Operation::GetTask | Operation::CancelTask => shape::task_out::<Proto>(result),
         Operation::CreateTaskPushNotificationConfig | Operation::GetTaskPushNotificationConfig => {
             push_out(result)
         }

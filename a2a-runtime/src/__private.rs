@@ -12,9 +12,3 @@ pub use crate::extension::implemented::HookOutcome;
 pub use crate::extension::registry::ExtensionRegistration;
 pub use crate::extension::slot::Slot;
 pub use crate::extension::traits::DynExtension;
-
-/// The crate's compact JSON writer (byte-identical to `serde_json::to_vec`), named by the
-/// crate's own benchmarks and byte-for-byte tests.
-pub mod json_writer {
-    pub use crate::json::writer::{to_vec, to_writer};
-}

@@ -32,28 +32,40 @@ mod tokens;
 
 use serde::Serialize;
 
-use error::Result;
 use serializer::JsonOut;
 
 /// Appends the compact JSON of `value` to `out`, byte for byte what
-/// `serde_json::to_writer(&mut *out, value)` appends.
+/// `serde_json::to_writer(&mut *out, value)` appends, and faster: the encoder of every reply
+/// the server writes.
 ///
 /// # Errors
 ///
-/// When `value`'s `Serialize` fails or it holds a map key that JSON cannot have (as
-/// serde_json); part of the JSON may then have been appended.
+/// When `value`'s `Serialize` fails or it holds a map key that JSON cannot have: the error
+/// `serde_json::to_writer` gives, same message and category. Part of the JSON may then have
+/// been appended.
 #[inline]
-pub fn to_writer<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> Result<()> {
+pub fn to_writer<T: Serialize + ?Sized>(
+    out: &mut Vec<u8>,
+    value: &T,
+) -> Result<(), serde_json::Error> {
     value.serialize(&mut JsonOut { out })
 }
 
 /// The compact JSON of `value`, byte for byte what `serde_json::to_vec(value)` returns.
 ///
+/// ```
+/// use a2a_runtime::types::{Message, Task};
+///
+/// let task = Task { history: vec![Message::user_text("hi")], ..Task::default() };
+/// assert_eq!(a2a_runtime::json::to_vec(&task)?, serde_json::to_vec(&task)?);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+///
 /// # Errors
 ///
 /// As [`to_writer`].
 #[inline]
-pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
+pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, serde_json::Error> {
     let mut out = Vec::with_capacity(128);
     to_writer(&mut out, value)?;
     Ok(out)

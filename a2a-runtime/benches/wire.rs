@@ -7,7 +7,7 @@
 //! Groups: `task/encode`, `task/decode`, `card/encode`, `card/decode`, each with
 //! - `ours`: `serde_json::to_vec` / `json::decode` (the production decoder: depth check, path
 //!   tracking), plus `ours_plain_serde` (`serde_json::from_slice`, no depth check) for decode
-//!   and `ours_json_out` (`json_out::to_vec`, the production encoder, same bytes) for encode;
+//!   and `ours_json_out` (`json::to_vec`, the production encoder, same bytes) for encode;
 //! - `a2a_pb_conv`: a2a-pb's public ProtoJSON API for native values
 //!   (`protojson_conv::to_value` + `serde_json::to_vec` / `protojson_conv::from_str`);
 //! - `a2a_pb_pbjson`: a2a-pb's generated pbjson types alone (`serde_json` on
@@ -118,12 +118,9 @@ where
     g.bench_function("ours", |b| {
         b.iter(|| serde_json::to_vec(black_box(ours)).unwrap())
     });
-    assert_eq!(
-        a2a_runtime::__private::json_writer::to_vec(ours).unwrap(),
-        ours_bytes
-    );
+    assert_eq!(json::to_vec(ours).unwrap(), ours_bytes);
     g.bench_function("ours_json_out", |b| {
-        b.iter(|| a2a_runtime::__private::json_writer::to_vec(black_box(ours)).unwrap())
+        b.iter(|| json::to_vec(black_box(ours)).unwrap())
     });
     g.bench_function("a2a_pb_conv", |b| {
         b.iter(|| {

@@ -6,16 +6,9 @@ pub use serde;
 pub use serde_json;
 
 pub use crate::extension::Extension;
-pub use crate::extension::erased::{
-    DynExtension, Probe, ViaData, ViaDefault, ViaHooks, ViaNoDefault,
-};
+pub use crate::extension::erased::{Probe, ViaData, ViaDefault, ViaHooks, ViaNoDefault};
 // Named by `DynExtension`'s methods.
 pub use crate::extension::implemented::HookOutcome;
 pub use crate::extension::registry::ExtensionRegistration;
 pub use crate::extension::slot::Slot;
-
-/// The crate's compact JSON writer (byte-identical to `serde_json::to_vec`), named by the
-/// crate's own benchmarks and byte-for-byte tests.
-pub mod json_writer {
-    pub use crate::json::writer::{to_vec, to_writer};
-}
+pub use crate::extension::traits::DynExtension;

@@ -17,10 +17,10 @@ use futures::StreamExt as _;
 use tonic::metadata::{MetadataKey, MetadataMap, MetadataValue};
 use tonic::transport::{Channel, Endpoint};
 
-use super::ClientStream;
 use super::error::{AgentError, ClientError};
 use super::options::{Auth, ClientOptions, OutgoingRequest};
-use super::transport::{Meta, is_final};
+use super::response::Meta;
+use super::stream::{ClientStream, is_final};
 use crate::core::A2aResponse;
 use crate::error::A2aError;
 use crate::grpc::pb::a2a_service_client::A2aServiceClient;

@@ -21,15 +21,19 @@
 //! # Ok(()) }
 //! ```
 
+mod answer;
 mod error;
+mod events;
 #[cfg(feature = "grpc")]
 mod grpc;
+mod http;
 mod options;
 mod response;
+mod route;
 mod sse;
+mod stream;
 mod transport;
 
-use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 
@@ -42,6 +46,7 @@ pub use options::{
 };
 pub use response::Response;
 pub use sse::{SseDecoder, SseEvent};
+pub use stream::ClientStream;
 
 use crate::error::A2aError;
 use crate::extension::registry::ExtensionConfig;
@@ -53,16 +58,14 @@ use crate::types::{
     GetExtendedAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest,
     ListTaskPushNotificationConfigsRequest, ListTaskPushNotificationConfigsResponse,
     ListTasksRequest, ListTasksResponse, Message, Part, ProtocolBinding, PushConfigId,
-    SendMessageConfiguration, SendMessageRequest, SendMessageResponse, StreamResponse,
-    SubscribeToTaskRequest, Task, TaskId, TaskPushNotificationConfig,
+    SendMessageConfiguration, SendMessageRequest, SendMessageResponse, SubscribeToTaskRequest,
+    Task, TaskId, TaskPushNotificationConfig,
 };
-use transport::{Meta, Transport};
+use response::Meta;
+use transport::Transport;
 
 /// The result of SendMessage: the task the agent created or continued, or its direct reply.
 pub type SendResult = SendMessageResponse;
-
-/// A stream of events from SendStreamingMessage or SubscribeToTask.
-pub type ClientStream = Pin<Box<dyn Stream<Item = Result<StreamResponse, ClientError>> + Send>>;
 
 /// What to call: an agent's base URL (the card is discovered) or a card already at hand.
 #[derive(Clone, Debug)]
@@ -276,13 +279,13 @@ impl A2aClient {
         extensions: ExtensionSet,
         activated: Vec<String>,
     ) -> Result<Self, ClientError> {
-        let http = transport::http_client(&options)?;
+        let http = http::http_client(&options)?;
         let mut cache = CardCache::default();
         match target {
             Target::Card(card) => cache.card = *card,
             Target::Url(url) => {
                 let base = url.trim_end_matches('/').to_owned();
-                let fetched = transport::fetch_card(
+                let fetched = http::fetch_card(
                     &http,
                     &options,
                     &format!("{base}{}", options.card_path),
@@ -375,7 +378,7 @@ impl A2aClient {
                 c.last_modified.clone(),
             )
         };
-        let fetched = transport::fetch_card(
+        let fetched = http::fetch_card(
             &self.transport.http,
             &self.transport.options,
             &url,

@@ -1,7 +1,5 @@
 //! [`Response`]: a call's result with what the server said about the call in its headers.
 
-use super::transport::Meta;
-
 /// A call's result, with the protocol version and the extensions the server reported in its
 /// headers.
 ///
@@ -63,4 +61,11 @@ impl<T> Response<T> {
             extensions: self.extensions,
         }
     }
+}
+
+/// What the server said in its headers.
+#[derive(Debug, Default)]
+pub(crate) struct Meta {
+    pub(crate) version: Option<String>,
+    pub(crate) extensions: Vec<String>,
 }

@@ -36,9 +36,10 @@
 //! }
 //! ```
 
-use super::traits::Extension;
-
 /// The dependencies of an extension, as URIs.
+///
+/// `requires::<E>()` and `optional::<E>()` name one by its type (they are defined beside
+/// [`Extension`](super::Extension), whose URI they read).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Dependencies {
     /// Extensions that must be configured, and requested together with this one.
@@ -53,22 +54,12 @@ impl Dependencies {
         Self::default()
     }
 
-    /// Requires extension `E`.
-    pub fn requires<E: Extension>(self) -> Self {
-        self.requires_uri(E::URI)
-    }
-
     /// Requires the extension with `uri`.
     pub fn requires_uri(mut self, uri: &'static str) -> Self {
         if !self.required.contains(&uri) {
             self.required.push(uri);
         }
         self
-    }
-
-    /// Uses extension `E` when active.
-    pub fn optional<E: Extension>(self) -> Self {
-        self.optional_uri(E::URI)
     }
 
     /// Uses the extension with `uri` when active.

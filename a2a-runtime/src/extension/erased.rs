@@ -1,6 +1,6 @@
-//! The object-safe form of an extension, which the registry and the negotiation hold, and the
-//! selection the attribute's output makes between an extension with hooks and a data-only one.
-//! Not a public API: `__private` exports what the attribute's output names.
+//! The two erased forms of an extension ([`DynExtension`] implemented for a data-only
+//! extension and for one with hooks), and the selection the attribute's output makes between
+//! them. Not a public API: `__private` exports what the attribute's output names.
 
 use super::RequestContext;
 use super::dependencies::Dependencies;
@@ -8,60 +8,12 @@ use super::implemented::{
     HOOK_EVENT, HOOK_OBSERVE, HOOK_REQUEST, HOOK_RESPONSE, HOOK_TRANSITION, HookOutcome,
     Implemented,
 };
-use super::method::MethodEntry;
+use super::method_entry::MethodEntry;
 use super::slot::Slot;
-use super::traits::{Activate, Extension, ExtensionHooks, Reply};
+use super::traits::{Activate, DynExtension, Extension, ExtensionHooks, Reply};
 use crate::error::A2aError;
 use crate::protocol::A2aRequest;
 use crate::types::{AgentExtension, StreamResponse, TaskStatus};
-
-/// Object-safe form of an extension (not a public API). A hook is called with the activation
-/// value of its extension for the request.
-#[doc(hidden)]
-pub trait DynExtension: Send + Sync + 'static {
-    /// [`Extension::URI`].
-    fn uri(&self) -> &'static str;
-    /// [`Extension::REQUIRED`].
-    fn required(&self) -> bool;
-    /// The type's path.
-    fn type_name(&self) -> &'static str;
-    /// [`ExtensionHooks::RUNS_IN_CLIENT`] (false without hooks).
-    fn runs_in_client(&self) -> bool;
-    /// [`Extension::declaration`].
-    fn declaration(&self) -> AgentExtension;
-    /// [`ExtensionHooks::init`].
-    fn init(&mut self) -> Result<(), A2aError>;
-    /// [`ExtensionHooks::activate`]: `None` to skip.
-    fn activate(
-        &self,
-        requested: &[String],
-        ctx: &RequestContext,
-    ) -> Result<Option<Slot>, A2aError>;
-    /// [`ExtensionHooks::handle_request`].
-    fn handle_request(
-        &self,
-        req: &mut A2aRequest,
-        act: &mut Slot,
-        ctx: &RequestContext,
-    ) -> HookOutcome;
-    /// [`ExtensionHooks::handle_response`].
-    fn handle_response(&self, reply: &mut Reply<'_>, act: &mut Slot) -> HookOutcome;
-    /// [`ExtensionHooks::observe_response`].
-    fn observe_response(&self, reply: &Reply<'_>, act: &mut Slot) -> HookOutcome;
-    /// [`ExtensionHooks::handle_event`].
-    fn handle_event(&self, event: &mut StreamResponse, act: &mut Slot) -> HookOutcome;
-    /// [`ExtensionHooks::check_transition`].
-    fn check_transition(&self, from: &TaskStatus, to: &TaskStatus, act: &mut Slot) -> HookOutcome;
-    /// [`ExtensionHooks::dependencies`].
-    fn dependencies(&self) -> Dependencies;
-    /// [`ExtensionHooks::methods`].
-    fn methods(&self) -> Vec<MethodEntry>;
-    /// True when it implements [`ExtensionHooks`].
-    fn has_hooks(&self) -> bool;
-    /// The hooks that may do something (`HOOK_*` bits): a phase none of a request's
-    /// extensions may hook is skipped.
-    fn hooks(&self) -> u8;
-}
 
 /// A data-only extension (no [`ExtensionHooks`] impl).
 #[derive(Debug)]

@@ -46,11 +46,13 @@ mod builtin;
 mod context;
 pub mod data_only;
 pub mod dependencies;
+mod entry;
 pub(crate) mod erased;
 mod header;
 pub(crate) mod implemented;
 mod metadata;
 pub mod method;
+mod method_entry;
 mod negotiated;
 mod negotiation;
 pub mod profile;
@@ -60,7 +62,7 @@ pub(crate) mod slot;
 pub mod state_machine;
 #[cfg(test)]
 mod tests;
-mod traits;
+pub(crate) mod traits;
 
 pub use builtin::TimestampExtension;
 pub use context::RequestContext;

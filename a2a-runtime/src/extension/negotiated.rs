@@ -5,14 +5,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::RequestContext;
-use super::erased::DynExtension;
+use super::entry::Entry;
 use super::implemented::{
     HOOK_EVENT, HOOK_OBSERVE, HOOK_REQUEST, HOOK_RESPONSE, HOOK_TRANSITION, HookOutcome,
 };
-use super::negotiation::{Plan, in_span_if};
-use super::set::Entry;
 use super::slot::Slot;
-use super::traits::{Extension, ExtensionHooks, Reply};
+use super::traits::{DynExtension, Extension, ExtensionHooks, Reply};
 use crate::error::A2aError;
 use crate::protocol::A2aRequest;
 use crate::types::{StreamResponse, TaskStatus};
@@ -368,5 +366,46 @@ impl Negotiated {
         self.run_hooks((HOOK_TRANSITION, "check_transition"), |ext, value| {
             ext.check_transition(from, to, value)
         })
+    }
+}
+
+/// What activating a requested list takes: the requested, configured extensions in
+/// declaration order, each with the first required dependency that was not requested.
+#[derive(Debug)]
+pub(crate) struct Plan {
+    pub(super) steps: Vec<(usize, Option<&'static str>)>,
+    /// Every step activated: the list a request shares when none is skipped.
+    pub(super) all: Arc<[Activation]>,
+}
+
+/// True when a tracing subscriber is installed and wants debug spans (asked once per series of
+/// hook calls). Without a subscriber this is one load; asking one is out of line.
+#[inline(always)]
+pub(super) fn spans_wanted() -> bool {
+    tracing::dispatcher::has_been_set() && debug_enabled()
+}
+
+/// Whether the installed subscriber wants debug spans.
+#[cold]
+#[inline(never)]
+fn debug_enabled() -> bool {
+    tracing::enabled!(tracing::Level::DEBUG)
+}
+
+/// Runs `f` in an `a2a_extension` debug span naming the extension and the hook when `wanted`
+/// ([`spans_wanted`]); otherwise the span is not built at all.
+// With ten extensions, four hooks each per request, even disabled spans (and `tracing`'s `log`
+// fallback, when some dependency enables it) were a measurable share of a request (51112c0).
+#[inline]
+pub(super) fn in_span_if<R>(
+    wanted: bool,
+    uri: &'static str,
+    hook: &'static str,
+    f: impl FnOnce() -> R,
+) -> R {
+    if wanted {
+        tracing::debug_span!("a2a_extension", uri, hook).in_scope(f)
+    } else {
+        f()
     }
 }

@@ -15,24 +15,9 @@ use std::sync::{Arc, Mutex};
 
 use super::RequestContext;
 use super::header::parse_extensions_header;
-use super::negotiated::{Activation, Negotiated};
-use super::set::ExtensionSet;
+use super::negotiated::{Activation, Negotiated, Plan, in_span_if, spans_wanted};
+use super::set::{ExtensionSet, RECENT_VALUES};
 use crate::error::A2aError;
-
-/// A single `A2A-Extensions` value as received and what [`ExtensionSet::begin`] made of it.
-pub(super) type Begun = (Box<[u8]>, Arc<Negotiated>);
-
-/// How many `A2A-Extensions` values an extension set keeps the negotiation of.
-pub(super) const RECENT_VALUES: usize = 8;
-
-/// What activating a requested list takes: the requested, configured extensions in
-/// declaration order, each with the first required dependency that was not requested.
-#[derive(Debug)]
-pub(crate) struct Plan {
-    steps: Vec<(usize, Option<&'static str>)>,
-    /// Every step activated: the list a request shares when none is skipped.
-    pub(super) all: Arc<[Activation]>,
-}
 
 impl ExtensionSet {
     /// Reads the `A2A-Extensions` header values (`values`: every value of `A2A-Extensions`,
@@ -233,37 +218,5 @@ impl ExtensionSet {
             spans,
             plan: None,
         })
-    }
-}
-
-/// True when a tracing subscriber is installed and wants debug spans (asked once per series of
-/// hook calls). Without a subscriber this is one load; asking one is out of line.
-#[inline(always)]
-pub(super) fn spans_wanted() -> bool {
-    tracing::dispatcher::has_been_set() && debug_enabled()
-}
-
-/// Whether the installed subscriber wants debug spans.
-#[cold]
-#[inline(never)]
-fn debug_enabled() -> bool {
-    tracing::enabled!(tracing::Level::DEBUG)
-}
-
-/// Runs `f` in an `a2a_extension` debug span naming the extension and the hook when `wanted`
-/// ([`spans_wanted`]); otherwise the span is not built at all.
-// With ten extensions, four hooks each per request, even disabled spans (and `tracing`'s `log`
-// fallback, when some dependency enables it) were a measurable share of a request (51112c0).
-#[inline]
-pub(super) fn in_span_if<R>(
-    wanted: bool,
-    uri: &'static str,
-    hook: &'static str,
-    f: impl FnOnce() -> R,
-) -> R {
-    if wanted {
-        tracing::debug_span!("a2a_extension", uri, hook).in_scope(f)
-    } else {
-        f()
     }
 }

@@ -2,10 +2,15 @@
 //! `inventory`), the ones a builder adds explicitly, and their resolution into the ordered
 //! [`ExtensionSet`] that negotiates every request.
 
-use super::erased::DynExtension;
-use super::set::ExtensionSet;
-use super::traits::Extension;
+use std::sync::{Arc, Mutex};
+
+use super::dependencies::Dependencies;
+use super::entry::{Counters, Entry};
+use super::method_entry::MethodEntry;
+use super::set::{ExtensionSet, RECENT_VALUES, SetInner};
+use super::traits::{DynExtension, Extension};
 use crate::error::A2aError;
+use crate::protocol::Operation;
 
 /// One `#[a2a_extension]` type linked into the binary: the record the attribute's output
 /// submits to `inventory` (not a public API; exported from `__private` only).
@@ -264,3 +269,101 @@ impl ExtensionConfig {
         Ok(set)
     }
 }
+
+impl ExtensionSet {
+    /// Checks dependencies and methods, and builds the set.
+    fn from_parts(
+        exts: Vec<Box<dyn DynExtension>>,
+        require_dependencies: bool,
+    ) -> Result<Self, RegistryError> {
+        let dependencies: Vec<Dependencies> = exts.iter().map(|e| e.dependencies()).collect();
+        for (ext, deps) in exts
+            .iter()
+            .zip(&dependencies)
+            .filter(|_| require_dependencies)
+        {
+            if let Some(missing) = deps
+                .required
+                .iter()
+                .find(|d| !exts.iter().any(|e| e.uri() == **d))
+            {
+                return Err(RegistryError::MissingDependency {
+                    extension: ext.uri().to_owned(),
+                    dependency: (*missing).to_owned(),
+                });
+            }
+        }
+        let mut methods: Vec<MethodEntry> = Vec::new();
+        for ext in &exts {
+            for m in ext.methods() {
+                let core = Operation::from_method(m.method).is_some()
+                    || LEGACY_METHODS.contains(&m.method);
+                if core {
+                    return Err(RegistryError::ShadowsCoreMethod {
+                        extension: ext.uri().to_owned(),
+                        method: m.method.to_owned(),
+                    });
+                }
+                if !m.rest_path.starts_with("/extensions/") {
+                    return Err(RegistryError::BadMethodPath {
+                        extension: ext.uri().to_owned(),
+                        path: m.rest_path.to_owned(),
+                    });
+                }
+                if m.extension != ext.uri() {
+                    return Err(RegistryError::MethodOfOtherExtension {
+                        extension: ext.uri().to_owned(),
+                        method: m.method.to_owned(),
+                        owner: m.extension.to_owned(),
+                    });
+                }
+                if let Some(other) = methods
+                    .iter()
+                    .find(|o| o.method == m.method || o.rest_path == m.rest_path)
+                {
+                    return Err(RegistryError::DuplicateMethod {
+                        method: m.method.to_owned(),
+                        first: other.extension.to_owned(),
+                        second: ext.uri().to_owned(),
+                    });
+                }
+                methods.push(m);
+            }
+        }
+        let index = exts.iter().enumerate().map(|(i, e)| (e.uri(), i)).collect();
+        let entries = exts
+            .into_iter()
+            .zip(dependencies)
+            .map(|(ext, dependencies)| {
+                Arc::new(Entry {
+                    uri: ext.uri(),
+                    ext,
+                    counters: Counters::default(),
+                    dependencies,
+                })
+            })
+            .collect();
+        Ok(Self {
+            inner: Arc::new(SetInner {
+                entries,
+                index,
+                methods,
+                recent: Mutex::new(Vec::with_capacity(RECENT_VALUES)),
+            }),
+        })
+    }
+}
+
+/// v0.3 JSON-RPC method names, reserved too.
+const LEGACY_METHODS: &[&str] = &[
+    "message/send",
+    "message/stream",
+    "tasks/get",
+    "tasks/cancel",
+    "tasks/resubscribe",
+    "tasks/pushNotificationConfig/set",
+    "tasks/pushNotificationConfig/get",
+    "tasks/pushNotificationConfig/list",
+    "tasks/pushNotificationConfig/delete",
+    "agent/getAuthenticatedExtendedCard",
+];

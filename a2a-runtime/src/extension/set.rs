@@ -2,26 +2,20 @@
 //! with their counters.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
-use super::dependencies::Dependencies;
-use super::erased::DynExtension;
-use super::method::MethodEntry;
-use super::negotiation::{Begun, RECENT_VALUES};
-use super::registry::RegistryError;
+use super::entry::Entry;
+use super::method_entry::MethodEntry;
+use super::negotiated::Negotiated;
 use crate::error::A2aError;
-use crate::protocol::Operation;
 use crate::types::AgentExtension;
 
-/// Counters of one extension, over the life of a server.
-#[derive(Debug, Default)]
-pub(crate) struct Counters {
-    pub(super) activations: AtomicU64,
-    pub(super) skips: AtomicU64,
-    pub(super) refusals: AtomicU64,
-    pub(super) hook_errors: AtomicU64,
-}
+/// A single `A2A-Extensions` value as received and what [`ExtensionSet::begin`] made of it.
+pub(super) type Begun = (Box<[u8]>, Arc<Negotiated>);
+
+/// How many `A2A-Extensions` values an extension set keeps the negotiation of.
+pub(super) const RECENT_VALUES: usize = 8;
 
 /// A snapshot of one extension's counters.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -45,29 +39,13 @@ pub struct ExtensionSet {
     pub(super) inner: Arc<SetInner>,
 }
 
-/// One configured extension.
-pub(crate) struct Entry {
-    pub(super) ext: Box<dyn DynExtension>,
-    pub(super) uri: &'static str,
-    pub(super) counters: Counters,
-    pub(super) dependencies: Dependencies,
-}
-
-impl std::fmt::Debug for Entry {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Entry")
-            .field("uri", &self.uri)
-            .finish_non_exhaustive()
-    }
-}
-
 /// What an [`ExtensionSet`] shares between its clones and the requests it negotiated.
 #[derive(Default)]
 pub(crate) struct SetInner {
     pub(super) entries: Vec<Arc<Entry>>,
     /// URI → position in `entries`.
     pub(super) index: HashMap<&'static str, usize>,
-    methods: Vec<MethodEntry>,
+    pub(super) methods: Vec<MethodEntry>,
     /// The last single `A2A-Extensions` values negotiated, most recently used first (see
     /// `negotiation`).
     pub(super) recent: Mutex<Vec<Begun>>,
@@ -82,88 +60,6 @@ impl std::fmt::Debug for ExtensionSet {
 }
 
 impl ExtensionSet {
-    /// Checks dependencies and methods, and builds the set.
-    pub(super) fn from_parts(
-        exts: Vec<Box<dyn DynExtension>>,
-        require_dependencies: bool,
-    ) -> Result<Self, RegistryError> {
-        let dependencies: Vec<Dependencies> = exts.iter().map(|e| e.dependencies()).collect();
-        for (ext, deps) in exts
-            .iter()
-            .zip(&dependencies)
-            .filter(|_| require_dependencies)
-        {
-            if let Some(missing) = deps
-                .required
-                .iter()
-                .find(|d| !exts.iter().any(|e| e.uri() == **d))
-            {
-                return Err(RegistryError::MissingDependency {
-                    extension: ext.uri().to_owned(),
-                    dependency: (*missing).to_owned(),
-                });
-            }
-        }
-        let mut methods: Vec<MethodEntry> = Vec::new();
-        for ext in &exts {
-            for m in ext.methods() {
-                let core = Operation::from_method(m.method).is_some()
-                    || LEGACY_METHODS.contains(&m.method);
-                if core {
-                    return Err(RegistryError::ShadowsCoreMethod {
-                        extension: ext.uri().to_owned(),
-                        method: m.method.to_owned(),
-                    });
-                }
-                if !m.rest_path.starts_with("/extensions/") {
-                    return Err(RegistryError::BadMethodPath {
-                        extension: ext.uri().to_owned(),
-                        path: m.rest_path.to_owned(),
-                    });
-                }
-                if m.extension != ext.uri() {
-                    return Err(RegistryError::MethodOfOtherExtension {
-                        extension: ext.uri().to_owned(),
-                        method: m.method.to_owned(),
-                        owner: m.extension.to_owned(),
-                    });
-                }
-                if let Some(other) = methods
-                    .iter()
-                    .find(|o| o.method == m.method || o.rest_path == m.rest_path)
-                {
-                    return Err(RegistryError::DuplicateMethod {
-                        method: m.method.to_owned(),
-                        first: other.extension.to_owned(),
-                        second: ext.uri().to_owned(),
-                    });
-                }
-                methods.push(m);
-            }
-        }
-        let index = exts.iter().enumerate().map(|(i, e)| (e.uri(), i)).collect();
-        let entries = exts
-            .into_iter()
-            .zip(dependencies)
-            .map(|(ext, dependencies)| {
-                Arc::new(Entry {
-                    uri: ext.uri(),
-                    ext,
-                    counters: Counters::default(),
-                    dependencies,
-                })
-            })
-            .collect();
-        Ok(Self {
-            inner: Arc::new(SetInner {
-                entries,
-                index,
-                methods,
-                recent: Mutex::new(Vec::with_capacity(RECENT_VALUES)),
-            }),
-        })
-    }
-
     /// True when no extension is configured.
     pub fn is_empty(&self) -> bool {
         self.inner.entries.is_empty()
@@ -262,17 +158,3 @@ impl ExtensionSet {
         }
     }
 }
-
-/// v0.3 JSON-RPC method names, reserved too.
-const LEGACY_METHODS: &[&str] = &[
-    "message/send",
-    "message/stream",
-    "tasks/get",
-    "tasks/cancel",
-    "tasks/resubscribe",
-    "tasks/pushNotificationConfig/set",
-    "tasks/pushNotificationConfig/get",
-    "tasks/pushNotificationConfig/list",
-    "tasks/pushNotificationConfig/delete",
-    "agent/getAuthenticatedExtendedCard",
-];

@@ -3,10 +3,10 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::erased::DynExtension;
 use super::implemented::{HOOK_ALL, HOOK_EVENT, HOOK_OBSERVE, HOOK_REQUEST, HOOK_RESPONSE};
-use super::negotiation::RECENT_VALUES;
 use super::registry::ExtensionConfig;
+use super::set::RECENT_VALUES;
+use super::traits::DynExtension;
 use super::{
     Activate, Activation, Extension, ExtensionSet, Negotiated, Reply, RequestContext,
     TimestampExtension,

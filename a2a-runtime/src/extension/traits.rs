@@ -1,16 +1,18 @@
 //! The [`Extension`] (data, implemented by the attribute) and [`ExtensionHooks`] (behaviour,
-//! implemented by hand) traits.
+//! implemented by hand) traits, and [`DynExtension`], the object-safe form of both that the
+//! attribute's output boxes (implemented in `erased`).
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::RequestContext;
 use super::dependencies::Dependencies;
-use super::erased::DynExtension;
 use super::implemented::{
-    HOOK_EVENT, HOOK_OBSERVE, HOOK_REQUEST, HOOK_RESPONSE, HOOK_TRANSITION, default_ran,
+    HOOK_EVENT, HOOK_OBSERVE, HOOK_REQUEST, HOOK_RESPONSE, HOOK_TRANSITION, HookOutcome,
+    default_ran,
 };
-use super::method::MethodEntry;
+use super::method_entry::MethodEntry;
+use super::slot::Slot;
 use crate::error::A2aError;
 use crate::protocol::A2aRequest;
 use crate::types::{
@@ -216,5 +218,67 @@ pub trait ExtensionHooks: Extension {
     /// The methods this extension adds. See [`ExtensionMethod`](super::ExtensionMethod).
     fn methods(&self) -> Vec<MethodEntry> {
         Vec::new()
+    }
+}
+
+/// Object-safe form of an extension (not a public API). A hook is called with the activation
+/// value of its extension for the request.
+#[doc(hidden)]
+pub trait DynExtension: Send + Sync + 'static {
+    /// [`Extension::URI`].
+    fn uri(&self) -> &'static str;
+    /// [`Extension::REQUIRED`].
+    fn required(&self) -> bool;
+    /// The type's path.
+    fn type_name(&self) -> &'static str;
+    /// [`ExtensionHooks::RUNS_IN_CLIENT`] (false without hooks).
+    fn runs_in_client(&self) -> bool;
+    /// [`Extension::declaration`].
+    fn declaration(&self) -> AgentExtension;
+    /// [`ExtensionHooks::init`].
+    fn init(&mut self) -> Result<(), A2aError>;
+    /// [`ExtensionHooks::activate`]: `None` to skip.
+    fn activate(
+        &self,
+        requested: &[String],
+        ctx: &RequestContext,
+    ) -> Result<Option<Slot>, A2aError>;
+    /// [`ExtensionHooks::handle_request`].
+    fn handle_request(
+        &self,
+        req: &mut A2aRequest,
+        act: &mut Slot,
+        ctx: &RequestContext,
+    ) -> HookOutcome;
+    /// [`ExtensionHooks::handle_response`].
+    fn handle_response(&self, reply: &mut Reply<'_>, act: &mut Slot) -> HookOutcome;
+    /// [`ExtensionHooks::observe_response`].
+    fn observe_response(&self, reply: &Reply<'_>, act: &mut Slot) -> HookOutcome;
+    /// [`ExtensionHooks::handle_event`].
+    fn handle_event(&self, event: &mut StreamResponse, act: &mut Slot) -> HookOutcome;
+    /// [`ExtensionHooks::check_transition`].
+    fn check_transition(&self, from: &TaskStatus, to: &TaskStatus, act: &mut Slot) -> HookOutcome;
+    /// [`ExtensionHooks::dependencies`].
+    fn dependencies(&self) -> Dependencies;
+    /// [`ExtensionHooks::methods`].
+    fn methods(&self) -> Vec<MethodEntry>;
+    /// True when it implements [`ExtensionHooks`].
+    fn has_hooks(&self) -> bool;
+    /// The hooks that may do something (`HOOK_*` bits): a phase none of a request's
+    /// extensions may hook is skipped.
+    fn hooks(&self) -> u8;
+}
+
+// `Dependencies` is a plain list of URIs (dependencies.rs); naming a dependency by its type reads
+// the type's `Extension::URI`, so these two live beside the trait.
+impl Dependencies {
+    /// Requires extension `E`.
+    pub fn requires<E: Extension>(self) -> Self {
+        self.requires_uri(E::URI)
+    }
+
+    /// Uses extension `E` when active.
+    pub fn optional<E: Extension>(self) -> Self {
+        self.optional_uri(E::URI)
     }
 }

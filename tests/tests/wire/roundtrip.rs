@@ -1,6 +1,6 @@
 //! Property tests: every Task, Message, StreamResponse and AgentCard survives emit → parse
 //! unchanged, the emitted JSON is a fixed point, and the same value written with proto
-//! snake_case names or enum numbers parses to the same value; and `a2a_runtime::json_out` writes
+//! snake_case names or enum numbers parses to the same value; and `a2a_runtime::json::to_vec` writes
 //! exactly the bytes `serde_json::to_vec` writes for all of them and for any JSON value or string
 //! (strings with any Unicode, control characters, quotes and backslashes, long enough to span
 //! several 8-byte words).
@@ -11,7 +11,6 @@
 
 use std::collections::BTreeMap;
 
-use a2a_runtime::__private::json_writer as json_out;
 use a2a_runtime::json::{self, DEFAULT_MAX_DEPTH};
 use a2a_runtime::types::{
     AgentCapabilities, AgentCard, AgentCardSignature, AgentExtension, AgentInterface,
@@ -680,10 +679,10 @@ fn doubles_parse_back_bit_exact() {
     }
 }
 
-/// `json_out` writes exactly the bytes `serde_json::to_vec` writes.
+/// `json::to_vec` (and `json::to_writer`) write exactly the bytes `serde_json::to_vec` writes.
 fn same<T: Serialize>(value: &T) -> Result<(), TestCaseError> {
     let theirs = serde_json::to_vec(value).unwrap();
-    let ours = json_out::to_vec(value).unwrap();
+    let ours = json::to_vec(value).unwrap();
     prop_assert_eq!(
         String::from_utf8_lossy(&ours),
         String::from_utf8_lossy(&theirs)
@@ -691,7 +690,7 @@ fn same<T: Serialize>(value: &T) -> Result<(), TestCaseError> {
     prop_assert_eq!(&ours, &theirs);
     // Appending after other bytes changes nothing either.
     let mut appended = b"data: ".to_vec();
-    json_out::to_writer(&mut appended, value).unwrap();
+    json::to_writer(&mut appended, value).unwrap();
     prop_assert_eq!(&appended[6..], &theirs[..]);
     Ok(())
 }

@@ -9,6 +9,8 @@
 
 pub(crate) mod convert;
 pub(crate) mod rest;
+#[cfg(any(feature = "server", test))]
+mod shape;
 
 use crate::protocol::Operation;
 

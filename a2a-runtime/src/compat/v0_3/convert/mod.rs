@@ -7,6 +7,8 @@
 
 use serde_json::{Map, Value};
 
+#[cfg(any(feature = "server", test))]
+use super::shape::{self, Shape};
 use crate::error::A2aError;
 use crate::protocol::Operation;
 #[cfg(any(feature = "server", test))]
@@ -349,19 +351,6 @@ pub(crate) fn message_out(value: Value) -> Value {
 }
 
 #[cfg(any(feature = "server", test))]
-fn status_out(value: Value) -> Value {
-    let Value::Object(mut s) = value else {
-        return value;
-    };
-    let state = s.get("state").and_then(Value::as_str).map(state_out);
-    s.insert("state".into(), Value::from(state.unwrap_or("unknown")));
-    if let Some(m) = s.remove("message") {
-        s.insert("message".into(), message_out(m));
-    }
-    Value::Object(s)
-}
-
-#[cfg(any(feature = "server", test))]
 fn artifact_out(value: Value) -> Value {
     let Value::Object(mut a) = value else {
         return value;
@@ -370,28 +359,30 @@ fn artifact_out(value: Value) -> Value {
     Value::Object(a)
 }
 
-/// A v1.0 `Task` as v0.3's.
+/// v0.3's JSON-RPC bodies: `kind` on tasks and updates, lowercase state names.
 #[cfg(any(feature = "server", test))]
-pub(crate) fn task_out(value: Value) -> Value {
-    let Value::Object(mut t) = value else {
-        return value;
-    };
-    t.insert("kind".into(), Value::from("task"));
-    if let Some(s) = t.remove("status") {
-        t.insert("status".into(), status_out(s));
+struct JsonRpc;
+
+#[cfg(any(feature = "server", test))]
+impl Shape for JsonRpc {
+    const KINDS: bool = true;
+
+    fn message(value: Value) -> Value {
+        message_out(value)
     }
-    for (key, f) in [
-        ("artifacts", artifact_out as fn(Value) -> Value),
-        ("history", message_out),
-    ] {
-        if let Some(Value::Array(items)) = t.remove(key) {
-            t.insert(key.into(), Value::Array(items.into_iter().map(f).collect()));
-        }
+
+    fn artifact(value: Value) -> Value {
+        artifact_out(value)
     }
-    Value::Object(t)
+
+    fn state(s: &mut Object) {
+        let state = s.get("state").and_then(Value::as_str).map(state_out);
+        s.insert("state".into(), Value::from(state.unwrap_or("unknown")));
+    }
 }
 
-/// A v1.0 `StreamResponse` (or `SendMessageResponse`) as the v0.3 event or result.
+/// A v1.0 `StreamResponse` (or `SendMessageResponse`) as the v0.3 event or result: the
+/// object its one member holds.
 #[cfg(any(feature = "server", test))]
 pub(crate) fn event_out(value: Value) -> Value {
     let Value::Object(m) = value else {
@@ -400,33 +391,7 @@ pub(crate) fn event_out(value: Value) -> Value {
     let Some((key, inner)) = m.into_iter().next() else {
         return Value::Null;
     };
-    match key.as_str() {
-        "task" => task_out(inner),
-        "message" => message_out(inner),
-        "statusUpdate" => {
-            let Value::Object(mut e) = inner else {
-                return inner;
-            };
-            e.insert("kind".into(), Value::from("status-update"));
-            let status = e.remove("status").unwrap_or(Value::Null);
-            let last = super::ends_stream(&status);
-            let status = status_out(status);
-            e.insert("status".into(), status);
-            e.insert("final".into(), Value::Bool(last));
-            Value::Object(e)
-        }
-        "artifactUpdate" => {
-            let Value::Object(mut e) = inner else {
-                return inner;
-            };
-            e.insert("kind".into(), Value::from("artifact-update"));
-            if let Some(a) = e.remove("artifact") {
-                e.insert("artifact".into(), artifact_out(a));
-            }
-            Value::Object(e)
-        }
-        _ => inner,
-    }
+    shape::event_out::<JsonRpc>(&key, inner)
 }
 
 /// A v1.0 `TaskPushNotificationConfig` as v0.3's (`{taskId, pushNotificationConfig}`).
@@ -454,7 +419,7 @@ pub(crate) fn result_out(op: Operation, result: Value) -> Value {
         Operation::SendMessage | Operation::SendStreamingMessage | Operation::SubscribeToTask => {
             event_out(result)
         }
-        Operation::GetTask | Operation::CancelTask => task_out(result),
+        Operation::GetTask | Operation::CancelTask => shape::task_out::<JsonRpc>(result),
         Operation::CreateTaskPushNotificationConfig | Operation::GetTaskPushNotificationConfig => {
             push_config_out(result)
         }
@@ -801,114 +766,4 @@ pub(crate) fn card_in(value: Value) -> Value {
 }
 
 #[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn a_v0_3_send_becomes_a_v1_0_send_request() {
-        let p = params_in(
-            Operation::SendMessage,
-            json!({
-                "message": {"kind": "message", "messageId": "m", "role": "user", "parts": [
-                    {"kind": "text", "text": "hi"},
-                    {"kind": "file", "file": {"bytes": "aGk=", "mimeType": "text/plain", "name": "a.txt"}},
-                    {"kind": "file", "file": {"uri": "https://x/y"}},
-                    {"kind": "data", "data": {"a": 1}}
-                ]},
-                "configuration": {"blocking": false, "acceptedOutputModes": ["text/plain"],
-                    "pushNotificationConfig": {"url": "https://h/p", "authentication": {"schemes": ["Bearer"]}}},
-                "metadata": {"k": "v"}
-            }),
-        )
-        .unwrap();
-        let req: crate::types::SendMessageRequest = serde_json::from_value(p).unwrap();
-        assert_eq!(req.message.role, crate::types::Role::User);
-        assert_eq!(req.message.parts.len(), 4);
-        let config = req.configuration.unwrap();
-        assert!(config.return_immediately);
-        let push = config.task_push_notification_config.unwrap();
-        assert_eq!(push.url, "https://h/p");
-        assert_eq!(push.authentication.unwrap().scheme, "Bearer");
-        let back = params_out(
-            Operation::SendMessage,
-            serde_json::to_value(crate::types::SendMessageRequest {
-                message: req.message,
-                ..Default::default()
-            })
-            .unwrap(),
-        );
-        assert_eq!(back["message"]["role"], "user");
-        assert_eq!(back["message"]["kind"], "message");
-        assert_eq!(
-            back["message"]["parts"][1]["file"]["mimeType"],
-            "text/plain"
-        );
-        assert_eq!(back["message"]["parts"][1]["file"]["name"], "a.txt");
-        assert_eq!(back["message"]["parts"][2]["file"]["uri"], "https://x/y");
-        assert_eq!(back["message"]["parts"][3]["data"]["a"], 1);
-    }
-
-    #[test]
-    fn v1_0_events_become_v0_3_events_and_back() {
-        let status = json!({"statusUpdate": {"taskId": "t", "contextId": "c",
-            "status": {"state": "TASK_STATE_INPUT_REQUIRED"}}});
-        let out = event_out(status.clone());
-        assert_eq!(out["kind"], "status-update");
-        assert_eq!(out["status"]["state"], "input-required");
-        assert_eq!(out["final"], true);
-        assert_eq!(event_in(out).unwrap(), status);
-        let working = event_out(json!({"statusUpdate": {"taskId": "t", "contextId": "c",
-            "status": {"state": "TASK_STATE_WORKING"}}}));
-        assert_eq!(working["final"], false);
-        let task = json!({"task": {"id": "t", "contextId": "c",
-            "status": {"state": "TASK_STATE_COMPLETED"},
-            "artifacts": [{"artifactId": "a", "parts": [{"text": "x"}]}],
-            "history": [{"messageId": "m", "role": "ROLE_AGENT", "parts": [{"text": "y"}]}]}});
-        let out = event_out(task.clone());
-        assert_eq!(out["kind"], "task");
-        assert_eq!(out["status"]["state"], "completed");
-        assert_eq!(out["artifacts"][0]["parts"][0]["kind"], "text");
-        assert_eq!(out["history"][0]["role"], "agent");
-        assert_eq!(out["history"][0]["kind"], "message");
-        assert_eq!(event_in(out).unwrap(), task);
-    }
-
-    #[test]
-    fn push_configs_nest_in_v0_3() {
-        let set = params_in(
-            Operation::CreateTaskPushNotificationConfig,
-            json!({"taskId": "t", "pushNotificationConfig": {"url": "https://h/p", "token": "k"}}),
-        )
-        .unwrap();
-        assert_eq!(
-            set,
-            json!({"taskId": "t", "url": "https://h/p", "token": "k", "id": "t"})
-        );
-        let get = params_in(Operation::GetTaskPushNotificationConfig, json!({"id": "t"})).unwrap();
-        assert_eq!(get, json!({"taskId": "t", "id": "t"}));
-        let list = result_out(
-            Operation::ListTaskPushNotificationConfigs,
-            json!({"configs": [{"taskId": "t", "id": "p", "url": "https://h"}]}),
-        );
-        assert_eq!(
-            list,
-            json!([{"taskId": "t", "pushNotificationConfig": {"id": "p", "url": "https://h"}}])
-        );
-        assert_eq!(
-            result_in(Operation::ListTaskPushNotificationConfigs, list).unwrap(),
-            json!({"configs": [{"taskId": "t", "id": "p", "url": "https://h"}]})
-        );
-    }
-
-    #[test]
-    fn a_part_without_a_kind_is_refused_with_its_path() {
-        let err = params_in(
-            Operation::SendMessage,
-            json!({"message": {"messageId": "m", "role": "user", "parts": [{"kind": "video"}]}}),
-        )
-        .unwrap_err();
-        assert!(err.to_string().contains("message.parts[0]"), "{err}");
-    }
-}
+mod tests;

@@ -1,0 +1,151 @@
+//! The events of a streaming call over SSE: read chunk by chunk, decoded from each binding's
+//! event shape (v0.3's translated), and ended on an error, an early close or a silence.
+
+use std::time::Duration;
+
+use futures::StreamExt as _;
+use serde_json::Value;
+
+use super::answer::{
+    Binding, invalid_response, rest_error_value, snippet, transport_error, v0_3_rest_error,
+    wire_error,
+};
+use super::error::ClientError;
+use super::sse::{SseDecoder, SseEvent};
+use super::stream::{ClientStream, is_final};
+use crate::compat::v0_3;
+use crate::types::StreamResponse;
+
+/// The events of an SSE answer, decoded as they come: an error ends the stream, and so does a
+/// close before an event after which the server may close it ([`is_final`]), or a silence of
+/// `idle`.
+pub(super) fn sse_events(
+    resp: reqwest::Response,
+    binding: Binding,
+    v03: bool,
+    url: String,
+    idle: Duration,
+) -> ClientStream {
+    let bytes = resp.bytes_stream();
+    let state = StreamState {
+        bytes: Box::pin(bytes),
+        decoder: SseDecoder::new(),
+        pending: Default::default(),
+        done: false,
+        finished: false,
+        url,
+        idle,
+    };
+    let stream = futures::stream::unfold(state, move |mut s| async move {
+        loop {
+            if s.done {
+                return None;
+            }
+            if let Some(ev) = s.pending.pop_front() {
+                let item = decode_event(binding, v03, &ev);
+                match &item {
+                    Ok(e) => s.finished = is_final(e),
+                    Err(_) => s.done = true,
+                }
+                return Some((item, s));
+            }
+            match tokio::time::timeout(s.idle, s.bytes.next()).await {
+                Err(_) => {
+                    s.done = true;
+                    let err = ClientError::Timeout {
+                        url: s.url.clone(),
+                        timeout: s.idle,
+                    };
+                    return Some((Err(err), s));
+                }
+                Ok(Some(Ok(chunk))) => {
+                    let events = s.decoder.feed(&chunk);
+                    s.pending.extend(events);
+                }
+                Ok(Some(Err(e))) => {
+                    s.done = true;
+                    let err = transport_error(&s.url, e, s.idle);
+                    return Some((Err(err), s));
+                }
+                Ok(None) => {
+                    s.done = true;
+                    if s.decoder.has_partial() {
+                        let msg =
+                            format!("the stream from {} ended in the middle of an event", s.url);
+                        return Some((Err(ClientError::InvalidResponse(msg)), s));
+                    }
+                    if !s.finished {
+                        let msg = format!(
+                            "the stream from {} ended before the task reached a final or interrupted state",
+                            s.url
+                        );
+                        return Some((Err(ClientError::InvalidResponse(msg)), s));
+                    }
+                    return None;
+                }
+            }
+        }
+    });
+    Box::pin(stream)
+}
+
+struct StreamState {
+    bytes:
+        std::pin::Pin<Box<dyn futures::Stream<Item = Result<bytes::Bytes, reqwest::Error>> + Send>>,
+    decoder: SseDecoder,
+    pending: std::collections::VecDeque<SseEvent>,
+    done: bool,
+    finished: bool,
+    url: String,
+    idle: Duration,
+}
+
+fn decode_event(binding: Binding, v03: bool, ev: &SseEvent) -> Result<StreamResponse, ClientError> {
+    let value: Value = serde_json::from_str(&ev.data).map_err(|e| {
+        ClientError::InvalidResponse(format!(
+            "a stream event is not JSON ({e}): {}",
+            snippet(ev.data.as_bytes())
+        ))
+    })?;
+    let payload = match binding {
+        Binding::JsonRpc => {
+            if let Some(err) = value.get("error") {
+                return Err(wire_error(err));
+            }
+            value.get("result").cloned().ok_or_else(|| {
+                ClientError::InvalidResponse("a stream event without result or error".into())
+            })?
+        }
+        Binding::Rest if v03 => {
+            if ev.event == "error" {
+                return Err(v0_3_rest_error(500, &value));
+            }
+            let event = v0_3::rest::event_in(value).map_err(invalid_response)?;
+            return crate::json::from_value(event).map_err(|e| {
+                ClientError::InvalidResponse(format!(
+                    "a stream event does not fit StreamResponse: {e}"
+                ))
+            });
+        }
+        Binding::Rest => {
+            if ev.event == "error" || value.get("error").is_some() {
+                let err = value.get("error").cloned().unwrap_or(Value::Null);
+                let code = err
+                    .get("code")
+                    .and_then(Value::as_i64)
+                    .and_then(|c| i32::try_from(c).ok())
+                    .unwrap_or(500);
+                return Err(rest_error_value(&err, code));
+            }
+            value
+        }
+    };
+    let payload = if v03 {
+        v0_3::convert::event_in(payload).map_err(invalid_response)?
+    } else {
+        payload
+    };
+    crate::json::from_value(payload).map_err(|e| {
+        ClientError::InvalidResponse(format!("a stream event does not fit StreamResponse: {e}"))
+    })
+}

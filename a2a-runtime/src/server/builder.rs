@@ -106,8 +106,9 @@ pub struct A2aServerBuilder {
     versions: Versions,
     #[cfg(feature = "push")]
     push: Option<crate::push::PushConfig>,
+    /// Where the gRPC listener is served, when there is one.
     #[cfg(feature = "grpc")]
-    grpc: Option<grpc::GrpcConfig>,
+    grpc: Option<String>,
     #[cfg(feature = "tls")]
     tls: Option<TlsConfig>,
     shutdown_grace: Duration,
@@ -427,7 +428,7 @@ impl A2aServerBuilder {
     /// and stop them together, and the card lists a `GRPC` interface at `host:port`.
     #[cfg(feature = "grpc")]
     pub fn grpc_addr(mut self, addr: impl Into<String>) -> Self {
-        self.grpc = Some(grpc::GrpcConfig::new(addr.into()));
+        self.grpc = Some(addr.into());
         self
     }
 
@@ -580,7 +581,7 @@ impl A2aServerBuilder {
         let base = self.base_url.unwrap_or_else(|| default_base.into());
         #[cfg(feature = "grpc")]
         let card = match &self.grpc {
-            Some(config) => grpc::with_grpc_interface(card, &config.addr),
+            Some(addr) => grpc::with_grpc_interface(card, addr),
             None => card,
         };
         let raw = card.clone();

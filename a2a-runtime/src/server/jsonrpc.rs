@@ -303,7 +303,7 @@ pub(crate) fn error_response(id: &str, error: &A2aError) -> HttpResponse {
         .insert_header(super::http::version_header());
     super::http::challenge(&mut response, error);
     let mut resp = response.body(body);
-    super::observe::mark_failure(&mut resp, error);
+    super::failure::mark_failure(&mut resp, error);
     resp
 }
 

@@ -29,7 +29,7 @@ use bytes::Bytes;
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 
 use super::A2aServer;
-use super::observe::Failure;
+use super::failure::Failure;
 use crate::protocol::Operation;
 
 /// The process's Prometheus recorder: renders every metric recorded through the `metrics`

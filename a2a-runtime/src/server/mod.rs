@@ -29,6 +29,7 @@
 
 mod builder;
 mod card;
+mod failure;
 #[cfg(feature = "grpc")]
 mod grpc;
 mod http;
@@ -41,6 +42,7 @@ mod observe;
 mod openapi;
 mod response_error;
 mod rest;
+mod rest_routes;
 mod routes;
 mod running;
 mod shutdown;
@@ -91,17 +93,7 @@ pub(crate) struct Inner {
 }
 
 impl Inner {
-    /// Adds the gRPC listener's address to the card's interfaces.
-    #[cfg(feature = "grpc")]
-    fn add_grpc_interface(&self, addr: std::net::SocketAddr) {
-        let doc = self.card();
-        let card = grpc::with_grpc_interface(doc.card.clone(), &addr.to_string());
-        let card = self.urls.sign(card);
-        if let Ok(mut slot) = self.card.write() {
-            *slot = Arc::new(doc.replaced(card));
-        }
-    }
-
+    /// The card document as served now.
     fn card(&self) -> Arc<CardDoc> {
         self.card
             .read()
@@ -118,8 +110,9 @@ pub struct A2aServer {
     workers: Option<usize>,
     #[cfg(feature = "push")]
     push: Option<Arc<crate::push::PushSender>>,
+    /// Where the gRPC listener is served, when there is one.
     #[cfg(feature = "grpc")]
-    grpc: Option<grpc::GrpcConfig>,
+    grpc: Option<String>,
     /// The TLS settings and their rustls configuration, when the listeners speak TLS.
     #[cfg(feature = "tls")]
     tls: Option<(TlsConfig, Arc<rustls::ServerConfig>)>,

@@ -14,31 +14,14 @@ use futures::FutureExt as _;
 use futures::future::Either;
 use tracing::field::Empty;
 
-use crate::error::A2aError;
+use super::failure::Failure;
+
 use crate::protocol::{TRACEPARENT, TRACESTATE, TraceContext};
 
 // Names built once: a lookup by `&str` parses the name on every request (about 240
 // instructions each, callgrind).
 static TRACEPARENT_NAME: HeaderName = HeaderName::from_static(TRACEPARENT);
 static TRACESTATE_NAME: HeaderName = HeaderName::from_static(TRACESTATE);
-
-/// The error a binding answered with, kept on the response for the request's log line.
-pub(crate) struct Failure {
-    pub(crate) code: i32,
-    cause: Option<String>,
-}
-
-/// Marks `resp` as answering with `error` (read back by [`observe`]).
-pub(crate) fn mark_failure(resp: &mut HttpResponse, error: &A2aError) {
-    // Only when someone listens: the error's text is built for the log line alone.
-    let logged = tracing::enabled!(target: "a2a::access", tracing::Level::WARN);
-    if logged || cfg!(feature = "metrics") {
-        resp.extensions_mut().insert(Failure {
-            code: error.code(),
-            cause: logged.then(|| error.to_string()),
-        });
-    }
-}
 
 /// A request's span (its fields recorded later, by the core and the binding).
 pub(crate) fn request_span(binding: &'static str) -> tracing::Span {

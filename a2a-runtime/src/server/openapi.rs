@@ -3,7 +3,7 @@
 //!
 //! Nothing in it is written by hand but the error body (`google.rpc.Status` in AIP-193 form, as
 //! the spec's HTTP+JSON error section has it): the paths come from the binding's route table
-//! ([`rest::ROUTES`], the one the router registers), the operations' messages and streaming
+//! ([`rest_routes::ROUTES`], the one the router registers), the operations' messages and streaming
 //! from the proto's service, and the component schemas from the proto's messages by the
 //! ProtoJSON rules (generated at build time, see `build_openapi.rs`). The document is built
 //! once, when the server is built; a request only prefixes the `servers` entry.
@@ -12,7 +12,7 @@ use actix_web::{HttpRequest, HttpResponse};
 use serde_json::{Map, Value, json};
 
 use super::http::A2A_JSON;
-use super::rest;
+use super::rest_routes;
 use crate::types::AgentCard;
 
 /// The schemas and the service's methods, generated from `proto/a2a.proto` at build time.
@@ -90,7 +90,7 @@ fn build(card: &AgentCard, rest_path: &str) -> Result<Value, String> {
     };
     let mut paths = Map::new();
     for tenant in [false, true] {
-        for (i, (method, path, op)) in rest::ROUTES.iter().enumerate() {
+        for (i, (method, path, op)) in rest_routes::ROUTES.iter().enumerate() {
             let name = op.method();
             let Some(rpc) = methods.get(name) else {
                 return Err(format!("the proto's service has no method {name}"));
@@ -103,7 +103,7 @@ fn build(card: &AgentCard, rest_path: &str) -> Result<Value, String> {
             // Unique operation ids: the HTTP method when an operation has several routes, the
             // tenant when it is in the path.
             let mut id = name.to_owned();
-            if rest::ROUTES[..i].iter().any(|(_, _, o)| o == op) {
+            if rest_routes::ROUTES[..i].iter().any(|(_, _, o)| o == op) {
                 id.push_str(&capitalized(method));
             }
             if tenant {
@@ -353,7 +353,7 @@ mod tests {
     fn every_route_is_described_plain_and_under_a_tenant() {
         let doc = doc();
         let paths = doc["paths"].as_object().unwrap();
-        for (method, path, op) in rest::ROUTES {
+        for (method, path, op) in rest_routes::ROUTES {
             for template in [format!("/v1{path}"), format!("/v1/{{tenant}}{path}")] {
                 let described = &paths[&template][method.to_ascii_lowercase()];
                 assert!(

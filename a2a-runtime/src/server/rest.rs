@@ -18,38 +18,6 @@ use crate::json;
 use crate::protocol::{A2aRequest, Operation};
 use crate::service::{Answer, Decoded, Payload, Target};
 
-/// The REST routes: method, path below the binding's base, operation, input.
-pub(crate) const ROUTES: &[(&str, &str, Operation)] = &[
-    ("POST", "/message:send", Operation::SendMessage),
-    ("POST", "/message:stream", Operation::SendStreamingMessage),
-    ("GET", "/tasks", Operation::ListTasks),
-    ("GET", "/tasks/{id}:subscribe", Operation::SubscribeToTask),
-    ("POST", "/tasks/{id}:subscribe", Operation::SubscribeToTask),
-    ("POST", "/tasks/{id}:cancel", Operation::CancelTask),
-    ("GET", "/tasks/{id}", Operation::GetTask),
-    (
-        "POST",
-        "/tasks/{taskId}/pushNotificationConfigs",
-        Operation::CreateTaskPushNotificationConfig,
-    ),
-    (
-        "GET",
-        "/tasks/{taskId}/pushNotificationConfigs",
-        Operation::ListTaskPushNotificationConfigs,
-    ),
-    (
-        "GET",
-        "/tasks/{taskId}/pushNotificationConfigs/{id}",
-        Operation::GetTaskPushNotificationConfig,
-    ),
-    (
-        "DELETE",
-        "/tasks/{taskId}/pushNotificationConfigs/{id}",
-        Operation::DeleteTaskPushNotificationConfig,
-    ),
-    ("GET", "/extendedAgentCard", Operation::GetExtendedAgentCard),
-];
-
 /// Serves one REST request for `op`.
 pub(crate) async fn handle(
     inner: web::Data<Inner>,
@@ -253,7 +221,7 @@ pub(crate) fn error_response(error: &A2aError) -> HttpResponse {
         .insert_header(super::http::version_header());
     super::http::challenge(&mut response, error);
     let mut resp = response.body(body);
-    super::observe::mark_failure(&mut resp, error);
+    super::failure::mark_failure(&mut resp, error);
     resp
 }
 

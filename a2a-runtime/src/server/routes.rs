@@ -44,7 +44,7 @@ pub(super) fn register_openapi(cfg: &mut web::ServiceConfig, inner: &web::Data<I
 }
 
 pub(super) fn register_rest(cfg: &mut web::ServiceConfig, inner: &web::Data<Inner>, base: &str) {
-    register_routes(cfg, inner, base, rest::ROUTES, rest::handle);
+    register_routes(cfg, inner, base, super::rest_routes::ROUTES, rest::handle);
 }
 
 pub(super) fn register_v0_3_rest(

@@ -141,10 +141,10 @@ impl A2aServer {
         }
         #[cfg(feature = "grpc")]
         let grpc = match &self.grpc {
-            Some(config) => {
+            Some(addr) => {
                 let pipeline = self.inner.pipeline.clone();
-                let running = grpc::start(pipeline, config, self.grpc_tls()).await?;
-                self.inner.add_grpc_interface(running.addr);
+                let running = grpc::start(pipeline, addr, self.grpc_tls()).await?;
+                add_grpc_interface(&self.inner, running.addr);
                 Some(running)
             }
             None => None,
@@ -205,4 +205,15 @@ fn on_connect(conn: &dyn std::any::Any, _ext: &mut actix_web::dev::Extensions) {
     }
     #[cfg(feature = "tls")]
     super::tls::on_tls_connect(conn, _ext);
+}
+
+/// Adds the gRPC listener's address to the card's interfaces.
+#[cfg(feature = "grpc")]
+fn add_grpc_interface(inner: &Inner, addr: SocketAddr) {
+    let doc = inner.card();
+    let card = grpc::with_grpc_interface(doc.card.clone(), &addr.to_string());
+    let card = inner.urls.sign(card);
+    if let Ok(mut slot) = inner.card.write() {
+        *slot = Arc::new(doc.replaced(card));
+    }
 }

@@ -128,7 +128,7 @@ fn error_response(error: &A2aError) -> HttpResponse {
     response.insert_header(content_type("application/json"));
     super::http::challenge(&mut response, error);
     let mut resp = response.body(body);
-    super::observe::mark_failure(&mut resp, error);
+    super::failure::mark_failure(&mut resp, error);
     resp
 }
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use tonic::{Request, Response, Status};
 
-use super::{Call, mismatch, parts, request_meta, response_metadata};
+use super::call::{Call, mismatch, parts, request_meta, response_metadata};
 use crate::core::Limits;
 use crate::error::A2aError;
 use crate::grpc::convert::{from_struct, to_value};

@@ -9,6 +9,7 @@
 //! metadata carries `a2a-version` and the activated extensions, so a stream has them before its
 //! first message. Errors are statuses with `google.rpc` details (see [`crate::grpc::status`]).
 
+mod call;
 mod extension_methods;
 mod guard;
 mod routes;
@@ -18,31 +19,18 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use futures::{Stream, StreamExt as _};
-use tonic::metadata::{MetadataMap, MetadataValue};
 use tonic::{Request, Response, Status};
 
 use crate::core::{A2aResponse, Limits};
 use crate::error::A2aError;
 use crate::extension::Activated;
+use crate::grpc::pb;
 use crate::grpc::pb::a2a_service_server::{A2aService as GrpcApi, A2aServiceServer};
 use crate::grpc::status::to_status;
-use crate::grpc::{EXTENSIONS_KEY, VERSION_KEY, pb};
-use crate::protocol::{A2aRequest, RequestHeaders, TRACEPARENT, TRACESTATE, TraceContext};
-use crate::service::{Answer, Decoded, Payload, Pipeline, RequestMeta, Target};
+use crate::protocol::{A2aRequest, TRACEPARENT, TRACESTATE, TraceContext};
+use crate::service::{Answer, Decoded, Payload, Pipeline, Target};
 use crate::types::{AgentCard, AgentInterface, ProtocolBinding};
-
-/// Where the gRPC listener is served (see `A2aServerBuilder::grpc_addr`).
-#[derive(Clone, Debug)]
-pub(crate) struct GrpcConfig {
-    /// The address to bind.
-    pub(crate) addr: String,
-}
-
-impl GrpcConfig {
-    pub(crate) fn new(addr: String) -> Self {
-        Self { addr }
-    }
-}
+use call::{Call, mismatch, parts, request_meta, response_metadata};
 
 /// The TLS settings of the listener (the server's, shared with the HTTP listener).
 #[cfg(feature = "tls")]
@@ -60,39 +48,6 @@ struct Binding {
     pipeline: Arc<Pipeline>,
 }
 
-/// The pipeline's request metadata from a call (binary `-bin` entries are skipped: A2A service
-/// parameters are text).
-fn request_meta<'a>(call: &'a Call, target: Target) -> RequestMeta<'a> {
-    let headers = call.meta.as_ref();
-    let bytes = headers
-        .iter()
-        .map(|(n, v)| n.as_str().len() + v.len())
-        .sum();
-    let mut copy = RequestHeaders::with_capacity(headers.len(), bytes);
-    let mut version = None;
-    for (name, value) in headers {
-        if name.as_str().ends_with("-bin") {
-            continue;
-        }
-        if version.is_none() && name.as_str() == VERSION_KEY {
-            version = std::str::from_utf8(value.as_bytes())
-                .ok()
-                .map(str::trim)
-                .filter(|v| !v.is_empty())
-                .map(crate::service::protocol_version);
-        }
-        copy.push_received(name.as_str(), value.as_bytes());
-    }
-    RequestMeta {
-        headers: copy,
-        protocol_version: version,
-        peer: call.peer,
-        peer_certificate: call.certificate.as_deref(),
-        tenant: None,
-        target: Some(target),
-    }
-}
-
 /// A message tonic decoded already.
 struct Message(Option<A2aRequest>);
 
@@ -108,55 +63,6 @@ impl Payload for Message {
             .map(Decoded::Operation)
             .ok_or_else(|| A2aError::Internal("the message was decoded twice".into()))
     }
-}
-
-/// The response metadata: `a2a-version`, and `a2a-extensions` with the activated URIs.
-fn response_metadata(meta: &mut MetadataMap, activated: &Activated) {
-    meta.insert(
-        VERSION_KEY,
-        MetadataValue::from_static(crate::PROTOCOL_VERSION),
-    );
-    if !activated.is_empty() {
-        let value = crate::extension::format_extensions_header(activated.uris());
-        if let Ok(v) = MetadataValue::try_from(value) {
-            meta.insert(EXTENSIONS_KEY, v);
-        }
-    }
-}
-
-/// What a call brings besides its message: the metadata, the peer's address and the
-/// client certificate (DER) it presented over TLS.
-struct Call {
-    meta: MetadataMap,
-    peer: Option<SocketAddr>,
-    certificate: Option<Vec<u8>>,
-}
-
-/// A request's metadata, peer and message.
-fn parts<T>(request: Request<T>) -> (Call, T) {
-    let peer = request.remote_addr();
-    #[cfg(feature = "tls")]
-    let certificate = request
-        .peer_certs()
-        .and_then(|chain| chain.first().map(|leaf| leaf.to_vec()));
-    #[cfg(not(feature = "tls"))]
-    let certificate = None;
-    let (meta, _, msg) = request.into_parts();
-    (
-        Call {
-            meta,
-            peer,
-            certificate,
-        },
-        msg,
-    )
-}
-
-/// An answer that does not fit the operation (a handler bug): INTERNAL.
-fn mismatch() -> Status {
-    to_status(&A2aError::Internal(
-        "the handler answered with a result of another operation".into(),
-    ))
 }
 
 impl Binding {
@@ -407,14 +313,14 @@ impl RunningGrpc {
     }
 }
 
-/// Binds `config.addr` and serves `pipeline` on it in the background (the caller adds the
+/// Binds `addr` and serves `pipeline` on it in the background (the caller adds the
 /// bound address to the card).
 pub(crate) async fn start(
     pipeline: Arc<Pipeline>,
-    config: &GrpcConfig,
+    addr: &str,
     tls: Option<&TlsSettings>,
 ) -> std::io::Result<RunningGrpc> {
-    let listener = tokio::net::TcpListener::bind(&config.addr).await?;
+    let listener = tokio::net::TcpListener::bind(addr).await?;
     let addr = listener.local_addr()?;
     let limit = pipeline.limits().max_body_bytes;
     #[cfg_attr(not(feature = "tls"), allow(unused_mut))]

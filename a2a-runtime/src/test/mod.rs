@@ -49,7 +49,6 @@
 //! [`SseReader`] returns errors, for tests about malformed streams.
 
 mod answer;
-mod request;
 mod rest;
 mod server;
 mod sse;
@@ -58,7 +57,7 @@ use std::future::Future;
 use std::time::Duration;
 
 pub use answer::{Answer, ErrorAnswer};
-pub use request::Request;
+pub use server::Request;
 pub use server::{TestServer, agent_card};
 pub use sse::{Event, EventStream, SseError, SseFrame, SseReader};
 

@@ -93,118 +93,18 @@
 //! # Ok(()) }
 //! ```
 
+mod declaration;
 mod trace;
 mod tracer;
 
+pub use declaration::Traceability;
 pub use trace::{AgentInvocation, CallType, ResponseTrace, Step, StepAction, ToolInvocation};
 pub use tracer::{OpenStep, Tracer};
 
-use serde::{Deserialize, Serialize};
-
-use crate::a2a_extension;
 use crate::error::A2aError;
-use crate::extension::{
-    Activate, Extension, ExtensionHooks, MetadataError, MetadataExt, RequestContext,
-};
+use crate::extension::{Activate, Extension, ExtensionHooks, MetadataExt, RequestContext};
 use crate::protocol::A2aRequest;
-use crate::types::{
-    ContextId, Message, Part, Role, SendMessageResponse, StreamResponse, Task, TaskId, TaskStatus,
-};
-
-/// Traceability: the agent returns the trace of its steps in its messages' metadata.
-///
-/// No params. Off unless added with `.extension(..)` to a server builder. See the
-/// [module documentation](self) for the wire format and behaviour.
-#[a2a_extension(
-    uri = "https://github.com/a2aproject/a2a-samples/extensions/traceability/v1",
-    metadata_key = "github.com/a2aproject/a2a-samples/extensions/traceability/v1/traceability",
-    metadata = ResponseTrace,
-    description = "Adds traceability information to messages and artifacts."
-)]
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct Traceability {
-    /// The agent's own name and URL, for the root step.
-    #[serde(skip)]
-    agent: Option<AgentInvocation>,
-}
-
-impl Traceability {
-    /// The extension.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Names this agent in the root step of its traces (`agent_invocation` with `agent_name`
-    /// and `agent_url`).
-    pub fn agent(mut self, name: impl Into<String>, url: impl Into<String>) -> Self {
-        self.agent = Some(AgentInvocation {
-            agent_name: name.into(),
-            agent_url: url.into(),
-            ..AgentInvocation::default()
-        });
-        self
-    }
-
-    /// The trace in a SendMessage result: on the direct reply, or the latest one on the task
-    /// (status message, then history from the newest, then artifacts from the newest).
-    pub fn trace_of(
-        response: &SendMessageResponse,
-    ) -> Result<Option<ResponseTrace>, MetadataError> {
-        match response {
-            SendMessageResponse::Message(m) => m.metadata_of::<Self>(),
-            SendMessageResponse::Task(t) => Self::trace_of_task(t),
-        }
-    }
-
-    /// The latest trace on a task (status message, then history from the newest, then
-    /// artifacts from the newest).
-    pub fn trace_of_task(task: &Task) -> Result<Option<ResponseTrace>, MetadataError> {
-        if let Some(m) = &task.status.message
-            && let Some(t) = m.metadata_of::<Self>()?
-        {
-            return Ok(Some(t));
-        }
-        for m in task.history.iter().rev() {
-            if let Some(t) = m.metadata_of::<Self>()? {
-                return Ok(Some(t));
-            }
-        }
-        for a in task.artifacts.iter().rev() {
-            if let Some(t) = a.metadata_of::<Self>()? {
-                return Ok(Some(t));
-            }
-        }
-        Ok(None)
-    }
-
-    /// Puts the trace on the message of a status that ends the turn, giving it one if needed.
-    fn attach_to_status(
-        status: &mut TaskStatus,
-        task_id: &TaskId,
-        context_id: &ContextId,
-        tracer: &Tracer,
-    ) {
-        if !(status.state.is_terminal() || status.state.is_interrupted()) {
-            return;
-        }
-        if status
-            .message
-            .as_ref()
-            .is_some_and(|m| m.has_metadata_of::<Self>())
-        {
-            return;
-        }
-        let trace = tracer.snapshot();
-        let message = status.message.get_or_insert_with(|| {
-            let summary = format!("trace {}: {} steps", trace.trace_id, trace.steps.len());
-            let mut m = Message::new(Role::Agent, [Part::text(summary)]);
-            m.task_id = task_id.clone();
-            m.context_id = context_id.clone();
-            m
-        });
-        message.set_metadata_of::<Self>(&trace);
-    }
-}
+use crate::types::{ContextId, Message, Part, Role, StreamResponse, TaskId, TaskStatus};
 
 impl ExtensionHooks for Traceability {
     type Activation = Tracer;
@@ -245,13 +145,41 @@ impl ExtensionHooks for Traceability {
                 tracer.attach(m);
             }
             StreamResponse::StatusUpdate(e) => {
-                Self::attach_to_status(&mut e.status, &e.task_id, &e.context_id, tracer);
+                attach_to_status(&mut e.status, &e.task_id, &e.context_id, tracer);
             }
             StreamResponse::Task(t) => {
-                Self::attach_to_status(&mut t.status, &t.id, &t.context_id, tracer);
+                attach_to_status(&mut t.status, &t.id, &t.context_id, tracer);
             }
             _ => {}
         }
         Ok(())
     }
+}
+
+/// Puts the trace on the message of a status that ends the turn, giving it one if needed.
+fn attach_to_status(
+    status: &mut TaskStatus,
+    task_id: &TaskId,
+    context_id: &ContextId,
+    tracer: &Tracer,
+) {
+    if !(status.state.is_terminal() || status.state.is_interrupted()) {
+        return;
+    }
+    if status
+        .message
+        .as_ref()
+        .is_some_and(|m| m.has_metadata_of::<Traceability>())
+    {
+        return;
+    }
+    let trace = tracer.snapshot();
+    let message = status.message.get_or_insert_with(|| {
+        let summary = format!("trace {}: {} steps", trace.trace_id, trace.steps.len());
+        let mut m = Message::new(Role::Agent, [Part::text(summary)]);
+        m.task_id = task_id.clone();
+        m.context_id = context_id.clone();
+        m
+    });
+    message.set_metadata_of::<Traceability>(&trace);
 }

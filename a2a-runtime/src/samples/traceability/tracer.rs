@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use serde_json::{Map, Value};
 
-use super::Traceability;
+use super::declaration::Traceability;
 use super::trace::{AgentInvocation, CallType, ResponseTrace, Step, StepAction, ToolInvocation};
 use crate::extension::MetadataExt;
 use crate::types::{Message, Timestamp};

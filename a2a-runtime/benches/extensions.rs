@@ -1,6 +1,6 @@
 //! What extension negotiation costs per request.
 //!
-//! - `negotiation/{0,1,10}`: [`A2aService::begin`] + [`A2aService::call`] for SendMessage with
+//! - `negotiation/{0,1,10}`: [`Pipeline::serve`] (what every binding calls) for SendMessage with
 //!   0, 1 and 10 configured extensions, all requested in `A2A-Extensions` (so 10 activated), on
 //!   an in-process handler that answers at once: what remains is the pipeline and the
 //!   negotiation (header parsing, required check, activation, `handle_request`,
@@ -21,11 +21,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use a2a_runtime::core::{
-    A2aService, AgentContext, AgentExecutor, EventSink, EventStream, RequestHandler,
+    AgentContext, AgentExecutor, EventSink, EventStream, Limits, RequestHandler,
 };
 use a2a_runtime::extension::{ExtensionHooks, RequestContext};
-use a2a_runtime::protocol::A2aRequest;
+use a2a_runtime::protocol::{A2aRequest, RequestHeaders};
 use a2a_runtime::server::{A2aServer, A2aServerBuilder};
+use a2a_runtime::service::{Answer, Decoded, Payload, Pipeline, RequestMeta, Target};
 use a2a_runtime::types::{
     AgentCard, Artifact, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, Empty,
     GetExtendedAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest,
@@ -211,18 +212,41 @@ fn builder(n: usize) -> A2aServerBuilder {
     )
 }
 
-/// A v1.0 context requesting every benchmark extension (configured or not).
-fn context() -> RequestContext {
-    let mut ctx = RequestContext::v1();
-    ctx.headers.push("a2a-extensions", URIS.join(", "));
-    ctx
+/// The headers of a v1.0 request asking for `uris`.
+fn headers(uris: &[&str]) -> RequestHeaders {
+    let mut headers = RequestHeaders::new();
+    headers.push("a2a-version", "1.0");
+    headers.push("a2a-extensions", uris.join(", "));
+    headers
 }
 
-async fn one(service: &A2aService, template: &RequestContext, req: A2aRequest) {
-    let mut ctx = template.clone();
-    service.begin(&mut ctx).unwrap();
-    let served = service.call(ctx, req).await.unwrap();
-    black_box(served);
+/// A v1.0 request's headers asking for every benchmark extension (configured or not).
+fn context() -> RequestHeaders {
+    headers(URIS)
+}
+
+/// A payload decoded already: an in-process transport.
+struct Ready(Option<A2aRequest>);
+
+impl Payload for Ready {
+    async fn target(&mut self, _: &Limits) -> Result<Target, a2a_runtime::A2aError> {
+        unreachable!("the metadata names the target")
+    }
+
+    async fn decode(&mut self, _: &Target, _: &Limits) -> Result<Decoded, a2a_runtime::A2aError> {
+        Ok(Decoded::Operation(self.0.take().unwrap()))
+    }
+}
+
+/// Runs `req` through the pipeline as a binding does.
+async fn serve(pipeline: &Pipeline, template: &RequestHeaders, req: A2aRequest) -> Answer {
+    let mut meta = RequestMeta::from_headers(template.clone());
+    meta.target = Some(Target::Operation(req.operation()));
+    pipeline.serve(meta, &mut Ready(Some(req))).await.unwrap()
+}
+
+async fn one(pipeline: &Pipeline, template: &RequestHeaders, req: A2aRequest) {
+    black_box(serve(pipeline, template, req).await);
 }
 
 fn negotiation(c: &mut Criterion) {
@@ -238,11 +262,11 @@ fn negotiation(c: &mut Criterion) {
     let template = context();
     for n in [0, 1, 10] {
         let server = builder(n).handler(Arc::new(Instant)).build().unwrap();
-        let service = server.pipeline().service().clone();
+        let service = server.pipeline().clone();
         // Check the setup: n extensions activated.
-        let mut ctx = template.clone();
-        service.begin(&mut ctx).unwrap();
-        let served = rt.block_on(service.call(ctx, req.clone())).unwrap();
+        let Answer::Operation(served) = rt.block_on(serve(&service, &template, req.clone())) else {
+            panic!("not an operation's answer");
+        };
         assert_eq!(served.activated.uris().len(), n);
         group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
             b.iter(|| rt.block_on(one(&service, &template, req.clone())));
@@ -250,9 +274,8 @@ fn negotiation(c: &mut Criterion) {
         if n == 10 {
             // Two kinds of client taking turns, each with its own `A2A-Extensions` value (the
             // same URIs in another order): each keeps its cached plan.
-            let mut reversed = RequestContext::v1();
             let uris: Vec<&str> = URIS.iter().rev().copied().collect();
-            reversed.headers.push("a2a-extensions", uris.join(", "));
+            let reversed = headers(&uris);
             let templates = [&template, &reversed];
             let mut turn = 0usize;
             group.bench_function("10/two clients taking turns", |b| {
@@ -275,7 +298,7 @@ fn send_in_process(c: &mut Criterion) {
     let template = context();
     for n in [0, 10] {
         let server = builder(n).executor(Echo).build().unwrap();
-        let service = server.pipeline().service().clone();
+        let service = server.pipeline().clone();
         let request = || {
             A2aRequest::SendMessage(SendMessageRequest {
                 message: Message::user_text("hi"),

@@ -136,8 +136,8 @@ impl Pipeline {
         self
     }
 
-    /// The core service the pipeline dispatches to.
-    pub fn service(&self) -> &A2aService {
+    /// The core service the pipeline dispatches to (not public: it authenticates nobody).
+    pub(crate) fn service(&self) -> &A2aService {
         &self.service
     }
 

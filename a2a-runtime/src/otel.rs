@@ -109,6 +109,8 @@ impl Otel {
         S: tracing::Subscriber + for<'span> LookupSpan<'span>,
     {
         let tracer = self.provider.tracer("a2a-runtime");
+        // From now on, outgoing calls carry the current span as their parent.
+        crate::protocol::export_spans(current);
         tracing_opentelemetry::layer().with_tracer(tracer)
     }
 
@@ -180,7 +182,7 @@ pub(crate) fn set_remote_parent(span: &tracing::Span, tc: &TraceContext) {
 
 /// The trace context of the current span (its trace, its id as the parent), when it is
 /// exported.
-pub(crate) fn current() -> Option<TraceContext> {
+fn current() -> Option<TraceContext> {
     let cx = tracing::Span::current().context();
     let span = cx.span();
     let sc = span.span_context();

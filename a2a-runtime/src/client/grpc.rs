@@ -197,7 +197,7 @@ impl GrpcTransport {
             meta.append(key, value);
         }
         // The trace of the request being served, when this call is made while serving one.
-        for (name, value) in crate::core::trace_headers() {
+        for (name, value) in crate::protocol::trace_headers() {
             if let Ok(value) = MetadataValue::try_from(value.as_str()) {
                 meta.insert(name, value);
             }

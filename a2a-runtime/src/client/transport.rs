@@ -225,7 +225,7 @@ impl Transport {
             rb = rb.header(k.as_str(), v.as_str());
         }
         // The trace of the request being served, when this call is made while serving one.
-        for (k, v) in crate::core::trace_headers() {
+        for (k, v) in crate::protocol::trace_headers() {
             rb = rb.header(k, v);
         }
         if let Some(body) = body {

@@ -15,7 +15,6 @@ mod response;
 mod resume;
 mod retention;
 mod service;
-mod trace_context;
 
 pub use cluster::ClusterOptions;
 pub use events::{EventStream, SeqEvent};
@@ -29,4 +28,3 @@ pub use retention::{Retention, RetentionMetrics, Swept};
 #[cfg(feature = "metrics")]
 pub(crate) use service::noting_operation;
 pub use service::{A2aService, SUPPORTED_VERSIONS, Served, check_version};
-pub use trace_context::trace_headers;

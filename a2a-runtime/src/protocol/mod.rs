@@ -13,4 +13,6 @@ pub(crate) mod uri;
 
 pub use operation::{A2aRequest, Operation};
 pub use request::{Principal, RequestHeaders, Side};
-pub use trace_context::{TRACEPARENT, TRACESTATE, TraceContext};
+#[cfg(feature = "otel")]
+pub(crate) use trace_context::export_spans;
+pub use trace_context::{TRACEPARENT, TRACESTATE, TraceContext, trace_headers};

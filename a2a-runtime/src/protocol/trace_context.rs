@@ -174,6 +174,51 @@ impl TraceContext {
     }
 }
 
+/// Where the trace context of the current span comes from when spans are exported: set by the
+/// OpenTelemetry layer (feature `otel`), which sits above this module.
+static EXPORTED_SPAN: std::sync::OnceLock<fn() -> Option<TraceContext>> =
+    std::sync::OnceLock::new();
+
+/// Makes `current` the source of the outgoing calls' trace context (the current span's, when
+/// spans are exported).
+#[cfg(feature = "otel")]
+pub(crate) fn export_spans(current: fn() -> Option<TraceContext>) {
+    let _ = EXPORTED_SPAN.set(current);
+}
+
+impl TraceContext {
+    /// What a call made here carries: with spans exported (feature `otel`), the current
+    /// span's trace with its id as the parent; else the served request's trace as a
+    /// [`child`](Self::child).
+    pub(crate) fn outgoing() -> Option<Self> {
+        if let Some(current) = EXPORTED_SPAN.get()
+            && let Some(tc) = current()
+        {
+            return Some(tc);
+        }
+        Self::current().map(|tc| tc.child())
+    }
+}
+
+/// The headers an outgoing call (a client request, a push notification) made while serving a
+/// request should carry: `traceparent` (same trace; as the parent, the current span when spans
+/// are exported with the feature `otel`, else a new id) and `tracestate`. Empty when there is no
+/// trace.
+///
+/// ```
+/// assert!(a2a_runtime::protocol::trace_headers().is_empty());
+/// ```
+pub fn trace_headers() -> Vec<(&'static str, String)> {
+    let Some(child) = TraceContext::outgoing() else {
+        return Vec::new();
+    };
+    let mut headers = vec![(TRACEPARENT, child.traceparent())];
+    if let Some(state) = child.into_tracestate() {
+        headers.push((TRACESTATE, state));
+    }
+    headers
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -223,5 +268,24 @@ mod tests {
         .unwrap();
         assert_eq!(tc.tracestate(), None);
         assert!(!tc.sampled());
+    }
+
+    #[tokio::test]
+    async fn the_scope_sets_the_current_context_and_the_headers() {
+        assert!(trace_headers().is_empty());
+        let tc = TraceContext::parse(
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            Some("a=b"),
+        )
+        .unwrap();
+        let headers = tc.clone().scope(async { trace_headers() }).await;
+        assert_eq!(headers.len(), 2);
+        assert!(
+            headers[0]
+                .1
+                .starts_with("00-4bf92f3577b34da6a3ce929d0e0e4736-")
+        );
+        assert_ne!(headers[0].1, tc.traceparent());
+        assert_eq!(headers[1], (TRACESTATE, "a=b".to_owned()));
     }
 }

@@ -335,7 +335,7 @@ impl PushSender {
             request = request.header(reqwest::header::AUTHORIZATION, value);
         }
         // The trace of the request that produced the event.
-        for (name, value) in crate::core::trace_headers() {
+        for (name, value) in crate::protocol::trace_headers() {
             request = request.header(name, value);
         }
         let response = request.send().await.map_err(|e| {

@@ -11,10 +11,15 @@
 //! 3. `types`: the protocol's data types
 //! 4. `protocol`: the request model: operations, their typed params, the caller, headers, trace
 //! 5. `compat`, `grpc`, `otel`, `store`: v0.3 and protobuf encodings, span export, persistence
+//!    (`store` with feature `server`)
 //! 6. `extension`: extensions, their negotiation, the `RequestContext` they see
-//! 7. `core`, `samples`: the request handler, the task runtime, the agent API; the published
-//!    sample extensions
+//! 7. `core`, `samples`: the request handler, the task runtime, the agent API (feature `server`);
+//!    the published sample extensions
 //! 8. `auth`, `push`: authentication and push delivery, plugged into the core by the server
+//!    (`auth` with `server` or `jwt`, `push` with `push`)
+//!
+//! A client-only build (`--no-default-features --features client`) compiles none of `core`,
+//! `store`, `auth`, `push`, `service` and `server`.
 //! 9. `service`: the request pipeline every binding runs a request through (feature `server`)
 //! 10. `client`, `server`: the bindings
 //! 11. `test`: helpers to test an agent through both bindings (feature `test-util`)
@@ -24,11 +29,13 @@
 // Lets the attribute's output (`::a2a_runtime::…`) resolve inside this crate too.
 extern crate self as a2a_runtime;
 
+#[cfg(any(feature = "server", feature = "jwt"))]
 pub mod auth;
 #[cfg(feature = "client")]
 pub mod client;
 #[cfg(any(feature = "server", feature = "client"))]
 pub mod compat;
+#[cfg(feature = "server")]
 pub mod core;
 pub mod error;
 pub mod extension;
@@ -46,6 +53,7 @@ pub mod samples;
 pub mod server;
 #[cfg(feature = "server")]
 pub mod service;
+#[cfg(feature = "server")]
 pub mod store;
 #[cfg(feature = "test-util")]
 pub mod test;

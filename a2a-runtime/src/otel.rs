@@ -40,9 +40,9 @@
 //! # }
 //! ```
 
-use opentelemetry::trace::{
-    SpanContext, SpanId, TraceContextExt as _, TraceFlags, TraceId, TraceState, TracerProvider as _,
-};
+#[cfg(feature = "server")]
+use opentelemetry::trace::{SpanContext, SpanId, TraceFlags, TraceId, TraceState};
+use opentelemetry::trace::{TraceContextExt as _, TracerProvider as _};
 use opentelemetry_otlp::WithExportConfig as _;
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::trace::SdkTracerProvider;
@@ -159,6 +159,7 @@ pub fn init() -> Result<Otel, OtelError> {
 }
 
 /// Makes `tc` (a caller's trace context) the remote parent of `span`, when spans are exported.
+#[cfg(feature = "server")]
 pub(crate) fn set_remote_parent(span: &tracing::Span, tc: &TraceContext) {
     let state = tc
         .tracestate()

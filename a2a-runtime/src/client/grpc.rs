@@ -21,7 +21,6 @@ use super::error::{AgentError, ClientError};
 use super::options::{Auth, ClientOptions, OutgoingRequest};
 use super::response::Meta;
 use super::stream::{ClientStream, is_final};
-use crate::core::A2aResponse;
 use crate::error::A2aError;
 use crate::grpc::pb::a2a_service_client::A2aServiceClient;
 use crate::grpc::status::from_status;
@@ -29,10 +28,37 @@ use crate::grpc::{EXTENSIONS_KEY, VERSION_KEY, pb};
 use crate::protocol::{A2aRequest, Operation};
 use crate::types::{self, StreamResponse};
 
+/// The typed result of a unary call.
+#[derive(Debug)]
+pub(crate) enum Unary {
+    SendMessage(types::SendMessageResponse),
+    Task(types::Task),
+    ListTasks(types::ListTasksResponse),
+    PushConfig(types::TaskPushNotificationConfig),
+    PushConfigs(types::ListTaskPushNotificationConfigsResponse),
+    Empty(types::Empty),
+    AgentCard(Box<types::AgentCard>),
+}
+
+impl Unary {
+    /// The result's JSON, as the server's ProtoJSON writer encodes it.
+    fn to_json(&self) -> Result<Vec<u8>, serde_json::Error> {
+        match self {
+            Self::SendMessage(r) => crate::json::to_vec(r),
+            Self::Task(r) => crate::json::to_vec(r),
+            Self::ListTasks(r) => crate::json::to_vec(r),
+            Self::PushConfig(r) => crate::json::to_vec(r),
+            Self::PushConfigs(r) => crate::json::to_vec(r),
+            Self::Empty(r) => crate::json::to_vec(r),
+            Self::AgentCard(r) => crate::json::to_vec(r),
+        }
+    }
+}
+
 /// A unary result as the type the caller asked for: moved when it is the operation's own type
 /// (the usual case), through its JSON otherwise (e.g. a `serde_json::Value`).
 pub(crate) fn typed<T: DeserializeOwned + 'static>(
-    response: A2aResponse,
+    response: Unary,
     op: Operation,
 ) -> Result<T, ClientError> {
     /// `u` as a `T` when it is one; given back otherwise (`None` only if `Any` misbehaved).
@@ -44,16 +70,13 @@ pub(crate) fn typed<T: DeserializeOwned + 'static>(
         }
     }
     let response = match response {
-        A2aResponse::SendMessage(r) => cast(r).map_err(|r| r.map(A2aResponse::SendMessage)),
-        A2aResponse::Task(r) => cast(r).map_err(|r| r.map(A2aResponse::Task)),
-        A2aResponse::ListTasks(r) => cast(r).map_err(|r| r.map(A2aResponse::ListTasks)),
-        A2aResponse::PushConfig(r) => cast(r).map_err(|r| r.map(A2aResponse::PushConfig)),
-        A2aResponse::PushConfigs(r) => cast(r).map_err(|r| r.map(A2aResponse::PushConfigs)),
-        A2aResponse::Empty(r) => cast(r).map_err(|r| r.map(A2aResponse::Empty)),
-        A2aResponse::AgentCard(r) => {
-            cast(*r).map_err(|r| r.map(|c| A2aResponse::AgentCard(Box::new(c))))
-        }
-        stream @ A2aResponse::Stream(_) => Err(Some(stream)),
+        Unary::SendMessage(r) => cast(r).map_err(|r| r.map(Unary::SendMessage)),
+        Unary::Task(r) => cast(r).map_err(|r| r.map(Unary::Task)),
+        Unary::ListTasks(r) => cast(r).map_err(|r| r.map(Unary::ListTasks)),
+        Unary::PushConfig(r) => cast(r).map_err(|r| r.map(Unary::PushConfig)),
+        Unary::PushConfigs(r) => cast(r).map_err(|r| r.map(Unary::PushConfigs)),
+        Unary::Empty(r) => cast(r).map_err(|r| r.map(Unary::Empty)),
+        Unary::AgentCard(r) => cast(*r).map_err(|r| r.map(|c| Unary::AgentCard(Box::new(c)))),
     };
     let response = match response {
         Ok(t) => return Ok(t),
@@ -66,11 +89,7 @@ pub(crate) fn typed<T: DeserializeOwned + 'static>(
     };
     let fits =
         |e: String| ClientError::InvalidResponse(format!("the result of {op} does not fit: {e}"));
-    let json = match response.to_json() {
-        Some(Ok(json)) => json,
-        Some(Err(e)) => return Err(fits(e.to_string())),
-        None => return Err(fits("a stream is not a unary result".into())),
-    };
+    let json = response.to_json().map_err(|e| fits(e.to_string()))?;
     crate::json::decode(&json, 256).map_err(|e| fits(e.to_string()))
 }
 
@@ -223,7 +242,7 @@ impl GrpcTransport {
         extensions: Option<&str>,
         headers: &[(String, String)],
         timeout: Option<Duration>,
-    ) -> Result<(A2aResponse, Meta), ClientError> {
+    ) -> Result<(Unary, Meta), ClientError> {
         let limit = timeout.unwrap_or(options.timeout);
         let meta = self.metadata(req.operation().method(), options, extensions, headers)?;
         let mut client = self.client.clone();
@@ -250,38 +269,35 @@ impl GrpcTransport {
                             let (m, body, _) = resp.into_parts();
                             let result = types::SendMessageResponse::try_from(body)
                                 .map_err(|e| ClientError::InvalidResponse(e.to_string()))?;
-                            Ok(Ok((A2aResponse::SendMessage(result), m)))
+                            Ok(Ok((Unary::SendMessage(result), m)))
                         }
                         Err(s) => Ok(Err(s)),
                     }
                 }
-                A2aRequest::GetTask(r) => Ok(call!(get_task, r, GetTaskRequest, A2aResponse::Task)),
-                A2aRequest::ListTasks(r) => Ok(call!(
-                    list_tasks,
-                    r,
-                    ListTasksRequest,
-                    A2aResponse::ListTasks
-                )),
+                A2aRequest::GetTask(r) => Ok(call!(get_task, r, GetTaskRequest, Unary::Task)),
+                A2aRequest::ListTasks(r) => {
+                    Ok(call!(list_tasks, r, ListTasksRequest, Unary::ListTasks))
+                }
                 A2aRequest::CancelTask(r) => {
-                    Ok(call!(cancel_task, r, CancelTaskRequest, A2aResponse::Task))
+                    Ok(call!(cancel_task, r, CancelTaskRequest, Unary::Task))
                 }
                 A2aRequest::CreateTaskPushNotificationConfig(r) => Ok(call!(
                     create_task_push_notification_config,
                     r,
                     TaskPushNotificationConfig,
-                    A2aResponse::PushConfig
+                    Unary::PushConfig
                 )),
                 A2aRequest::GetTaskPushNotificationConfig(r) => Ok(call!(
                     get_task_push_notification_config,
                     r,
                     GetTaskPushNotificationConfigRequest,
-                    A2aResponse::PushConfig
+                    Unary::PushConfig
                 )),
                 A2aRequest::ListTaskPushNotificationConfigs(r) => Ok(call!(
                     list_task_push_notification_configs,
                     r,
                     ListTaskPushNotificationConfigsRequest,
-                    A2aResponse::PushConfigs
+                    Unary::PushConfigs
                 )),
                 A2aRequest::DeleteTaskPushNotificationConfig(r) => {
                     let resp = client
@@ -293,14 +309,14 @@ impl GrpcTransport {
                         .await;
                     Ok(resp.map(|resp| {
                         let m = resp.metadata().clone();
-                        (A2aResponse::Empty(types::Empty {}), m)
+                        (Unary::Empty(types::Empty {}), m)
                     }))
                 }
                 A2aRequest::GetExtendedAgentCard(r) => Ok(call!(
                     get_extended_agent_card,
                     r,
                     GetExtendedAgentCardRequest,
-                    |c| A2aResponse::AgentCard(Box::new(c))
+                    |c| Unary::AgentCard(Box::new(c))
                 )),
                 A2aRequest::SendStreamingMessage(_) | A2aRequest::SubscribeToTask(_) => {
                     Err(ClientError::Local(A2aError::Internal(format!(

@@ -5,8 +5,8 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::Negotiated;
+use crate::protocol::Scope;
 use crate::protocol::{Principal, RequestHeaders, Side};
-use crate::store::Scope;
 
 /// Everything the core needs to know about a request besides its payload.
 ///

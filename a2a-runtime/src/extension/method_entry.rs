@@ -4,6 +4,9 @@
 //!
 //! [`ExtensionMethod`]: super::ExtensionMethod
 //! [`Extension`]: super::Extension
+// The server negotiates and serves what a client only declares: without the `server` feature
+// the serving half is unused.
+#![cfg_attr(not(feature = "server"), allow(dead_code))]
 
 use std::sync::Arc;
 

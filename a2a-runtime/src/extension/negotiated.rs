@@ -1,5 +1,8 @@
 //! [`Negotiated`]: the outcome of extension negotiation for one request, and running the
 //! activated extensions' hooks on it.
+// The server negotiates and serves what a client only declares: without the `server` feature
+// the serving half is unused.
+#![cfg_attr(not(feature = "server"), allow(dead_code))]
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};

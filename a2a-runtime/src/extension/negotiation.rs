@@ -3,6 +3,9 @@
 //! `begin` reads the `A2A-Extensions` values and checks the required extensions before anything
 //! else runs; `activate_begun` asks each requested, configured extension to activate, in
 //! declaration order, once the request is known to be valid.
+// The server negotiates and serves what a client only declares: without the `server` feature
+// the serving half is unused.
+#![cfg_attr(not(feature = "server"), allow(dead_code))]
 
 // Each client of an agent tends to send the same `A2A-Extensions` value on every request: the
 // outcome of parsing a single value (the requested list, the plan of what to activate) is

@@ -1,6 +1,9 @@
 //! Collecting extensions: the types linked into the binary with `#[a2a_extension]` (through
 //! `inventory`), the ones a builder adds explicitly, and their resolution into the ordered
 //! [`ExtensionSet`] that negotiates every request.
+// Extensions are configured by a server or a client builder: with neither feature, nothing
+// configures them.
+#![cfg_attr(not(any(feature = "server", feature = "client")), allow(dead_code))]
 
 use std::sync::{Arc, Mutex};
 

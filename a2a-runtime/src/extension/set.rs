@@ -1,5 +1,8 @@
 //! [`ExtensionSet`]: the configured extensions of a server or client, checked and ordered,
 //! with their counters.
+// The server negotiates and serves what a client only declares: without the `server` feature
+// the serving half is unused.
+#![cfg_attr(not(feature = "server"), allow(dead_code))]
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;

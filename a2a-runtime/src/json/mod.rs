@@ -18,6 +18,7 @@
 
 #[cfg(feature = "server")]
 pub(crate) mod rpc;
+#[cfg(feature = "server")]
 pub(crate) mod splice;
 pub(crate) mod timestamp;
 pub(crate) mod writer;

@@ -82,12 +82,12 @@ impl TraceContext {
         format!("{:032x}", self.trace_id)
     }
 
-    #[cfg(feature = "otel")]
+    #[cfg(all(feature = "otel", feature = "server"))]
     pub(crate) fn trace_id_u128(&self) -> u128 {
         self.trace_id
     }
 
-    #[cfg(feature = "otel")]
+    #[cfg(all(feature = "otel", feature = "server"))]
     pub(crate) fn parent_id_u64(&self) -> u64 {
         self.parent_id
     }
@@ -163,6 +163,7 @@ impl TraceContext {
 
     /// Runs `fut` with `trace` as the [`current`](Self::current) trace context when there is
     /// one.
+    #[cfg(feature = "server")]
     pub(crate) fn scope_of<F: Future>(
         trace: Option<Self>,
         fut: F,

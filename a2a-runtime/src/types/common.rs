@@ -195,6 +195,7 @@ id_newtype!(
 );
 impl TaskId {
     /// The shared text (for a store's key: no copy; an empty id gets a fresh empty one).
+    #[cfg(feature = "server")]
     pub(crate) fn shared(&self) -> Arc<str> {
         self.0.clone().unwrap_or_else(|| Arc::from(""))
     }

@@ -7,6 +7,7 @@
 
 mod agent_card;
 mod common;
+#[cfg(feature = "server")]
 pub(crate) use common::unix_millis;
 mod events;
 mod message;

@@ -1,16 +1,24 @@
 //! The PostgreSQL store: tasks, event logs and push configs shared by every instance that
 //! connects to the same database.
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use sqlx::postgres::PgPoolOptions;
+use sqlx::postgres::{PgPoolOptions, PgQueryResult};
 
-use super::sql::sql_store;
+use super::sql::{Configs, Dialect, Tasks, backend, writer_for};
+use super::{
+    PushConfigStore, PushOutbox, Scope, SeqEvent, StoreError, StoredTask, TaskPage, TaskQuery,
+    TaskRef, TaskStore,
+};
+use crate::types::{
+    PushConfigId, StreamResponse, Task, TaskId, TaskPushNotificationConfig, TaskState, Timestamp,
+};
 
 /// The embedded schema.
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("migrations/postgres");
 
-/// A [`TaskStore`], [`PushConfigStore`] and [`PushOutbox`](super::PushOutbox) in a PostgreSQL database.
+/// A [`TaskStore`], [`PushConfigStore`] and [`PushOutbox`] in a PostgreSQL database.
 ///
 /// ```no_run
 /// # async fn f() -> Result<(), a2a_runtime::store::StoreError> {
@@ -44,7 +52,7 @@ impl PostgresStore {
             .await
             .map_err(|e| StoreError::Backend(format!("migrating the PostgreSQL schema: {e}")))?;
         Ok(Self {
-            writer: Self::writer_for(&pool, WRITERS, || {}),
+            writer: writer_for::<Self>(&pool, WRITERS, || {}),
             pool,
             max_dead: super::sql_outbox::DEFAULT_MAX_DEAD,
         })
@@ -56,14 +64,21 @@ impl PostgresStore {
     }
 }
 
-sql_store!(PostgresStore, sqlx::Postgres);
-super::sql_outbox::sql_outbox!(PostgresStore, sqlx::Postgres, " FOR UPDATE SKIP LOCKED");
-
 impl PostgresStore {
     /// Keeps at most `n` dead push deliveries (default 1,000), the newest.
     pub fn with_max_dead_deliveries(mut self, n: usize) -> Self {
         self.max_dead = n;
         self
+    }
+
+    /// The tasks (the statements of [`TaskStore`]).
+    fn tasks(&self) -> Tasks<'_, Self> {
+        Tasks::new(&self.pool, &self.writer)
+    }
+
+    /// The push configs (the statements of [`PushConfigStore`]).
+    fn configs(&self) -> Configs<'_, Self> {
+        Configs::new(&self.pool)
     }
 }
 
@@ -133,30 +148,6 @@ fn changes_of(payload: &str) -> Vec<super::TaskChange> {
 }
 
 impl PostgresStore {
-    /// Begins a batch of writes.
-    async fn begin_write(
-        pool: &sqlx::PgPool,
-    ) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, sqlx::Error> {
-        pool.begin().await
-    }
-
-    /// Wakes the other instances for the writes of this transaction (delivered if it commits):
-    /// one statement, whatever the number of writes.
-    async fn notify_written(
-        tx: &mut sqlx::Transaction<'static, sqlx::Postgres>,
-        changes: &[(&super::Scope, &crate::types::TaskId, u64)],
-    ) -> Result<(), sqlx::Error> {
-        if changes.is_empty() {
-            return Ok(());
-        }
-        sqlx::query("SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p")
-            .bind(CHANNEL)
-            .bind(payloads(changes))
-            .execute(&mut **tx)
-            .await?;
-        Ok(())
-    }
-
     /// [`Cluster::changes`](super::Cluster::changes): LISTEN on the channel of task writes.
     async fn notifications(
         &self,
@@ -214,6 +205,151 @@ async fn listen(pool: &sqlx::PgPool) -> Result<sqlx::postgres::PgListener, sqlx:
 
 /// How long connecting and listening may take before it is tried again.
 const LISTEN_TIMEOUT: Duration = Duration::from_secs(10);
+
+impl Dialect for PostgresStore {
+    type Db = sqlx::Postgres;
+
+    fn rows_affected(done: &PgQueryResult) -> u64 {
+        done.rows_affected()
+    }
+
+    fn build<'q, 'args: 'q>(
+        query: &'q mut sqlx::QueryBuilder<'args, sqlx::Postgres>,
+    ) -> sqlx::query::Query<'q, sqlx::Postgres, <sqlx::Postgres as sqlx::Database>::Arguments<'q>>
+    {
+        query.build()
+    }
+
+    async fn begin_write(
+        pool: &sqlx::PgPool,
+    ) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, sqlx::Error> {
+        pool.begin().await
+    }
+
+    // Wakes the other instances for the writes of this transaction (delivered if it commits):
+    // one statement, whatever the number of writes.
+    async fn notify_written(
+        tx: &mut sqlx::Transaction<'static, sqlx::Postgres>,
+        changes: &[(&Scope, &TaskId, u64)],
+    ) -> Result<(), sqlx::Error> {
+        if changes.is_empty() {
+            return Ok(());
+        }
+        sqlx::query("SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p")
+            .bind(CHANNEL)
+            .bind(payloads(changes))
+            .execute(&mut **tx)
+            .await?;
+        Ok(())
+    }
+}
+
+#[async_trait::async_trait]
+impl TaskStore for PostgresStore {
+    /// This store's own outbox: every logged event gets its deliveries in its transaction.
+    fn push_outbox(&self) -> Option<Arc<dyn PushOutbox>> {
+        Some(Arc::new(self.clone()))
+    }
+
+    async fn get(&self, scope: &Scope, id: &TaskId) -> Result<Option<StoredTask>, StoreError> {
+        self.tasks().get(scope, id).await
+    }
+
+    async fn create(
+        &self,
+        scope: &Scope,
+        task: &Task,
+        event: Option<&StreamResponse>,
+    ) -> Result<u64, StoreError> {
+        self.tasks().create(scope, task, event).await
+    }
+
+    async fn update(
+        &self,
+        scope: &Scope,
+        task: &Task,
+        expected_version: u64,
+        event: Option<&StreamResponse>,
+    ) -> Result<u64, StoreError> {
+        self.tasks()
+            .update(scope, task, expected_version, event)
+            .await
+    }
+
+    async fn events_after(
+        &self,
+        scope: &Scope,
+        id: &TaskId,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<SeqEvent>, StoreError> {
+        self.tasks().events_after(scope, id, after, limit).await
+    }
+
+    async fn list(&self, scope: &Scope, query: &TaskQuery) -> Result<TaskPage, StoreError> {
+        self.tasks().list(scope, query).await
+    }
+
+    async fn delete(&self, scope: &Scope, id: &TaskId) -> Result<bool, StoreError> {
+        self.tasks().delete(scope, id).await
+    }
+
+    async fn untouched(
+        &self,
+        states: &[TaskState],
+        before: Timestamp,
+        limit: usize,
+    ) -> Result<Vec<TaskRef>, StoreError> {
+        self.tasks().untouched(states, before, limit).await
+    }
+
+    async fn purge_finished(&self, before: Timestamp, limit: usize) -> Result<usize, StoreError> {
+        self.tasks().purge_finished(before, limit).await
+    }
+}
+
+#[async_trait::async_trait]
+impl PushConfigStore for PostgresStore {
+    async fn put(
+        &self,
+        scope: &Scope,
+        config: &TaskPushNotificationConfig,
+    ) -> Result<(), StoreError> {
+        self.configs().put(scope, config).await
+    }
+
+    async fn get(
+        &self,
+        scope: &Scope,
+        task_id: &TaskId,
+        id: &PushConfigId,
+    ) -> Result<Option<TaskPushNotificationConfig>, StoreError> {
+        self.configs().get(scope, task_id, id).await
+    }
+
+    async fn list(
+        &self,
+        scope: &Scope,
+        task_id: &TaskId,
+    ) -> Result<Vec<TaskPushNotificationConfig>, StoreError> {
+        self.configs().list(scope, task_id).await
+    }
+
+    async fn delete(
+        &self,
+        scope: &Scope,
+        task_id: &TaskId,
+        id: &PushConfigId,
+    ) -> Result<bool, StoreError> {
+        self.configs().delete(scope, task_id, id).await
+    }
+
+    async fn delete_all(&self, scope: &Scope, task_id: &TaskId) -> Result<(), StoreError> {
+        self.configs().delete_all(scope, task_id).await
+    }
+}
+
+super::sql_outbox::sql_outbox!(PostgresStore, sqlx::Postgres, " FOR UPDATE SKIP LOCKED");
 
 super::cluster::sql_cluster!(PostgresStore);
 

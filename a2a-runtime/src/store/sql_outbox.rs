@@ -3,7 +3,7 @@
 //!
 //! - `a2a_push_outbox` holds the waiting deliveries, keyed by an increasing id. They are written
 //!   by the store's own create/update, in the transaction that logs their event (see
-//!   `enqueue_deliveries` in `store/sql.rs`), so a delivery exists exactly when its event does.
+//!   `enqueue_deliveries` in `store/sql/writes.rs`), so a delivery exists exactly when its event does.
 //!   A claim is one
 //!   statement: `UPDATE … SET lease_owner, lease_until_ms, attempts = attempts + 1 WHERE id IN
 //!   (the oldest due rows that are not leased, or whose lease expired, and that have no older

@@ -2,16 +2,27 @@
 //! `synchronous=NORMAL`), created with its schema when missing.
 
 use std::str::FromStr as _;
+use std::sync::Arc;
 use std::time::Duration;
 
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteQueryResult,
+    SqliteSynchronous,
+};
 
-use super::sql::sql_store;
+use super::sql::{Configs, Dialect, Tasks, backend, writer_for};
+use super::{
+    PushConfigStore, PushOutbox, Scope, SeqEvent, StoreError, StoredTask, TaskPage, TaskQuery,
+    TaskRef, TaskStore,
+};
+use crate::types::{
+    PushConfigId, StreamResponse, Task, TaskId, TaskPushNotificationConfig, TaskState, Timestamp,
+};
 
 /// The embedded schema.
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("migrations/sqlite");
 
-/// A [`TaskStore`], [`PushConfigStore`] and [`PushOutbox`](super::PushOutbox) in a SQLite database file.
+/// A [`TaskStore`], [`PushConfigStore`] and [`PushOutbox`] in a SQLite database file.
 ///
 /// ```no_run
 /// # async fn f() -> Result<(), a2a_runtime::store::StoreError> {
@@ -72,7 +83,7 @@ impl SqliteStore {
             .map_err(backend)?;
         let checkpoints = Checkpoints::new(pool.clone());
         Ok(Self {
-            writer: Self::writer_for(&writes, 1, move || checkpoints.committed()),
+            writer: writer_for::<Self>(&writes, 1, move || checkpoints.committed()),
             pool,
             max_dead: super::sql_outbox::DEFAULT_MAX_DEAD,
         })
@@ -149,33 +160,11 @@ impl Drop for Running {
     }
 }
 
-sql_store!(SqliteStore, sqlx::Sqlite);
-super::sql_outbox::sql_outbox!(SqliteStore, sqlx::Sqlite, "");
-
 impl SqliteStore {
     /// Keeps at most `n` dead push deliveries (default 1,000), the newest.
     pub fn with_max_dead_deliveries(mut self, n: usize) -> Self {
         self.max_dead = n;
         self
-    }
-}
-
-impl SqliteStore {
-    /// Begins a batch of writes holding the database's write lock from the start (a deferred
-    /// transaction could find it taken at its first write and fail instead of waiting).
-    async fn begin_write(
-        pool: &sqlx::SqlitePool,
-    ) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, sqlx::Error> {
-        pool.begin_with("BEGIN IMMEDIATE").await
-    }
-
-    /// Nothing to tell: one instance serves a SQLite file, and its runtimes see its writes.
-    #[allow(clippy::unused_async)]
-    async fn notify_written(
-        _tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
-        _changes: &[(&super::Scope, &crate::types::TaskId, u64)],
-    ) -> Result<(), sqlx::Error> {
-        Ok(())
     }
 
     /// [`Cluster::changes`](super::Cluster::changes): none, a SQLite file serves one instance,
@@ -186,6 +175,153 @@ impl SqliteStore {
     ) -> Result<Option<futures::stream::BoxStream<'static, super::TaskChange>>, StoreError> {
         Ok(None)
     }
+
+    /// The tasks (the statements of [`TaskStore`]).
+    fn tasks(&self) -> Tasks<'_, Self> {
+        Tasks::new(&self.pool, &self.writer)
+    }
+
+    /// The push configs (the statements of [`PushConfigStore`]).
+    fn configs(&self) -> Configs<'_, Self> {
+        Configs::new(&self.pool)
+    }
 }
+
+impl Dialect for SqliteStore {
+    type Db = sqlx::Sqlite;
+
+    fn rows_affected(done: &SqliteQueryResult) -> u64 {
+        done.rows_affected()
+    }
+
+    fn build<'q, 'args: 'q>(
+        query: &'q mut sqlx::QueryBuilder<'args, sqlx::Sqlite>,
+    ) -> sqlx::query::Query<'q, sqlx::Sqlite, <sqlx::Sqlite as sqlx::Database>::Arguments<'q>> {
+        query.build()
+    }
+
+    // The database's write lock is held from the start: a deferred transaction could find it
+    // taken at its first write and fail instead of waiting.
+    async fn begin_write(
+        pool: &sqlx::SqlitePool,
+    ) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, sqlx::Error> {
+        pool.begin_with("BEGIN IMMEDIATE").await
+    }
+
+    // Nothing to tell: one instance serves a SQLite file, and its runtimes see its writes.
+    async fn notify_written(
+        _tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
+        _changes: &[(&Scope, &TaskId, u64)],
+    ) -> Result<(), sqlx::Error> {
+        Ok(())
+    }
+}
+
+#[async_trait::async_trait]
+impl TaskStore for SqliteStore {
+    /// This store's own outbox: every logged event gets its deliveries in its transaction.
+    fn push_outbox(&self) -> Option<Arc<dyn PushOutbox>> {
+        Some(Arc::new(self.clone()))
+    }
+
+    async fn get(&self, scope: &Scope, id: &TaskId) -> Result<Option<StoredTask>, StoreError> {
+        self.tasks().get(scope, id).await
+    }
+
+    async fn create(
+        &self,
+        scope: &Scope,
+        task: &Task,
+        event: Option<&StreamResponse>,
+    ) -> Result<u64, StoreError> {
+        self.tasks().create(scope, task, event).await
+    }
+
+    async fn update(
+        &self,
+        scope: &Scope,
+        task: &Task,
+        expected_version: u64,
+        event: Option<&StreamResponse>,
+    ) -> Result<u64, StoreError> {
+        self.tasks()
+            .update(scope, task, expected_version, event)
+            .await
+    }
+
+    async fn events_after(
+        &self,
+        scope: &Scope,
+        id: &TaskId,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<SeqEvent>, StoreError> {
+        self.tasks().events_after(scope, id, after, limit).await
+    }
+
+    async fn list(&self, scope: &Scope, query: &TaskQuery) -> Result<TaskPage, StoreError> {
+        self.tasks().list(scope, query).await
+    }
+
+    async fn delete(&self, scope: &Scope, id: &TaskId) -> Result<bool, StoreError> {
+        self.tasks().delete(scope, id).await
+    }
+
+    async fn untouched(
+        &self,
+        states: &[TaskState],
+        before: Timestamp,
+        limit: usize,
+    ) -> Result<Vec<TaskRef>, StoreError> {
+        self.tasks().untouched(states, before, limit).await
+    }
+
+    async fn purge_finished(&self, before: Timestamp, limit: usize) -> Result<usize, StoreError> {
+        self.tasks().purge_finished(before, limit).await
+    }
+}
+
+#[async_trait::async_trait]
+impl PushConfigStore for SqliteStore {
+    async fn put(
+        &self,
+        scope: &Scope,
+        config: &TaskPushNotificationConfig,
+    ) -> Result<(), StoreError> {
+        self.configs().put(scope, config).await
+    }
+
+    async fn get(
+        &self,
+        scope: &Scope,
+        task_id: &TaskId,
+        id: &PushConfigId,
+    ) -> Result<Option<TaskPushNotificationConfig>, StoreError> {
+        self.configs().get(scope, task_id, id).await
+    }
+
+    async fn list(
+        &self,
+        scope: &Scope,
+        task_id: &TaskId,
+    ) -> Result<Vec<TaskPushNotificationConfig>, StoreError> {
+        self.configs().list(scope, task_id).await
+    }
+
+    async fn delete(
+        &self,
+        scope: &Scope,
+        task_id: &TaskId,
+        id: &PushConfigId,
+    ) -> Result<bool, StoreError> {
+        self.configs().delete(scope, task_id, id).await
+    }
+
+    async fn delete_all(&self, scope: &Scope, task_id: &TaskId) -> Result<(), StoreError> {
+        self.configs().delete_all(scope, task_id).await
+    }
+}
+
+super::sql_outbox::sql_outbox!(SqliteStore, sqlx::Sqlite, "");
 
 super::cluster::sql_cluster!(SqliteStore);

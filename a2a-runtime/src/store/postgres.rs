@@ -1,15 +1,15 @@
 //! The PostgreSQL store: tasks, event logs and push configs shared by every instance that
 //! connects to the same database.
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use sqlx::postgres::{PgPoolOptions, PgQueryResult};
 
-use super::sql::{Configs, Dialect, Tasks, backend, writer_for};
+use super::sql::{Configs, Dialect, Outbox, Tasks, backend, claim_statement, writer_for};
 use super::{
-    PushConfigStore, PushOutbox, Scope, SeqEvent, StoreError, StoredTask, TaskPage, TaskQuery,
-    TaskRef, TaskStore,
+    Delivery, NewDelivery, PushConfigStore, PushOutbox, Scope, SeqEvent, StoreError, StoredTask,
+    TaskPage, TaskQuery, TaskRef, TaskStore,
 };
 use crate::types::{
     PushConfigId, StreamResponse, Task, TaskId, TaskPushNotificationConfig, TaskState, Timestamp,
@@ -54,7 +54,7 @@ impl PostgresStore {
         Ok(Self {
             writer: writer_for::<Self>(&pool, WRITERS, || {}),
             pool,
-            max_dead: super::sql_outbox::DEFAULT_MAX_DEAD,
+            max_dead: super::sql::DEFAULT_MAX_DEAD,
         })
     }
 
@@ -79,6 +79,11 @@ impl PostgresStore {
     /// The push configs (the statements of [`PushConfigStore`]).
     fn configs(&self) -> Configs<'_, Self> {
         Configs::new(&self.pool)
+    }
+
+    /// The push outbox (the statements of [`PushOutbox`]).
+    fn outbox(&self) -> Outbox<'_, Self> {
+        Outbox::new(&self.pool, self.max_dead)
     }
 }
 
@@ -208,6 +213,14 @@ const LISTEN_TIMEOUT: Duration = Duration::from_secs(10);
 
 impl Dialect for PostgresStore {
     type Db = sqlx::Postgres;
+
+    fn claim_statement() -> &'static str {
+        // The rows the inner select finds are locked, and rows another instance is claiming
+        // are skipped: concurrent instances never lease the same row.
+        static CLAIM: LazyLock<String> =
+            LazyLock::new(|| claim_statement(" FOR UPDATE SKIP LOCKED"));
+        &CLAIM
+    }
 
     fn rows_affected(done: &PgQueryResult) -> u64 {
         done.rows_affected()
@@ -349,7 +362,48 @@ impl PushConfigStore for PostgresStore {
     }
 }
 
-super::sql_outbox::sql_outbox!(PostgresStore, sqlx::Postgres, " FOR UPDATE SKIP LOCKED");
+#[async_trait::async_trait]
+impl PushOutbox for PostgresStore {
+    async fn enqueue(
+        &self,
+        deliveries: Vec<NewDelivery>,
+        now_ms: i64,
+    ) -> Result<Vec<u64>, StoreError> {
+        self.outbox().enqueue(deliveries, now_ms).await
+    }
+
+    async fn claim(
+        &self,
+        owner: &str,
+        now_ms: i64,
+        lease_until_ms: i64,
+        limit: usize,
+    ) -> Result<Vec<Delivery>, StoreError> {
+        self.outbox()
+            .claim(owner, now_ms, lease_until_ms, limit)
+            .await
+    }
+
+    async fn complete(&self, id: u64) -> Result<(), StoreError> {
+        self.outbox().complete(id).await
+    }
+
+    async fn retry_at(&self, id: u64, at_ms: i64, error: &str) -> Result<(), StoreError> {
+        self.outbox().retry_at(id, at_ms, error).await
+    }
+
+    async fn dead(&self, id: u64, error: &str) -> Result<(), StoreError> {
+        self.outbox().dead(id, error).await
+    }
+
+    async fn list_dead(&self, limit: usize) -> Result<Vec<Delivery>, StoreError> {
+        self.outbox().list_dead(limit).await
+    }
+
+    async fn pending(&self) -> Result<usize, StoreError> {
+        self.outbox().pending().await
+    }
+}
 
 super::cluster::sql_cluster!(PostgresStore);
 
@@ -397,5 +451,58 @@ mod tests {
         // One change too long for any payload is announced empty.
         let long = TaskId::from("x".repeat(9_000));
         assert_eq!(payloads(&[(&scope, &long, 1)]), vec![String::new()]);
+    }
+
+    /// The claim's select `due` with literals for its parameters (now, limit).
+    fn claim_query(due: &str) -> String {
+        due.replace("$3", "1000").replace("$4", "10")
+    }
+
+    #[tokio::test]
+    async fn the_postgres_claim_scans_the_due_index() {
+        use sqlx::Connection as _;
+        let admin = std::env::var("A2A_TEST_POSTGRES")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+        let name = format!(
+            "a2a_claim_plan_{}_{}",
+            std::process::id(),
+            chrono::Utc::now().timestamp_micros()
+        );
+        let mut conn = sqlx::PgConnection::connect(&admin).await.unwrap();
+        sqlx::query(&format!("CREATE DATABASE {name}"))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        let root = admin.rsplit_once('/').unwrap().0;
+        let url = format!("{root}/{name}");
+        let store = PostgresStore::connect(&url).await.unwrap();
+        let plan = async {
+            let mut c = store.pool().acquire().await.unwrap();
+            // An empty table is scanned whatever its indexes: ask whether the index serves
+            // the claim at all, as it does once the table is large.
+            sqlx::query("SET enable_seqscan = off")
+                .execute(&mut *c)
+                .await
+                .unwrap();
+            let lines: Vec<String> = sqlx::query_scalar(&format!(
+                "EXPLAIN {}",
+                claim_query(super::super::sql::CLAIM_DUE)
+            ))
+            .fetch_all(&mut *c)
+            .await
+            .unwrap();
+            lines
+        }
+        .await;
+        store.pool().close().await;
+        sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        let outer = plan
+            .iter()
+            .find(|l| l.contains(" on a2a_push_outbox o"))
+            .unwrap();
+        assert!(outer.contains("a2a_push_outbox_due"), "{plan:#?}");
     }
 }

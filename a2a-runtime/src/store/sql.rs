@@ -10,24 +10,28 @@
 //! - `a2a_task_items`: the messages, artifacts and parts of large tasks, one row each (see
 //!   [`layout`](super::layout)), so that a long streamed task does not rewrite itself whole at
 //!   every event;
-//! - `a2a_push_outbox` and `a2a_push_dead`: the push outbox (see `sql_outbox`).
+//! - `a2a_push_outbox` and `a2a_push_dead`: the push outbox (see [`outbox`]).
 //!
 //! Each statement is written once (numbered `$n` parameters, which both drivers accept), in
 //! code generic over a [`Dialect`]: the store type, which says what differs by database. A
 //! store implements the traits by handing each method to the view of the same name
-//! ([`Tasks`], [`Configs`]) over its pool.
+//! ([`Tasks`], [`Configs`], [`Outbox`]) over its pool.
 //!
 //! The files, each using only those above it: `codec` (values as columns), `dialect`,
-//! `writes` (the batched writes of the write queue), `tasks`, `configs`.
+//! `writes` (the batched writes of the write queue), `tasks`, `configs`, `outbox`.
 
 mod codec;
 mod configs;
 mod dialect;
+mod outbox;
 mod tasks;
 mod writes;
 
 pub(super) use codec::{backend, to_i64, to_u64};
 pub(super) use configs::Configs;
 pub(super) use dialect::Dialect;
+#[cfg(test)]
+pub(super) use outbox::CLAIM_DUE;
+pub(super) use outbox::{DEFAULT_MAX_DEAD, Outbox, claim_statement};
 pub(super) use tasks::Tasks;
 pub(super) use writes::writer_for;

@@ -2,7 +2,7 @@
 //! `synchronous=NORMAL`), created with its schema when missing.
 
 use std::str::FromStr as _;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use sqlx::sqlite::{
@@ -10,10 +10,10 @@ use sqlx::sqlite::{
     SqliteSynchronous,
 };
 
-use super::sql::{Configs, Dialect, Tasks, backend, writer_for};
+use super::sql::{Configs, Dialect, Outbox, Tasks, backend, claim_statement, writer_for};
 use super::{
-    PushConfigStore, PushOutbox, Scope, SeqEvent, StoreError, StoredTask, TaskPage, TaskQuery,
-    TaskRef, TaskStore,
+    Delivery, NewDelivery, PushConfigStore, PushOutbox, Scope, SeqEvent, StoreError, StoredTask,
+    TaskPage, TaskQuery, TaskRef, TaskStore,
 };
 use crate::types::{
     PushConfigId, StreamResponse, Task, TaskId, TaskPushNotificationConfig, TaskState, Timestamp,
@@ -85,7 +85,7 @@ impl SqliteStore {
         Ok(Self {
             writer: writer_for::<Self>(&writes, 1, move || checkpoints.committed()),
             pool,
-            max_dead: super::sql_outbox::DEFAULT_MAX_DEAD,
+            max_dead: super::sql::DEFAULT_MAX_DEAD,
         })
     }
 
@@ -185,10 +185,21 @@ impl SqliteStore {
     fn configs(&self) -> Configs<'_, Self> {
         Configs::new(&self.pool)
     }
+
+    /// The push outbox (the statements of [`PushOutbox`]).
+    fn outbox(&self) -> Outbox<'_, Self> {
+        Outbox::new(&self.pool, self.max_dead)
+    }
 }
 
 impl Dialect for SqliteStore {
     type Db = sqlx::Sqlite;
+
+    fn claim_statement() -> &'static str {
+        // No row locks: the claim holds the database's write lock.
+        static CLAIM: LazyLock<String> = LazyLock::new(|| claim_statement(""));
+        &CLAIM
+    }
 
     fn rows_affected(done: &SqliteQueryResult) -> u64 {
         done.rows_affected()
@@ -322,6 +333,85 @@ impl PushConfigStore for SqliteStore {
     }
 }
 
-super::sql_outbox::sql_outbox!(SqliteStore, sqlx::Sqlite, "");
+#[async_trait::async_trait]
+impl PushOutbox for SqliteStore {
+    async fn enqueue(
+        &self,
+        deliveries: Vec<NewDelivery>,
+        now_ms: i64,
+    ) -> Result<Vec<u64>, StoreError> {
+        self.outbox().enqueue(deliveries, now_ms).await
+    }
+
+    async fn claim(
+        &self,
+        owner: &str,
+        now_ms: i64,
+        lease_until_ms: i64,
+        limit: usize,
+    ) -> Result<Vec<Delivery>, StoreError> {
+        self.outbox()
+            .claim(owner, now_ms, lease_until_ms, limit)
+            .await
+    }
+
+    async fn complete(&self, id: u64) -> Result<(), StoreError> {
+        self.outbox().complete(id).await
+    }
+
+    async fn retry_at(&self, id: u64, at_ms: i64, error: &str) -> Result<(), StoreError> {
+        self.outbox().retry_at(id, at_ms, error).await
+    }
+
+    async fn dead(&self, id: u64, error: &str) -> Result<(), StoreError> {
+        self.outbox().dead(id, error).await
+    }
+
+    async fn list_dead(&self, limit: usize) -> Result<Vec<Delivery>, StoreError> {
+        self.outbox().list_dead(limit).await
+    }
+
+    async fn pending(&self) -> Result<usize, StoreError> {
+        self.outbox().pending().await
+    }
+}
 
 super::cluster::sql_cluster!(SqliteStore);
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// The claim's select `due` with literals for its parameters (now, limit).
+    fn claim_query(due: &str) -> String {
+        due.replace("$3", "1000").replace("$4", "10")
+    }
+
+    #[tokio::test]
+    async fn the_sqlite_claim_searches_the_due_index() {
+        let dir = std::env::temp_dir().join(format!("a2a-claim-plan-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let url = format!("sqlite://{}/plan.db", dir.display());
+        let store = SqliteStore::open(&url).await.unwrap();
+        let rows: Vec<(i64, i64, i64, String)> = sqlx::query_as(&format!(
+            "EXPLAIN QUERY PLAN {}",
+            claim_query(super::super::sql::CLAIM_DUE)
+        ))
+        .fetch_all(store.pool())
+        .await
+        .unwrap();
+        let plan: Vec<&str> = rows.iter().map(|r| r.3.as_str()).collect();
+        store.pool().close().await;
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(
+            plan.iter()
+                .any(|d| d.starts_with("SEARCH o USING INDEX a2a_push_outbox_due (next_ms<?)")),
+            "{plan:?}"
+        );
+        assert!(
+            !plan.iter().any(|d| d.contains("TEMP B-TREE")),
+            "the index gives the order: {plan:?}"
+        );
+    }
+}

@@ -13,11 +13,16 @@ use crate::types::TaskId;
 ///
 /// Implemented by each store type (`SqliteStore`, `PostgresStore`). Every statement text is
 /// shared (numbered `$n` parameters, which both drivers accept); what differs is here: how a
-/// batch of writes begins, and how other instances hear of it; and two driver details that generic code cannot reach (a statement's count of
+/// batch of writes begins, how other instances hear of it, and how the outbox claim locks the
+/// rows it takes; and two driver details that generic code cannot reach (a statement's count of
 /// changed rows, the lifetime of a built statement's arguments).
 pub(in crate::store) trait Dialect: Send + Sync + 'static {
     /// The sqlx driver.
     type Db: Database;
+
+    /// The statement of [`PushOutbox::claim`](crate::store::PushOutbox::claim): the shared text
+    /// (`outbox::claim_statement`) with this database's row locking, made once.
+    fn claim_statement() -> &'static str;
 
     /// The number of rows a statement changed (each driver reports it its own way).
     fn rows_affected(done: &<Self::Db as Database>::QueryResult) -> u64;

@@ -20,8 +20,6 @@ mod replay_log;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod sql;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
-mod sql_outbox;
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod sql_writer;
 #[cfg(feature = "sqlite")]
 mod sqlite;

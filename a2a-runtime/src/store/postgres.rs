@@ -1,16 +1,24 @@
 //! The PostgreSQL store: tasks, event logs and push configs shared by every instance that
 //! connects to the same database.
 
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
-use sqlx::postgres::PgPoolOptions;
+use sqlx::postgres::{PgPoolOptions, PgQueryResult};
 
-use super::sql::sql_store;
+use super::sql::{Configs, Dialect, Outbox, Tasks, backend, claim_statement, writer_for};
+use super::{
+    Delivery, NewDelivery, PushConfigStore, PushOutbox, Scope, SeqEvent, StoreError, StoredTask,
+    TaskPage, TaskQuery, TaskRef, TaskStore,
+};
+use crate::types::{
+    PushConfigId, StreamResponse, Task, TaskId, TaskPushNotificationConfig, TaskState, Timestamp,
+};
 
 /// The embedded schema.
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("migrations/postgres");
 
-/// A [`TaskStore`], [`PushConfigStore`] and [`PushOutbox`](super::PushOutbox) in a PostgreSQL database.
+/// A [`TaskStore`], [`PushConfigStore`] and [`PushOutbox`] in a PostgreSQL database.
 ///
 /// ```no_run
 /// # async fn f() -> Result<(), a2a_runtime::store::StoreError> {
@@ -44,9 +52,9 @@ impl PostgresStore {
             .await
             .map_err(|e| StoreError::Backend(format!("migrating the PostgreSQL schema: {e}")))?;
         Ok(Self {
-            writer: Self::writer_for(&pool, WRITERS, || {}),
+            writer: writer_for::<Self>(&pool, WRITERS, || {}),
             pool,
-            max_dead: super::sql_outbox::DEFAULT_MAX_DEAD,
+            max_dead: super::sql::DEFAULT_MAX_DEAD,
         })
     }
 
@@ -56,14 +64,26 @@ impl PostgresStore {
     }
 }
 
-sql_store!(PostgresStore, sqlx::Postgres);
-super::sql_outbox::sql_outbox!(PostgresStore, sqlx::Postgres, " FOR UPDATE SKIP LOCKED");
-
 impl PostgresStore {
     /// Keeps at most `n` dead push deliveries (default 1,000), the newest.
     pub fn with_max_dead_deliveries(mut self, n: usize) -> Self {
         self.max_dead = n;
         self
+    }
+
+    /// The tasks (the statements of [`TaskStore`]).
+    fn tasks(&self) -> Tasks<'_, Self> {
+        Tasks::new(&self.pool, &self.writer)
+    }
+
+    /// The push configs (the statements of [`PushConfigStore`]).
+    fn configs(&self) -> Configs<'_, Self> {
+        Configs::new(&self.pool)
+    }
+
+    /// The push outbox (the statements of [`PushOutbox`]).
+    fn outbox(&self) -> Outbox<'_, Self> {
+        Outbox::new(&self.pool, self.max_dead)
     }
 }
 
@@ -133,30 +153,6 @@ fn changes_of(payload: &str) -> Vec<super::TaskChange> {
 }
 
 impl PostgresStore {
-    /// Begins a batch of writes.
-    async fn begin_write(
-        pool: &sqlx::PgPool,
-    ) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, sqlx::Error> {
-        pool.begin().await
-    }
-
-    /// Wakes the other instances for the writes of this transaction (delivered if it commits):
-    /// one statement, whatever the number of writes.
-    async fn notify_written(
-        tx: &mut sqlx::Transaction<'static, sqlx::Postgres>,
-        changes: &[(&super::Scope, &crate::types::TaskId, u64)],
-    ) -> Result<(), sqlx::Error> {
-        if changes.is_empty() {
-            return Ok(());
-        }
-        sqlx::query("SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p")
-            .bind(CHANNEL)
-            .bind(payloads(changes))
-            .execute(&mut **tx)
-            .await?;
-        Ok(())
-    }
-
     /// [`Cluster::changes`](super::Cluster::changes): LISTEN on the channel of task writes.
     async fn notifications(
         &self,
@@ -215,6 +211,200 @@ async fn listen(pool: &sqlx::PgPool) -> Result<sqlx::postgres::PgListener, sqlx:
 /// How long connecting and listening may take before it is tried again.
 const LISTEN_TIMEOUT: Duration = Duration::from_secs(10);
 
+impl Dialect for PostgresStore {
+    type Db = sqlx::Postgres;
+
+    fn claim_statement() -> &'static str {
+        // The rows the inner select finds are locked, and rows another instance is claiming
+        // are skipped: concurrent instances never lease the same row.
+        static CLAIM: LazyLock<String> =
+            LazyLock::new(|| claim_statement(" FOR UPDATE SKIP LOCKED"));
+        &CLAIM
+    }
+
+    fn rows_affected(done: &PgQueryResult) -> u64 {
+        done.rows_affected()
+    }
+
+    fn build<'q, 'args: 'q>(
+        query: &'q mut sqlx::QueryBuilder<'args, sqlx::Postgres>,
+    ) -> sqlx::query::Query<'q, sqlx::Postgres, <sqlx::Postgres as sqlx::Database>::Arguments<'q>>
+    {
+        query.build()
+    }
+
+    async fn begin_write(
+        pool: &sqlx::PgPool,
+    ) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, sqlx::Error> {
+        pool.begin().await
+    }
+
+    // Wakes the other instances for the writes of this transaction (delivered if it commits):
+    // one statement, whatever the number of writes.
+    async fn notify_written(
+        tx: &mut sqlx::Transaction<'static, sqlx::Postgres>,
+        changes: &[(&Scope, &TaskId, u64)],
+    ) -> Result<(), sqlx::Error> {
+        if changes.is_empty() {
+            return Ok(());
+        }
+        sqlx::query("SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p")
+            .bind(CHANNEL)
+            .bind(payloads(changes))
+            .execute(&mut **tx)
+            .await?;
+        Ok(())
+    }
+}
+
+#[async_trait::async_trait]
+impl TaskStore for PostgresStore {
+    /// This store's own outbox: every logged event gets its deliveries in its transaction.
+    fn push_outbox(&self) -> Option<Arc<dyn PushOutbox>> {
+        Some(Arc::new(self.clone()))
+    }
+
+    async fn get(&self, scope: &Scope, id: &TaskId) -> Result<Option<StoredTask>, StoreError> {
+        self.tasks().get(scope, id).await
+    }
+
+    async fn create(
+        &self,
+        scope: &Scope,
+        task: &Task,
+        event: Option<&StreamResponse>,
+    ) -> Result<u64, StoreError> {
+        self.tasks().create(scope, task, event).await
+    }
+
+    async fn update(
+        &self,
+        scope: &Scope,
+        task: &Task,
+        expected_version: u64,
+        event: Option<&StreamResponse>,
+    ) -> Result<u64, StoreError> {
+        self.tasks()
+            .update(scope, task, expected_version, event)
+            .await
+    }
+
+    async fn events_after(
+        &self,
+        scope: &Scope,
+        id: &TaskId,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<SeqEvent>, StoreError> {
+        self.tasks().events_after(scope, id, after, limit).await
+    }
+
+    async fn list(&self, scope: &Scope, query: &TaskQuery) -> Result<TaskPage, StoreError> {
+        self.tasks().list(scope, query).await
+    }
+
+    async fn delete(&self, scope: &Scope, id: &TaskId) -> Result<bool, StoreError> {
+        self.tasks().delete(scope, id).await
+    }
+
+    async fn untouched(
+        &self,
+        states: &[TaskState],
+        before: Timestamp,
+        limit: usize,
+    ) -> Result<Vec<TaskRef>, StoreError> {
+        self.tasks().untouched(states, before, limit).await
+    }
+
+    async fn purge_finished(&self, before: Timestamp, limit: usize) -> Result<usize, StoreError> {
+        self.tasks().purge_finished(before, limit).await
+    }
+}
+
+#[async_trait::async_trait]
+impl PushConfigStore for PostgresStore {
+    async fn put(
+        &self,
+        scope: &Scope,
+        config: &TaskPushNotificationConfig,
+    ) -> Result<(), StoreError> {
+        self.configs().put(scope, config).await
+    }
+
+    async fn get(
+        &self,
+        scope: &Scope,
+        task_id: &TaskId,
+        id: &PushConfigId,
+    ) -> Result<Option<TaskPushNotificationConfig>, StoreError> {
+        self.configs().get(scope, task_id, id).await
+    }
+
+    async fn list(
+        &self,
+        scope: &Scope,
+        task_id: &TaskId,
+    ) -> Result<Vec<TaskPushNotificationConfig>, StoreError> {
+        self.configs().list(scope, task_id).await
+    }
+
+    async fn delete(
+        &self,
+        scope: &Scope,
+        task_id: &TaskId,
+        id: &PushConfigId,
+    ) -> Result<bool, StoreError> {
+        self.configs().delete(scope, task_id, id).await
+    }
+
+    async fn delete_all(&self, scope: &Scope, task_id: &TaskId) -> Result<(), StoreError> {
+        self.configs().delete_all(scope, task_id).await
+    }
+}
+
+#[async_trait::async_trait]
+impl PushOutbox for PostgresStore {
+    async fn enqueue(
+        &self,
+        deliveries: Vec<NewDelivery>,
+        now_ms: i64,
+    ) -> Result<Vec<u64>, StoreError> {
+        self.outbox().enqueue(deliveries, now_ms).await
+    }
+
+    async fn claim(
+        &self,
+        owner: &str,
+        now_ms: i64,
+        lease_until_ms: i64,
+        limit: usize,
+    ) -> Result<Vec<Delivery>, StoreError> {
+        self.outbox()
+            .claim(owner, now_ms, lease_until_ms, limit)
+            .await
+    }
+
+    async fn complete(&self, id: u64) -> Result<(), StoreError> {
+        self.outbox().complete(id).await
+    }
+
+    async fn retry_at(&self, id: u64, at_ms: i64, error: &str) -> Result<(), StoreError> {
+        self.outbox().retry_at(id, at_ms, error).await
+    }
+
+    async fn dead(&self, id: u64, error: &str) -> Result<(), StoreError> {
+        self.outbox().dead(id, error).await
+    }
+
+    async fn list_dead(&self, limit: usize) -> Result<Vec<Delivery>, StoreError> {
+        self.outbox().list_dead(limit).await
+    }
+
+    async fn pending(&self) -> Result<usize, StoreError> {
+        self.outbox().pending().await
+    }
+}
+
 super::cluster::sql_cluster!(PostgresStore);
 
 #[cfg(test)]
@@ -261,5 +451,58 @@ mod tests {
         // One change too long for any payload is announced empty.
         let long = TaskId::from("x".repeat(9_000));
         assert_eq!(payloads(&[(&scope, &long, 1)]), vec![String::new()]);
+    }
+
+    /// The claim's select `due` with literals for its parameters (now, limit).
+    fn claim_query(due: &str) -> String {
+        due.replace("$3", "1000").replace("$4", "10")
+    }
+
+    #[tokio::test]
+    async fn the_postgres_claim_scans_the_due_index() {
+        use sqlx::Connection as _;
+        let admin = std::env::var("A2A_TEST_POSTGRES")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+        let name = format!(
+            "a2a_claim_plan_{}_{}",
+            std::process::id(),
+            chrono::Utc::now().timestamp_micros()
+        );
+        let mut conn = sqlx::PgConnection::connect(&admin).await.unwrap();
+        sqlx::query(&format!("CREATE DATABASE {name}"))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        let root = admin.rsplit_once('/').unwrap().0;
+        let url = format!("{root}/{name}");
+        let store = PostgresStore::connect(&url).await.unwrap();
+        let plan = async {
+            let mut c = store.pool().acquire().await.unwrap();
+            // An empty table is scanned whatever its indexes: ask whether the index serves
+            // the claim at all, as it does once the table is large.
+            sqlx::query("SET enable_seqscan = off")
+                .execute(&mut *c)
+                .await
+                .unwrap();
+            let lines: Vec<String> = sqlx::query_scalar(&format!(
+                "EXPLAIN {}",
+                claim_query(super::super::sql::CLAIM_DUE)
+            ))
+            .fetch_all(&mut *c)
+            .await
+            .unwrap();
+            lines
+        }
+        .await;
+        store.pool().close().await;
+        sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        let outer = plan
+            .iter()
+            .find(|l| l.contains(" on a2a_push_outbox o"))
+            .unwrap();
+        assert!(outer.contains("a2a_push_outbox_due"), "{plan:#?}");
     }
 }

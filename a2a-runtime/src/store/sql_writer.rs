@@ -9,8 +9,8 @@
 //!
 //! Each write is still checked on its own (the versioned UPDATE, the INSERT of a new id): a
 //! write that is refused changes nothing and the others commit. A driver error in one write
-//! aborts the transaction, so the batch is redone without it (see `sql_store!`'s
-//! `run_batch`).
+//! aborts the transaction, so the batch is redone without it (see `Batch::run` in
+//! `store/sql/writes.rs`).
 
 // Measured with `a2a-bench store send` (BENCHMARKS.md, "Stores"): one transaction per write,
 // four pooled SQLite writers took turns on SQLite's write lock (sleeping in its busy handler)

@@ -2,16 +2,27 @@
 //! `synchronous=NORMAL`), created with its schema when missing.
 
 use std::str::FromStr as _;
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteQueryResult,
+    SqliteSynchronous,
+};
 
-use super::sql::sql_store;
+use super::sql::{Configs, Dialect, Outbox, Tasks, backend, claim_statement, writer_for};
+use super::{
+    Delivery, NewDelivery, PushConfigStore, PushOutbox, Scope, SeqEvent, StoreError, StoredTask,
+    TaskPage, TaskQuery, TaskRef, TaskStore,
+};
+use crate::types::{
+    PushConfigId, StreamResponse, Task, TaskId, TaskPushNotificationConfig, TaskState, Timestamp,
+};
 
 /// The embedded schema.
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("migrations/sqlite");
 
-/// A [`TaskStore`], [`PushConfigStore`] and [`PushOutbox`](super::PushOutbox) in a SQLite database file.
+/// A [`TaskStore`], [`PushConfigStore`] and [`PushOutbox`] in a SQLite database file.
 ///
 /// ```no_run
 /// # async fn f() -> Result<(), a2a_runtime::store::StoreError> {
@@ -72,9 +83,9 @@ impl SqliteStore {
             .map_err(backend)?;
         let checkpoints = Checkpoints::new(pool.clone());
         Ok(Self {
-            writer: Self::writer_for(&writes, 1, move || checkpoints.committed()),
+            writer: writer_for::<Self>(&writes, 1, move || checkpoints.committed()),
             pool,
-            max_dead: super::sql_outbox::DEFAULT_MAX_DEAD,
+            max_dead: super::sql::DEFAULT_MAX_DEAD,
         })
     }
 
@@ -149,33 +160,11 @@ impl Drop for Running {
     }
 }
 
-sql_store!(SqliteStore, sqlx::Sqlite);
-super::sql_outbox::sql_outbox!(SqliteStore, sqlx::Sqlite, "");
-
 impl SqliteStore {
     /// Keeps at most `n` dead push deliveries (default 1,000), the newest.
     pub fn with_max_dead_deliveries(mut self, n: usize) -> Self {
         self.max_dead = n;
         self
-    }
-}
-
-impl SqliteStore {
-    /// Begins a batch of writes holding the database's write lock from the start (a deferred
-    /// transaction could find it taken at its first write and fail instead of waiting).
-    async fn begin_write(
-        pool: &sqlx::SqlitePool,
-    ) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, sqlx::Error> {
-        pool.begin_with("BEGIN IMMEDIATE").await
-    }
-
-    /// Nothing to tell: one instance serves a SQLite file, and its runtimes see its writes.
-    #[allow(clippy::unused_async)]
-    async fn notify_written(
-        _tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
-        _changes: &[(&super::Scope, &crate::types::TaskId, u64)],
-    ) -> Result<(), sqlx::Error> {
-        Ok(())
     }
 
     /// [`Cluster::changes`](super::Cluster::changes): none, a SQLite file serves one instance,
@@ -186,6 +175,243 @@ impl SqliteStore {
     ) -> Result<Option<futures::stream::BoxStream<'static, super::TaskChange>>, StoreError> {
         Ok(None)
     }
+
+    /// The tasks (the statements of [`TaskStore`]).
+    fn tasks(&self) -> Tasks<'_, Self> {
+        Tasks::new(&self.pool, &self.writer)
+    }
+
+    /// The push configs (the statements of [`PushConfigStore`]).
+    fn configs(&self) -> Configs<'_, Self> {
+        Configs::new(&self.pool)
+    }
+
+    /// The push outbox (the statements of [`PushOutbox`]).
+    fn outbox(&self) -> Outbox<'_, Self> {
+        Outbox::new(&self.pool, self.max_dead)
+    }
+}
+
+impl Dialect for SqliteStore {
+    type Db = sqlx::Sqlite;
+
+    fn claim_statement() -> &'static str {
+        // No row locks: the claim holds the database's write lock.
+        static CLAIM: LazyLock<String> = LazyLock::new(|| claim_statement(""));
+        &CLAIM
+    }
+
+    fn rows_affected(done: &SqliteQueryResult) -> u64 {
+        done.rows_affected()
+    }
+
+    fn build<'q, 'args: 'q>(
+        query: &'q mut sqlx::QueryBuilder<'args, sqlx::Sqlite>,
+    ) -> sqlx::query::Query<'q, sqlx::Sqlite, <sqlx::Sqlite as sqlx::Database>::Arguments<'q>> {
+        query.build()
+    }
+
+    // The database's write lock is held from the start: a deferred transaction could find it
+    // taken at its first write and fail instead of waiting.
+    async fn begin_write(
+        pool: &sqlx::SqlitePool,
+    ) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, sqlx::Error> {
+        pool.begin_with("BEGIN IMMEDIATE").await
+    }
+
+    // Nothing to tell: one instance serves a SQLite file, and its runtimes see its writes.
+    async fn notify_written(
+        _tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
+        _changes: &[(&Scope, &TaskId, u64)],
+    ) -> Result<(), sqlx::Error> {
+        Ok(())
+    }
+}
+
+#[async_trait::async_trait]
+impl TaskStore for SqliteStore {
+    /// This store's own outbox: every logged event gets its deliveries in its transaction.
+    fn push_outbox(&self) -> Option<Arc<dyn PushOutbox>> {
+        Some(Arc::new(self.clone()))
+    }
+
+    async fn get(&self, scope: &Scope, id: &TaskId) -> Result<Option<StoredTask>, StoreError> {
+        self.tasks().get(scope, id).await
+    }
+
+    async fn create(
+        &self,
+        scope: &Scope,
+        task: &Task,
+        event: Option<&StreamResponse>,
+    ) -> Result<u64, StoreError> {
+        self.tasks().create(scope, task, event).await
+    }
+
+    async fn update(
+        &self,
+        scope: &Scope,
+        task: &Task,
+        expected_version: u64,
+        event: Option<&StreamResponse>,
+    ) -> Result<u64, StoreError> {
+        self.tasks()
+            .update(scope, task, expected_version, event)
+            .await
+    }
+
+    async fn events_after(
+        &self,
+        scope: &Scope,
+        id: &TaskId,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<SeqEvent>, StoreError> {
+        self.tasks().events_after(scope, id, after, limit).await
+    }
+
+    async fn list(&self, scope: &Scope, query: &TaskQuery) -> Result<TaskPage, StoreError> {
+        self.tasks().list(scope, query).await
+    }
+
+    async fn delete(&self, scope: &Scope, id: &TaskId) -> Result<bool, StoreError> {
+        self.tasks().delete(scope, id).await
+    }
+
+    async fn untouched(
+        &self,
+        states: &[TaskState],
+        before: Timestamp,
+        limit: usize,
+    ) -> Result<Vec<TaskRef>, StoreError> {
+        self.tasks().untouched(states, before, limit).await
+    }
+
+    async fn purge_finished(&self, before: Timestamp, limit: usize) -> Result<usize, StoreError> {
+        self.tasks().purge_finished(before, limit).await
+    }
+}
+
+#[async_trait::async_trait]
+impl PushConfigStore for SqliteStore {
+    async fn put(
+        &self,
+        scope: &Scope,
+        config: &TaskPushNotificationConfig,
+    ) -> Result<(), StoreError> {
+        self.configs().put(scope, config).await
+    }
+
+    async fn get(
+        &self,
+        scope: &Scope,
+        task_id: &TaskId,
+        id: &PushConfigId,
+    ) -> Result<Option<TaskPushNotificationConfig>, StoreError> {
+        self.configs().get(scope, task_id, id).await
+    }
+
+    async fn list(
+        &self,
+        scope: &Scope,
+        task_id: &TaskId,
+    ) -> Result<Vec<TaskPushNotificationConfig>, StoreError> {
+        self.configs().list(scope, task_id).await
+    }
+
+    async fn delete(
+        &self,
+        scope: &Scope,
+        task_id: &TaskId,
+        id: &PushConfigId,
+    ) -> Result<bool, StoreError> {
+        self.configs().delete(scope, task_id, id).await
+    }
+
+    async fn delete_all(&self, scope: &Scope, task_id: &TaskId) -> Result<(), StoreError> {
+        self.configs().delete_all(scope, task_id).await
+    }
+}
+
+#[async_trait::async_trait]
+impl PushOutbox for SqliteStore {
+    async fn enqueue(
+        &self,
+        deliveries: Vec<NewDelivery>,
+        now_ms: i64,
+    ) -> Result<Vec<u64>, StoreError> {
+        self.outbox().enqueue(deliveries, now_ms).await
+    }
+
+    async fn claim(
+        &self,
+        owner: &str,
+        now_ms: i64,
+        lease_until_ms: i64,
+        limit: usize,
+    ) -> Result<Vec<Delivery>, StoreError> {
+        self.outbox()
+            .claim(owner, now_ms, lease_until_ms, limit)
+            .await
+    }
+
+    async fn complete(&self, id: u64) -> Result<(), StoreError> {
+        self.outbox().complete(id).await
+    }
+
+    async fn retry_at(&self, id: u64, at_ms: i64, error: &str) -> Result<(), StoreError> {
+        self.outbox().retry_at(id, at_ms, error).await
+    }
+
+    async fn dead(&self, id: u64, error: &str) -> Result<(), StoreError> {
+        self.outbox().dead(id, error).await
+    }
+
+    async fn list_dead(&self, limit: usize) -> Result<Vec<Delivery>, StoreError> {
+        self.outbox().list_dead(limit).await
+    }
+
+    async fn pending(&self) -> Result<usize, StoreError> {
+        self.outbox().pending().await
+    }
 }
 
 super::cluster::sql_cluster!(SqliteStore);
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// The claim's select `due` with literals for its parameters (now, limit).
+    fn claim_query(due: &str) -> String {
+        due.replace("$3", "1000").replace("$4", "10")
+    }
+
+    #[tokio::test]
+    async fn the_sqlite_claim_searches_the_due_index() {
+        let dir = std::env::temp_dir().join(format!("a2a-claim-plan-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let url = format!("sqlite://{}/plan.db", dir.display());
+        let store = SqliteStore::open(&url).await.unwrap();
+        let rows: Vec<(i64, i64, i64, String)> = sqlx::query_as(&format!(
+            "EXPLAIN QUERY PLAN {}",
+            claim_query(super::super::sql::CLAIM_DUE)
+        ))
+        .fetch_all(store.pool())
+        .await
+        .unwrap();
+        let plan: Vec<&str> = rows.iter().map(|r| r.3.as_str()).collect();
+        store.pool().close().await;
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(
+            plan.iter()
+                .any(|d| d.starts_with("SEARCH o USING INDEX a2a_push_outbox_due (next_ms<?)")),
+            "{plan:?}"
+        );
+        assert!(
+            !plan.iter().any(|d| d.contains("TEMP B-TREE")),
+            "the index gives the order: {plan:?}"
+        );
+    }
+}

@@ -8,7 +8,7 @@
 //! leased. A sender that dies leaves its lease to expire, and the row is claimed again.
 //!
 //! The SQLite and PostgreSQL stores implement the same contract in their database (features
-//! `sqlite`, `postgres`; see `store/sql_outbox.rs`): a table keyed by an increasing id, claimed
+//! `sqlite`, `postgres`; see `store/sql/outbox.rs`): a table keyed by an increasing id, claimed
 //! with `UPDATE … SET lease_owner = $me, lease_until_ms = $t WHERE id IN (SELECT … the oldest
 //! unsettled row per (tenant, owner, task, config) that is due and not leased … FOR UPDATE
 //! SKIP LOCKED) RETURNING …`, so that deliveries survive a restart and two instances never
@@ -18,7 +18,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::{Mutex, PoisonError};
 
-use super::{Scope, StoreError};
+use super::error::StoreError;
+use crate::protocol::Scope;
 use crate::types::{PushConfigId, TaskId};
 
 /// A notification to enqueue: one event of one task, for one of its push configs.

@@ -8,7 +8,7 @@ pub use serde_json;
 pub use crate::extension::Extension;
 pub use crate::extension::erased::{Probe, ViaData, ViaDefault, ViaHooks, ViaNoDefault};
 // Named by `DynExtension`'s methods.
+pub use crate::extension::activation_value::ActivationValue;
 pub use crate::extension::implemented::HookOutcome;
 pub use crate::extension::registry::ExtensionRegistration;
-pub use crate::extension::slot::Slot;
 pub use crate::extension::traits::DynExtension;

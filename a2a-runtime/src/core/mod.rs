@@ -27,4 +27,4 @@ pub use resume::RESUME_EXTENSION;
 pub use retention::{Retention, RetentionMetrics, Swept};
 #[cfg(feature = "metrics")]
 pub(crate) use service::noting_operation;
-pub use service::{A2aService, SUPPORTED_VERSIONS, Served, check_version};
+pub use service::{A2aService, OperationResponse, SUPPORTED_VERSIONS, check_version};

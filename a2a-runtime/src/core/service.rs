@@ -44,7 +44,7 @@ pub struct A2aService {
 /// The result of [`A2aService::call`]: the response and the extensions activated for it (to echo
 /// in the `A2A-Extensions` response header).
 #[derive(Debug)]
-pub struct Served {
+pub struct OperationResponse {
     /// The operation's result (already through every `handle_response` and `observe_response`
     /// hook; streamed events pass through them as they are produced).
     response: A2aResponse,
@@ -54,7 +54,7 @@ pub struct Served {
     pub activated: Activated,
 }
 
-impl Served {
+impl OperationResponse {
     /// The operation's result (already through every `handle_response` and `observe_response`
     /// hook; streamed events pass through them as they are produced).
     pub fn response(&self) -> &A2aResponse {
@@ -198,7 +198,7 @@ impl A2aService {
         &self,
         mut ctx: RequestContext,
         mut req: A2aRequest,
-    ) -> impl Future<Output = Result<Served, A2aError>> + Send + '_ {
+    ) -> impl Future<Output = Result<OperationResponse, A2aError>> + Send + '_ {
         record_request(&ctx, &req);
         let pending = self
             .prepare(&mut ctx, &mut req)
@@ -211,7 +211,7 @@ impl A2aService {
                 record_task(t.id.as_str(), t.context_id.as_str());
             }
             let Some(mut negotiated) = negotiated.filter(|n| !n.activated.is_empty()) else {
-                return Ok(Served {
+                return Ok(OperationResponse {
                     response,
                     json,
                     activated: Activated::default(),
@@ -242,7 +242,7 @@ impl A2aService {
                     None => negotiated.handle_response(&mut reply)?,
                 }
             }
-            Ok(Served {
+            Ok(OperationResponse {
                 response,
                 json,
                 activated: Activated::of(negotiated),

@@ -3,13 +3,13 @@
 //! them. Not a public API: `__private` exports what the attribute's output names.
 
 use super::RequestContext;
+use super::activation_value::ActivationValue;
 use super::dependencies::Dependencies;
 use super::implemented::{
     HOOK_EVENT, HOOK_OBSERVE, HOOK_REQUEST, HOOK_RESPONSE, HOOK_TRANSITION, HookOutcome,
     Implemented,
 };
 use super::method_entry::MethodEntry;
-use super::slot::Slot;
 use super::traits::{Activate, DynExtension, Extension, ExtensionHooks, Reply};
 use crate::error::A2aError;
 use crate::protocol::A2aRequest;
@@ -45,23 +45,37 @@ impl<E: Extension> DynExtension for DataOnly<E> {
     fn init(&mut self) -> Result<(), A2aError> {
         Ok(())
     }
-    fn activate(&self, _: &[String], _: &RequestContext) -> Result<Option<Slot>, A2aError> {
-        Ok(Some(Slot::Unit(())))
+    fn activate(
+        &self,
+        _: &[String],
+        _: &RequestContext,
+    ) -> Result<Option<ActivationValue>, A2aError> {
+        Ok(Some(ActivationValue::Unit(())))
     }
     // Never called: its `hooks()` are none.
-    fn handle_request(&self, _: &mut A2aRequest, _: &mut Slot, _: &RequestContext) -> HookOutcome {
+    fn handle_request(
+        &self,
+        _: &mut A2aRequest,
+        _: &mut ActivationValue,
+        _: &RequestContext,
+    ) -> HookOutcome {
         Ok(())
     }
-    fn handle_response(&self, _: &mut Reply<'_>, _: &mut Slot) -> HookOutcome {
+    fn handle_response(&self, _: &mut Reply<'_>, _: &mut ActivationValue) -> HookOutcome {
         Ok(())
     }
-    fn observe_response(&self, _: &Reply<'_>, _: &mut Slot) -> HookOutcome {
+    fn observe_response(&self, _: &Reply<'_>, _: &mut ActivationValue) -> HookOutcome {
         Ok(())
     }
-    fn handle_event(&self, _: &mut StreamResponse, _: &mut Slot) -> HookOutcome {
+    fn handle_event(&self, _: &mut StreamResponse, _: &mut ActivationValue) -> HookOutcome {
         Ok(())
     }
-    fn check_transition(&self, _: &TaskStatus, _: &TaskStatus, _: &mut Slot) -> HookOutcome {
+    fn check_transition(
+        &self,
+        _: &TaskStatus,
+        _: &TaskStatus,
+        _: &mut ActivationValue,
+    ) -> HookOutcome {
         Ok(())
     }
     fn dependencies(&self) -> Dependencies {
@@ -82,7 +96,7 @@ impl<E: Extension> DynExtension for DataOnly<E> {
 /// filled by the same extension's `activate`).
 #[inline]
 fn with_activation<A: 'static>(
-    act: &mut Slot,
+    act: &mut ActivationValue,
     f: impl FnOnce(&mut A) -> Result<(), A2aError>,
 ) -> Result<(), A2aError> {
     act.get_mut::<A>().map_or(Ok(()), f)
@@ -111,9 +125,9 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
         &self,
         requested: &[String],
         ctx: &RequestContext,
-    ) -> Result<Option<Slot>, A2aError> {
+    ) -> Result<Option<ActivationValue>, A2aError> {
         match self.ext.activate(requested, ctx) {
-            Activate::Activated(a) => Ok(Some(Slot::new(a))),
+            Activate::Activated(a) => Ok(Some(ActivationValue::new(a))),
             Activate::Skip => Ok(None),
             Activate::Refuse(e) => Err(e),
         }
@@ -121,29 +135,34 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
     fn handle_request(
         &self,
         req: &mut A2aRequest,
-        act: &mut Slot,
+        act: &mut ActivationValue,
         ctx: &RequestContext,
     ) -> HookOutcome {
         self.implemented.call::<E>(HOOK_REQUEST, || {
             with_activation::<E::Activation>(act, |a| self.ext.handle_request(req, a, ctx))
         })
     }
-    fn handle_response(&self, reply: &mut Reply<'_>, act: &mut Slot) -> HookOutcome {
+    fn handle_response(&self, reply: &mut Reply<'_>, act: &mut ActivationValue) -> HookOutcome {
         self.implemented.call::<E>(HOOK_RESPONSE, || {
             with_activation::<E::Activation>(act, |a| self.ext.handle_response(reply, a))
         })
     }
-    fn observe_response(&self, reply: &Reply<'_>, act: &mut Slot) -> HookOutcome {
+    fn observe_response(&self, reply: &Reply<'_>, act: &mut ActivationValue) -> HookOutcome {
         self.implemented.call::<E>(HOOK_OBSERVE, || {
             with_activation::<E::Activation>(act, |a| self.ext.observe_response(reply, a))
         })
     }
-    fn handle_event(&self, event: &mut StreamResponse, act: &mut Slot) -> HookOutcome {
+    fn handle_event(&self, event: &mut StreamResponse, act: &mut ActivationValue) -> HookOutcome {
         self.implemented.call::<E>(HOOK_EVENT, || {
             with_activation::<E::Activation>(act, |a| self.ext.handle_event(event, a))
         })
     }
-    fn check_transition(&self, from: &TaskStatus, to: &TaskStatus, act: &mut Slot) -> HookOutcome {
+    fn check_transition(
+        &self,
+        from: &TaskStatus,
+        to: &TaskStatus,
+        act: &mut ActivationValue,
+    ) -> HookOutcome {
         self.implemented.call::<E>(HOOK_TRANSITION, || {
             with_activation::<E::Activation>(act, |a| self.ext.check_transition(from, to, a))
         })

@@ -42,6 +42,7 @@
 //! the requested, configured extensions are activated in declaration order; the activated URIs
 //! are echoed in the response's `A2A-Extensions` header (streams too).
 
+pub(crate) mod activation_value;
 mod builtin;
 mod context;
 pub mod data_only;
@@ -58,7 +59,6 @@ mod negotiation;
 pub mod profile;
 pub(crate) mod registry;
 mod set;
-pub(crate) mod slot;
 pub mod state_machine;
 #[cfg(test)]
 mod tests;

@@ -8,11 +8,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::RequestContext;
+use super::activation_value::ActivationValue;
 use super::entry::Entry;
 use super::implemented::{
     HOOK_EVENT, HOOK_OBSERVE, HOOK_REQUEST, HOOK_RESPONSE, HOOK_TRANSITION, HookOutcome,
 };
-use super::slot::Slot;
 use super::traits::{DynExtension, Extension, ExtensionHooks, Reply};
 use crate::error::A2aError;
 use crate::protocol::A2aRequest;
@@ -56,7 +56,7 @@ pub struct Negotiated {
     pub activated: Arc<[Activation]>,
     /// The activation values, one per activated extension, in the same order: one lock for all
     /// of them, taken once per hook phase (not once per extension).
-    pub(crate) values: Mutex<Vec<Slot>>,
+    pub(crate) values: Mutex<Vec<ActivationValue>>,
     /// The `handle_request` hooks are running (holding the value table): see
     /// [`extension`](Self::extension).
     pub(crate) requesting: AtomicBool,
@@ -66,7 +66,7 @@ pub struct Negotiated {
     /// A tracing subscriber wanted the hooks' debug spans when the extensions were activated.
     pub(crate) spans: bool,
     /// What activating `requested` takes (set by `A2aService::begin`, cached per header value).
-    pub(crate) plan: Option<Arc<Plan>>,
+    pub(crate) plan: Option<Arc<ActivationPlan>>,
 }
 
 impl std::fmt::Debug for Negotiated {
@@ -125,7 +125,7 @@ impl Negotiated {
 
     /// The value table, locked (a poisoned lock is taken as is: a hook that panicked left its
     /// value as it was).
-    pub(crate) fn lock_values(&self) -> MutexGuard<'_, Vec<Slot>> {
+    pub(crate) fn lock_values(&self) -> MutexGuard<'_, Vec<ActivationValue>> {
         self.values
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -206,9 +206,9 @@ fn hook_failed(e: &Entry, err: Box<A2aError>) -> A2aError {
 #[inline]
 fn run_hooks_on(
     (activated, spans): (&[Activation], bool),
-    values: &mut [Slot],
+    values: &mut [ActivationValue],
     name: &'static str,
-    mut f: impl FnMut(&dyn DynExtension, &mut Slot) -> HookOutcome,
+    mut f: impl FnMut(&dyn DynExtension, &mut ActivationValue) -> HookOutcome,
 ) -> Result<(), A2aError> {
     if spans {
         return run_hooks_in_spans(activated, values, name, f);
@@ -226,9 +226,9 @@ fn run_hooks_on(
 #[inline(never)]
 fn run_hooks_in_spans(
     activated: &[Activation],
-    values: &mut [Slot],
+    values: &mut [ActivationValue],
     name: &'static str,
-    mut f: impl FnMut(&dyn DynExtension, &mut Slot) -> HookOutcome,
+    mut f: impl FnMut(&dyn DynExtension, &mut ActivationValue) -> HookOutcome,
 ) -> Result<(), A2aError> {
     for (a, value) in activated.iter().zip(values) {
         let e = &a.0;
@@ -243,7 +243,7 @@ fn run_hooks_in_spans(
 fn respond_on(
     entries: (&[Activation], bool),
     hooks: u8,
-    values: &mut [Slot],
+    values: &mut [ActivationValue],
     reply: &mut Reply<'_>,
 ) -> Result<(), A2aError> {
     if hooks & HOOK_RESPONSE != 0 {
@@ -271,7 +271,7 @@ impl Negotiated {
     fn run_hooks(
         &self,
         (hook, name): (u8, &'static str),
-        f: impl FnMut(&dyn DynExtension, &mut Slot) -> HookOutcome,
+        f: impl FnMut(&dyn DynExtension, &mut ActivationValue) -> HookOutcome,
     ) -> Result<(), A2aError> {
         let Some(entries) = self.hooked(hook) else {
             return Ok(());
@@ -375,7 +375,7 @@ impl Negotiated {
 /// What activating a requested list takes: the requested, configured extensions in
 /// declaration order, each with the first required dependency that was not requested.
 #[derive(Debug)]
-pub(crate) struct Plan {
+pub(crate) struct ActivationPlan {
     pub(super) steps: Vec<(usize, Option<&'static str>)>,
     /// Every step activated: the list a request shares when none is skipped.
     pub(super) all: Arc<[Activation]>,

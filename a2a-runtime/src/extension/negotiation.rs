@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 
 use super::RequestContext;
 use super::header::parse_extensions_header;
-use super::negotiated::{Activation, Negotiated, Plan, in_span_if, spans_wanted};
+use super::negotiated::{Activation, ActivationPlan, Negotiated, in_span_if, spans_wanted};
 use super::set::{ExtensionSet, RECENT_VALUES};
 use crate::error::A2aError;
 
@@ -113,7 +113,7 @@ impl ExtensionSet {
 
     /// The requested, configured extensions in declaration order, with the first required
     /// dependency each lacks.
-    fn plan(&self, requested: &[String]) -> Plan {
+    fn plan(&self, requested: &[String]) -> ActivationPlan {
         let mut positions: Vec<usize> = requested
             .iter()
             .filter_map(|r| self.inner.index.get(r.as_str()).copied())
@@ -137,7 +137,7 @@ impl ExtensionSet {
             .iter()
             .filter_map(|&(index, _)| Some(Activation(self.inner.entries.get(index)?.clone())))
             .collect();
-        Plan { steps, all }
+        ActivationPlan { steps, all }
     }
 
     /// Activates, in declaration order, every configured extension the request named. An
@@ -172,7 +172,7 @@ impl ExtensionSet {
     fn activate_each(
         &self,
         requested: Arc<[String]>,
-        plan: &Plan,
+        plan: &ActivationPlan,
         ctx: &RequestContext,
         spans: bool,
     ) -> Result<Negotiated, A2aError> {

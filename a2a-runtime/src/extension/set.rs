@@ -15,7 +15,7 @@ use crate::error::A2aError;
 use crate::types::AgentExtension;
 
 /// A single `A2A-Extensions` value as received and what [`ExtensionSet::begin`] made of it.
-pub(super) type Begun = (Box<[u8]>, Arc<Negotiated>);
+pub(super) type RecentNegotiation = (Box<[u8]>, Arc<Negotiated>);
 
 /// How many `A2A-Extensions` values an extension set keeps the negotiation of.
 pub(super) const RECENT_VALUES: usize = 8;
@@ -51,7 +51,7 @@ pub(crate) struct SetInner {
     pub(super) methods: Vec<MethodEntry>,
     /// The last single `A2A-Extensions` values negotiated, most recently used first (see
     /// `negotiation`).
-    pub(super) recent: Mutex<Vec<Begun>>,
+    pub(super) recent: Mutex<Vec<RecentNegotiation>>,
 }
 
 impl std::fmt::Debug for ExtensionSet {

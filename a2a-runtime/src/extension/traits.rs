@@ -6,13 +6,13 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::RequestContext;
+use super::activation_value::ActivationValue;
 use super::dependencies::Dependencies;
 use super::implemented::{
     HOOK_EVENT, HOOK_OBSERVE, HOOK_REQUEST, HOOK_RESPONSE, HOOK_TRANSITION, HookOutcome,
     default_ran,
 };
 use super::method_entry::MethodEntry;
-use super::slot::Slot;
 use crate::error::A2aError;
 use crate::protocol::A2aRequest;
 use crate::types::{
@@ -242,22 +242,27 @@ pub trait DynExtension: Send + Sync + 'static {
         &self,
         requested: &[String],
         ctx: &RequestContext,
-    ) -> Result<Option<Slot>, A2aError>;
+    ) -> Result<Option<ActivationValue>, A2aError>;
     /// [`ExtensionHooks::handle_request`].
     fn handle_request(
         &self,
         req: &mut A2aRequest,
-        act: &mut Slot,
+        act: &mut ActivationValue,
         ctx: &RequestContext,
     ) -> HookOutcome;
     /// [`ExtensionHooks::handle_response`].
-    fn handle_response(&self, reply: &mut Reply<'_>, act: &mut Slot) -> HookOutcome;
+    fn handle_response(&self, reply: &mut Reply<'_>, act: &mut ActivationValue) -> HookOutcome;
     /// [`ExtensionHooks::observe_response`].
-    fn observe_response(&self, reply: &Reply<'_>, act: &mut Slot) -> HookOutcome;
+    fn observe_response(&self, reply: &Reply<'_>, act: &mut ActivationValue) -> HookOutcome;
     /// [`ExtensionHooks::handle_event`].
-    fn handle_event(&self, event: &mut StreamResponse, act: &mut Slot) -> HookOutcome;
+    fn handle_event(&self, event: &mut StreamResponse, act: &mut ActivationValue) -> HookOutcome;
     /// [`ExtensionHooks::check_transition`].
-    fn check_transition(&self, from: &TaskStatus, to: &TaskStatus, act: &mut Slot) -> HookOutcome;
+    fn check_transition(
+        &self,
+        from: &TaskStatus,
+        to: &TaskStatus,
+        act: &mut ActivationValue,
+    ) -> HookOutcome;
     /// [`ExtensionHooks::dependencies`].
     fn dependencies(&self) -> Dependencies;
     /// [`ExtensionHooks::methods`].

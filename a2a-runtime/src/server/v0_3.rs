@@ -10,7 +10,7 @@ use super::http::ResponseExt as _;
 use super::http::content_type;
 use super::sse::{self, Framing};
 use crate::compat::v0_3::convert;
-use crate::core::{SeqEvent, Served};
+use crate::core::{OperationResponse, SeqEvent};
 use crate::error::A2aError;
 use crate::json::rpc::{self, Member};
 use crate::protocol::Operation;
@@ -21,7 +21,7 @@ pub(crate) fn response(
     inner: &Inner,
     id: &str,
     op: Operation,
-    served: Served,
+    served: OperationResponse,
 ) -> Result<HttpResponse, A2aError> {
     let mut response = respond(inner, id, op, served)?;
     mark_v0_3(&mut response);
@@ -45,7 +45,7 @@ fn respond(
     inner: &Inner,
     id: &str,
     op: Operation,
-    served: Served,
+    served: OperationResponse,
 ) -> Result<HttpResponse, A2aError> {
     match served.into_stream() {
         Ok((events, activated)) => {

@@ -13,7 +13,7 @@ use super::http::content_type;
 use super::sse::{self, Framing};
 use super::{Inner, rest};
 use crate::compat::v0_3::{self, rest as wire};
-use crate::core::{Limits, SeqEvent, Served};
+use crate::core::{Limits, OperationResponse, SeqEvent};
 use crate::error::A2aError;
 use crate::protocol::{A2aRequest, Operation};
 use crate::service::{Answer, Decoded, Payload, Target};
@@ -96,7 +96,7 @@ impl Payload for Body<'_> {
     }
 }
 
-fn respond(inner: &Inner, op: Operation, served: Served) -> HttpResponse {
+fn respond(inner: &Inner, op: Operation, served: OperationResponse) -> HttpResponse {
     match served.into_stream() {
         Ok((events, activated)) => {
             let builder = HttpResponse::Ok().a2a_headers_builder(&activated);

@@ -44,7 +44,7 @@ use std::sync::Arc;
 pub use request::{Decoded, Payload, RequestMeta, Target, protocol_version};
 
 use crate::auth::{AuthRequest, Guard};
-use crate::core::{A2aService, Limits, Served};
+use crate::core::{A2aService, Limits, OperationResponse};
 use crate::error::A2aError;
 use crate::extension::{Activated, Negotiated, RequestContext};
 use crate::protocol::{A2aRequest, Principal, Side};
@@ -74,7 +74,7 @@ impl Default for Versions {
 pub enum Answer {
     /// The result of a protocol operation (its activated extensions filtered by the server's
     /// echo setting).
-    Operation(Served),
+    Operation(OperationResponse),
     /// The result of an extension's method.
     Method {
         /// The method's result.

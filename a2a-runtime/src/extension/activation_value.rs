@@ -1,4 +1,4 @@
-//! [`Slot`]: one activated extension's activation value, type-erased.
+//! [`ActivationValue`]: one activated extension's activation value, type-erased.
 
 // Small scalars (flags, counters) are held inline and anything else boxed (a zero-sized value
 // in a box is not allocated): ten extensions activated on every request then allocate nothing
@@ -9,7 +9,7 @@ use std::any::{Any, TypeId};
 /// One activation value (not a public API).
 #[doc(hidden)]
 #[derive(Debug)]
-pub enum Slot {
+pub enum ActivationValue {
     /// `()`: an extension that keeps nothing per request.
     Unit(()),
     /// A `bool`.
@@ -26,7 +26,7 @@ pub enum Slot {
     Boxed(Box<dyn Any + Send + Sync>),
 }
 
-impl Slot {
+impl ActivationValue {
     /// Holds `value`.
     pub(crate) fn new<A: Any + Send + Sync>(value: A) -> Self {
         let mut value = Some(value);
@@ -88,14 +88,18 @@ impl Slot {
 
 #[cfg(test)]
 mod tests {
-    use super::Slot;
+    use super::ActivationValue;
 
     fn round_trip<A: std::any::Any + Send + Sync + Clone + PartialEq + std::fmt::Debug>(
         value: A,
         inline: bool,
     ) {
-        let mut slot = Slot::new(value.clone());
-        assert_eq!(!matches!(slot, Slot::Boxed(_)), inline, "{value:?}");
+        let mut slot = ActivationValue::new(value.clone());
+        assert_eq!(
+            !matches!(slot, ActivationValue::Boxed(_)),
+            inline,
+            "{value:?}"
+        );
         assert_eq!(slot.as_any().downcast_ref::<A>(), Some(&value));
         assert!(slot.as_any().downcast_ref::<[u8; 3]>().is_none());
         assert_eq!(slot.get_mut::<A>(), Some(&mut value.clone()));

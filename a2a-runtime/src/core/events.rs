@@ -35,14 +35,9 @@ use crate::FastHash;
 use crate::error::A2aError;
 use crate::extension::Negotiated;
 pub use crate::store::SeqEvent;
-use crate::store::{Delta, InMemoryTaskStore, Scope, TaskStore, Write};
+use crate::store::immediate::{Delta, Write};
+use crate::store::{Scope, TaskStore};
 use crate::types::{Message, StreamResponse, Task, TaskId, TaskState, TaskStatus};
-
-/// The in-memory store, when `store` is one: it writes at once, without a future, and keeps a
-/// finished task's reply bytes (the runtime's synchronous path; no trait exposes it).
-fn in_memory(store: &dyn TaskStore) -> Option<&InMemoryTaskStore> {
-    (store as &dyn std::any::Any).downcast_ref()
-}
 
 /// The event as the log keeps it: a `Task` event is logged as the task it created or replaced
 /// (with the history the runtime keeps), as subscribers get it.
@@ -215,7 +210,7 @@ const REPLY_CAPACITY: usize = 1024;
 
 /// The result of the blocking SendMessage among `waiters` that `event` answers, `{"task":…}`
 /// with `task` as the event leaves it, encoded before the store's write so that the store can
-/// keep the same bytes (see [`InMemoryTaskStore::write_now`]) and the reply is not encoded again;
+/// keep the same bytes (see [`ImmediateWrites::write_now`](crate::store::immediate::ImmediateWrites::write_now)) and the reply is not encoded again;
 /// `None` when the event answers no waiter, or when the running request's response hooks may
 /// change the result (it is encoded after them, and the store encodes the task itself).
 fn reply_for(
@@ -249,11 +244,6 @@ fn task_json(reply: &[u8]) -> Option<&[u8]> {
 /// The error of a write whose live task is not there (it is once the task exists).
 fn live_task_gone() -> A2aError {
     A2aError::Internal("the live task went away".into())
-}
-
-/// The task's JSON in a reply from [`reply_for`], if there is one.
-fn reply_task_json(reply: &Option<Vec<u8>>) -> Option<&[u8]> {
-    reply.as_deref().and_then(task_json)
 }
 
 /// Does this event end a blocking SendMessage wait? Terminal and interrupted states, and messages.
@@ -632,7 +622,7 @@ impl TaskRuntime {
             return Err(LifecycleError::MessageAfterTask.into());
         }
         check_extensions(extensions, &live.status, &event)?;
-        let Some(memory) = in_memory(store) else {
+        let Some(memory) = store.immediate() else {
             // The store logs the event: it keeps its payload.
             lifecycle::apply_event_if_read(Arc::make_mut(live), &mut event, policy, true)?;
             return Ok(Step::Write(Applied::Update { event, version }));
@@ -641,11 +631,11 @@ impl TaskRuntime {
             // The event's payload is read by nobody: it moves into the task, which the store
             // shares and lends for the change (no copy of the task).
             let waiters = &st.waiters;
-            let change = |task: &mut Task| {
+            let mut change = |task: &mut Task| {
                 lifecycle::apply_event_if_read(task, &mut event, policy, false)?;
-                Ok::<_, A2aError>(reply_for(waiters, extensions, &event, task))
+                Ok(reply_for(waiters, extensions, &event, task))
             };
-            return match memory.update_lent(&self.scope, live, version, change, reply_task_json) {
+            return match memory.update_lent(&self.scope, live, version, &mut change, task_json) {
                 Ok(Ok((v, reply))) => {
                     st.version = v;
                     Self::emit(st, v, event, reply);
@@ -712,12 +702,12 @@ impl TaskRuntime {
         });
         // Subscribers see the created task first (as it was before this event), then the event;
         // a `Task` event is itself the created task.
-        let memory = in_memory(store);
+        let memory = store.immediate();
         let listened = st.has_subscribers();
         let before = (!matches!(event, StreamResponse::Task(_)) && listened)
             .then(|| Box::new(Task::clone(&task)));
         // The template is nobody else's: no copy.
-        // A store other than the in-memory one logs every event: it keeps its payload.
+        // A store without immediate writes logs every event: it keeps its payload.
         let applied = Self::apply_to_new(
             Arc::make_mut(&mut task),
             &mut event,
@@ -1008,7 +998,7 @@ impl TaskRuntime {
         let Some(task) = st.task.as_ref() else {
             return Err(live_task_gone());
         };
-        let written = match in_memory(store) {
+        let written = match store.immediate() {
             // Held shared with the runtime, as every write of this store's runtimes.
             Some(memory) => {
                 let write = Write::Update {

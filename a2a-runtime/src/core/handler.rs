@@ -20,7 +20,7 @@ use super::push::PushDispatcher;
 use super::retention::{Retention, RetentionMetrics, Sweeper, Swept};
 use crate::error::A2aError;
 use crate::extension::RequestContext;
-use crate::store::{Cluster, InMemoryTaskStore, PushConfigStore, Scope, TaskQuery, TaskStore};
+use crate::store::{Cluster, PushConfigStore, Scope, TaskQuery, TaskStore};
 use crate::types::{
     AgentCard, CancelTaskRequest, ContextId, DeleteTaskPushNotificationConfigRequest, Empty,
     GetExtendedAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest,
@@ -150,10 +150,10 @@ impl DefaultRequestHandler {
         let policy = HistoryPolicy {
             max_messages: limits.max_history_messages,
         };
-        let retention = if (store.as_ref() as &dyn std::any::Any).is::<InMemoryTaskStore>() {
-            Retention::in_memory()
-        } else {
+        let retention = if store.is_durable() {
             Retention::durable()
+        } else {
+            Retention::in_memory()
         };
         let sweeper = Arc::new(Sweeper::new(
             retention,
@@ -193,9 +193,10 @@ impl DefaultRequestHandler {
         self
     }
 
-    /// How long tasks are kept (default: [`Retention::in_memory`] with the in-memory store,
-    /// else [`Retention::durable`]). The passes start with the first request served inside a
-    /// tokio runtime (or with [`start_retention`](Self::start_retention)).
+    /// How long tasks are kept (default: [`Retention::durable`] with a durable store, see
+    /// [`TaskStore::is_durable`], else [`Retention::in_memory`]). The passes start with the
+    /// first request served inside a tokio runtime (or with
+    /// [`start_retention`](Self::start_retention)).
     pub fn with_retention(mut self, retention: Retention) -> Self {
         self.sweeper = Arc::new(Sweeper::new(
             retention,

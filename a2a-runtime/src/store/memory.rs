@@ -9,10 +9,10 @@
 //! listing index.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::frozen::Frozen;
+use super::immediate::{Delta, ImmediateWrites, LentChange, Write};
 use super::replay_log::{ChunkRef, Invalidates, Log, Logged, effect, read_back, same_shape};
 use super::{
     InMemoryPushOutbox, ListCursor, NewDelivery, PushConfigStore, Scope, SeqEvent, StoreError,
@@ -22,50 +22,6 @@ use crate::FastHash;
 use crate::types::{
     PushConfigId, StreamResponse, Task, TaskId, TaskPushNotificationConfig, TaskState, Timestamp,
 };
-
-/// A task write done at once by [`InMemoryTaskStore::write_now`] (the runtime's synchronous
-/// path for this store; no trait exposes it).
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Write<'a> {
-    /// As [`TaskStore::create`].
-    Create,
-    /// As [`TaskStore::update`] with this expected version.
-    Update {
-        /// The version the writer read.
-        expected_version: u64,
-        /// What the update changes, when the writer knows it.
-        delta: Option<Delta<'a>>,
-    },
-}
-
-/// What an update changes, when the writer knows it: one agent event, applied by the task
-/// lifecycle to the task as stored at the update's expected version.
-// The store holds a live task as a value and applies the event to its copy instead of copying
-// the whole written task: a streamed artifact grows by one chunk per event, and copying the
-// task after every chunk makes a long stream's cost grow with the square of its length.
-#[derive(Clone, Copy)]
-pub(crate) struct Delta<'a> {
-    /// Applies the event to a task as the writer did (the writer's lifecycle and history
-    /// policy); `false`, leaving the task unchanged, when it cannot be applied.
-    apply: &'a (dyn Fn(&mut Task) -> bool + Sync),
-}
-
-impl fmt::Debug for Delta<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Delta").finish_non_exhaustive()
-    }
-}
-
-impl<'a> Delta<'a> {
-    pub(crate) fn new(apply: &'a (dyn Fn(&mut Task) -> bool + Sync)) -> Self {
-        Self { apply }
-    }
-
-    /// Applies the event to `task` (the task as stored at the update's expected version).
-    fn apply_to(&self, task: &mut Task) -> bool {
-        (self.apply)(task)
-    }
-}
 
 /// The most events a task's log keeps by default in memory (the oldest go first).
 const DEFAULT_EVENTS_PER_TASK: usize = 1024;
@@ -85,13 +41,13 @@ const _: () = assert!(DEFAULT_FINISHED_EVENTS >= DEFAULT_EVENTS_PER_TASK);
 #[derive(Debug)]
 enum Held {
     /// Shared, copy on write, with the task's runtime when it wrote it through
-    /// [`InMemoryTaskStore::write_now`]: the live copy costs no copy of its own.
+    /// [`ImmediateWrites::write_now`]: the live copy costs no copy of its own.
     Value(Arc<Task>),
     Encoded(Frozen),
 }
 
 impl Held {
-    /// `task` as held, from its `json` when the writer has it (see [`InMemoryTaskStore::write_now`]);
+    /// `task` as held, from its `json` when the writer has it (see [`ImmediateWrites::write_now`]);
     /// a live one shared when the writer gives its `Arc`, copied otherwise.
     fn of(task: Written<'_>, json: Option<&[u8]>) -> Self {
         if task.status.state.is_terminal()
@@ -151,7 +107,7 @@ impl Held {
 }
 
 /// The task a write stores: the writer's `Arc` (the runtime's copy, see
-/// [`InMemoryTaskStore::write_now`]), shared, or a borrowed task, copied.
+/// [`ImmediateWrites::write_now`]), shared, or a borrowed task, copied.
 #[derive(Clone, Copy)]
 enum Written<'a> {
     Shared(&'a Arc<Task>),
@@ -725,30 +681,6 @@ impl InMemoryTaskStore {
         self
     }
 
-    /// Does `write` of `task` at once, as [`TaskStore::create`] or [`TaskStore::update`]
-    /// would. `json`, when given, is `task`'s ProtoJSON as the fast writer writes it (the
-    /// runtime has it when the task is about to be sent as a reply), kept instead of encoding
-    /// the task a second time; `event`, when given, is logged.
-    ///
-    /// A live `task` is held shared, not copied: the runtime changes its copy with
-    /// [`Arc::make_mut`] (or through [`update_lent`](Self::update_lent)).
-    pub(crate) fn write_now(
-        &self,
-        scope: &Scope,
-        task: &Arc<Task>,
-        json: Option<&[u8]>,
-        write: Write<'_>,
-        event: Option<Arc<SeqEvent>>,
-    ) -> Result<u64, StoreError> {
-        match write {
-            Write::Create => self.create_now(scope, task.into(), json, event),
-            Write::Update {
-                expected_version,
-                delta,
-            } => self.update_now(scope, task.into(), json, (expected_version, delta), event),
-        }
-    }
-
     /// True when a scope holding `finished` finished tasks is past the per-scope limit (known
     /// before [`enforce_retention`](Self::enforce_retention) looks the scope up again).
     fn past_retention(&self, finished: usize) -> bool {
@@ -914,7 +846,7 @@ impl InMemoryTaskStore {
     /// under the store's lock. The store usually shares `task` since the runtime's last write:
     /// it lets go of it first, so `change` changes it in place instead of a copy, and no reader
     /// sees it half changed. `json` reads the task's encoding (as for
-    /// [`write_now`](Self::write_now)) from what `change` returned.
+    /// [`write_now`](ImmediateWrites::write_now)) from what `change` returned.
     ///
     /// The store's error leaves everything as it was; so does `change`'s, which must fail
     /// before it changes the task.
@@ -1036,8 +968,49 @@ impl InMemoryTaskStore {
     }
 }
 
+impl ImmediateWrites for InMemoryTaskStore {
+    fn write_now(
+        &self,
+        scope: &Scope,
+        task: &Arc<Task>,
+        json: Option<&[u8]>,
+        write: Write<'_>,
+        event: Option<Arc<SeqEvent>>,
+    ) -> Result<u64, StoreError> {
+        match write {
+            Write::Create => self.create_now(scope, task.into(), json, event),
+            Write::Update {
+                expected_version,
+                delta,
+            } => self.update_now(scope, task.into(), json, (expected_version, delta), event),
+        }
+    }
+
+    fn update_lent(
+        &self,
+        scope: &Scope,
+        task: &mut Arc<Task>,
+        expected_version: u64,
+        change: LentChange<'_>,
+        json: fn(&[u8]) -> Option<&[u8]>,
+    ) -> Result<Result<(u64, Option<Vec<u8>>), crate::error::A2aError>, StoreError> {
+        // The inherent, generic form.
+        InMemoryTaskStore::update_lent(self, scope, task, expected_version, change, |reply| {
+            reply.as_deref().and_then(json)
+        })
+    }
+}
+
 #[async_trait::async_trait]
 impl TaskStore for InMemoryTaskStore {
+    fn is_durable(&self) -> bool {
+        false
+    }
+
+    fn immediate(&self) -> Option<&dyn ImmediateWrites> {
+        Some(self)
+    }
+
     fn push_outbox(&self) -> Option<Arc<dyn super::PushOutbox>> {
         match (&self.outbox, &self.push_configs) {
             (Some(outbox), Some(_)) => Some(outbox.clone()),

@@ -10,6 +10,8 @@
 
 mod cluster;
 mod frozen;
+#[doc(hidden)]
+pub mod immediate;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod layout;
 mod memory;
@@ -33,7 +35,6 @@ pub use cluster::{Cluster, Lease, TaskChange};
 pub use memory::{
     DEFAULT_FINISHED_EVENTS, DEFAULT_MAX_TASKS, InMemoryPushConfigStore, InMemoryTaskStore,
 };
-pub(crate) use memory::{Delta, Write};
 pub use outbox::{DEFAULT_MAX_PENDING, Delivery, InMemoryPushOutbox, NewDelivery, PushOutbox};
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresStore;
@@ -348,7 +349,7 @@ fn filters_fingerprint(query: &TaskQuery) -> u64 {
 /// Implementations: [`InMemoryTaskStore`], and behind cargo features the SQLite and PostgreSQL
 /// stores (see [`connect`]). All pass the same conformance suite.
 #[async_trait::async_trait]
-pub trait TaskStore: std::any::Any + Send + Sync + fmt::Debug + 'static {
+pub trait TaskStore: Send + Sync + fmt::Debug + 'static {
     /// The task `id` in `scope`, if it exists there.
     async fn get(&self, scope: &Scope, id: &TaskId) -> Result<Option<StoredTask>, StoreError>;
 
@@ -406,6 +407,21 @@ pub trait TaskStore: std::any::Any + Send + Sync + fmt::Debug + 'static {
     /// ([`InMemoryTaskStore::with_push_outbox`]). `None` (the default): the store writes no
     /// deliveries, and the server hands its events to the outbox after each write instead.
     fn push_outbox(&self) -> Option<std::sync::Arc<dyn PushOutbox>> {
+        None
+    }
+
+    /// Whether the tasks it holds outlive the process. The runtime's default
+    /// [`Retention`](crate::core::Retention) depends on it: a durable store keeps finished
+    /// tasks for a time, one in memory is bounded by its own cap. True unless overridden
+    /// ([`InMemoryTaskStore`]: false).
+    fn is_durable(&self) -> bool {
+        true
+    }
+
+    /// The store's [immediate writes](immediate), when it offers them (the default declines).
+    /// Not a public API.
+    #[doc(hidden)]
+    fn immediate(&self) -> Option<&dyn immediate::ImmediateWrites> {
         None
     }
 

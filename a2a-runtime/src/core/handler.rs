@@ -36,7 +36,7 @@ use crate::types::{
 /// the result; they never implement protocol rules themselves. Requests arrive validated (see
 /// [`crate::types::Validate`]), with the tenant resolved into the context.
 #[async_trait::async_trait]
-pub trait RequestHandler: std::any::Any + Send + Sync + 'static {
+pub trait RequestHandler: Send + Sync + 'static {
     /// SendMessage: a Task (after it is terminal or interrupted, unless `returnImmediately`) or a
     /// direct Message.
     async fn send_message(
@@ -105,6 +105,40 @@ pub trait RequestHandler: std::any::Any + Send + Sync + 'static {
     /// resumed from a durable store. The default does nothing.
     async fn shutdown(&self, cancel_running: bool) {
         let _ = cancel_running;
+    }
+}
+
+/// The handler a service dispatches to: the default one, whose SendMessage answer comes with
+/// the task's JSON when its store encoded the final task already (the reply then reuses those
+/// bytes), or any other, whose answer the binding encodes.
+#[derive(Clone)]
+pub(crate) enum ServedHandler {
+    Default(Arc<DefaultRequestHandler>),
+    Custom(Arc<dyn RequestHandler>),
+}
+
+impl ServedHandler {
+    /// The handler, for the operations that need nothing more.
+    pub(crate) fn as_dyn(&self) -> &dyn RequestHandler {
+        match self {
+            ServedHandler::Default(h) => h.as_ref(),
+            ServedHandler::Custom(h) => h.as_ref(),
+        }
+    }
+
+    /// SendMessage, with the task's JSON when the default handler has it at hand.
+    pub(crate) fn send_message(
+        &self,
+        ctx: RequestContext,
+        req: SendMessageRequest,
+    ) -> BoxFuture<'_, Result<(SendMessageResponse, Option<bytes::Bytes>), A2aError>> {
+        match self {
+            ServedHandler::Default(h) => Box::pin(h.send(ctx, req)),
+            ServedHandler::Custom(h) => Box::pin(
+                h.send_message(ctx, req)
+                    .map(|r| r.map(|response| (response, None))),
+            ),
+        }
     }
 }
 
@@ -861,24 +895,12 @@ fn trim_history(task: &mut Task, history_length: Option<i32>) -> bool {
 
 #[async_trait::async_trait]
 impl RequestHandler for DefaultRequestHandler {
-    // Written out rather than `async fn`: the task is begun before the future is boxed, so
-    // that the box holds what is left (small), not the request and a begun task besides.
-    fn send_message<'life0, 'async_trait>(
-        &'life0 self,
+    async fn send_message(
+        &self,
         ctx: RequestContext,
         req: SendMessageRequest,
-    ) -> std::pin::Pin<
-        Box<
-            dyn std::future::Future<Output = Result<SendMessageResponse, A2aError>>
-                + Send
-                + 'async_trait,
-        >,
-    >
-    where
-        'life0: 'async_trait,
-        Self: 'async_trait,
-    {
-        Box::pin(self.send(ctx, req).map(|r| r.map(|(response, _)| response)))
+    ) -> Result<SendMessageResponse, A2aError> {
+        self.send(ctx, req).await.map(|(response, _)| response)
     }
 
     async fn send_streaming_message(

@@ -1154,6 +1154,7 @@ impl A2aServerBuilder {
         let shared = Arc::new(card.clone());
         #[cfg(feature = "push")]
         let mut sender = None;
+        let mut built = None;
         let handler: Arc<dyn RequestHandler> = match (self.handler, self.executor) {
             (Some(h), _) => h,
             (None, Some(make)) => {
@@ -1198,7 +1199,9 @@ impl A2aServerBuilder {
                     handler = handler.with_retention(retention);
                 }
                 handler.start_retention();
-                Arc::new(handler)
+                let handler = Arc::new(handler);
+                built = Some(handler.clone());
+                handler
             }
             (None, None) => return Err(BuildError::NoAgent),
         };
@@ -1231,7 +1234,11 @@ impl A2aServerBuilder {
             None => None,
         };
         let inner = Inner {
-            service: A2aService::new(handler.clone(), self.limits).with_extensions(extensions),
+            service: match built {
+                Some(default) => A2aService::of_default(default, self.limits),
+                None => A2aService::new(handler.clone(), self.limits),
+            }
+            .with_extensions(extensions),
             card: RwLock::new(Arc::new(CardDoc::with_json(
                 card,
                 self.card_max_age,

@@ -46,7 +46,7 @@ use futures::Stream;
 use crate::error::A2aError;
 pub use crate::store::SeqEvent;
 
-pub(crate) use listeners::{BusItem, Listen, WaitOutcome, ends_wait};
+pub(crate) use listeners::{BusItem, Listen, WaitOutcome};
 pub(crate) use registry::Registry;
 pub(crate) use runtime::{Listener, Subscription, TaskRuntime};
 

@@ -10,8 +10,7 @@ use futures::FutureExt as _;
 use futures::future::{BoxFuture, Either};
 use tokio_util::sync::CancellationToken;
 
-use super::events::TaskRuntime;
-use super::handler::Finish;
+use super::events::{Registry, TaskRuntime};
 use super::lifecycle::HistoryPolicy;
 use crate::error::A2aError;
 use crate::extension::RequestContext;
@@ -483,4 +482,65 @@ fn without_seq(
     publish: impl Future<Output = Result<u64, A2aError>> + Send,
 ) -> impl Future<Output = Result<(), A2aError>> + Send {
     publish.map(|r| r.map(drop))
+}
+
+/// After an agent error: a task that exists (and is not terminal) moves to FAILED with the error
+/// text; an error before any event is reported to the waiting request instead.
+async fn fail_or_report(finish: &Finish, error: A2aError) -> Option<A2aError> {
+    let (state, context_id) = {
+        let st = finish.rt.state.lock().await;
+        if st.replied {
+            return None;
+        }
+        match st.task.as_ref() {
+            Some(t) => (t.status.state, t.context_id.clone()),
+            None => return Some(error),
+        }
+    };
+    if state.is_terminal() {
+        return None;
+    }
+    tracing::warn!(task_id = %finish.rt.id, %error, "agent failed; marking the task FAILED");
+    let sink = EventSink {
+        rt: finish.rt.clone(),
+        store: finish.store.clone(),
+        policy: finish.policy,
+        task_id: finish.rt.id.clone(),
+        context_id,
+        extensions: finish.extensions.clone(),
+    };
+    let _ = sink.fail(error.to_string()).await;
+    None
+}
+
+/// What happens when an execution of the agent returns: a failure is recorded, the listeners
+/// learn that it ended, and the runtime is released if nobody needs it any more.
+pub(crate) struct Finish {
+    pub(crate) rt: Arc<TaskRuntime>,
+    pub(crate) registry: Arc<Registry>,
+    pub(crate) execution: u64,
+    /// With `rt`, what a sink needs to record a failure (built only then: the agent's own sink
+    /// is not copied for the rare failure).
+    pub(crate) store: Arc<dyn TaskStore>,
+    pub(crate) policy: HistoryPolicy,
+    pub(crate) extensions: Arc<crate::extension::Negotiated>,
+}
+
+impl Finish {
+    /// Runs the end of an execution, given how the agent's `execute` returned (or panicked).
+    pub(crate) async fn after(self, outcome: std::thread::Result<Result<(), A2aError>>) {
+        let error = match outcome {
+            Ok(Ok(())) => None,
+            Ok(Err(e)) => Some(e),
+            Err(_) => Some(A2aError::Internal(
+                "the agent panicked while handling the message".into(),
+            )),
+        };
+        let report = match error {
+            Some(e) => fail_or_report(&self, e).await,
+            None => None,
+        };
+        self.rt.finish_execution(self.execution, report).await;
+        self.registry.release(&self.rt);
+    }
 }

@@ -432,11 +432,8 @@ mod tests {
         for (mut a, mut b) in events().into_iter().zip(events()) {
             apply_event(&mut copied, &mut a, POLICY).unwrap();
             apply_event_if_read(&mut taken, &mut b, POLICY, false).unwrap();
-            // What ends a wait is still there.
-            assert_eq!(
-                super::super::events::ends_wait(&a),
-                super::super::events::ends_wait(&b)
-            );
+            // What ends a wait is still there: the kind of event, and its state (below).
+            assert_eq!(std::mem::discriminant(&a), std::mem::discriminant(&b));
             if let (StreamResponse::StatusUpdate(a), StreamResponse::StatusUpdate(b)) = (&a, &b) {
                 assert_eq!(a.status.state, b.status.state);
             }

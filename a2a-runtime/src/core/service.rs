@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use super::events::EventStream;
-use super::handler::RequestHandler;
+use super::handler::{DefaultRequestHandler, RequestHandler, ServedHandler};
 use super::limits::Limits;
 use super::response::A2aResponse;
 use crate::error::A2aError;
@@ -17,11 +17,10 @@ use crate::extension::{Activated, ExtensionSet, Negotiated, Reply, TaskAccess};
 use crate::protocol::A2aRequest;
 use crate::types::{
     AgentCard, Empty, GetTaskRequest, ListTaskPushNotificationConfigsResponse, ListTasksRequest,
-    ListTasksResponse, SendMessageRequest, SendMessageResponse, Task, TaskPushNotificationConfig,
-    Validate,
+    ListTasksResponse, SendMessageResponse, Task, TaskPushNotificationConfig, Validate,
 };
+use futures::StreamExt as _;
 use futures::future::BoxFuture;
-use futures::{FutureExt as _, StreamExt as _};
 
 /// The protocol versions this runtime serves.
 pub const SUPPORTED_VERSIONS: &[&str] = &[crate::PROTOCOL_VERSION];
@@ -34,7 +33,7 @@ pub const SUPPORTED_VERSIONS: &[&str] = &[crate::PROTOCOL_VERSION];
 /// [`A2aService::call`] once the caller is known.
 #[derive(Clone)]
 pub struct A2aService {
-    handler: Arc<dyn RequestHandler>,
+    handler: ServedHandler,
     /// The same handler, as extension methods reach it.
     tasks: Arc<dyn TaskAccess>,
     limits: Limits,
@@ -135,7 +134,18 @@ impl A2aService {
     pub fn new(handler: Arc<dyn RequestHandler>, limits: Limits) -> Self {
         Self {
             tasks: Arc::new(HandlerTasks(handler.clone())),
-            handler,
+            handler: ServedHandler::Custom(handler),
+            limits,
+            extensions: ExtensionSet::default(),
+        }
+    }
+
+    /// A service dispatching to the default handler (a SendMessage answer then reuses the
+    /// task's JSON its store encoded).
+    pub(crate) fn of_default(handler: Arc<DefaultRequestHandler>, limits: Limits) -> Self {
+        Self {
+            tasks: Arc::new(HandlerTasks(handler.clone())),
+            handler: ServedHandler::Default(handler),
             limits,
             extensions: ExtensionSet::default(),
         }
@@ -202,7 +212,7 @@ impl A2aService {
         record_request(&ctx, &req);
         let pending = self
             .prepare(&mut ctx, &mut req)
-            .map(|negotiated| (dispatch(self.handler.as_ref(), ctx, req), negotiated));
+            .map(|negotiated| (dispatch(&self.handler, ctx, req), negotiated));
         async move {
             let (pending, negotiated) = pending?;
             let (mut response, mut json) = pending.await?;
@@ -384,12 +394,13 @@ fn major_minor(v: &str) -> Option<&str> {
 // The handler's future is created by this call; the one returned wraps its output in an
 // `A2aResponse` (no allocation besides the handler's own).
 pub(crate) fn dispatch<'a>(
-    handler: &'a dyn RequestHandler,
+    served: &'a ServedHandler,
     ctx: RequestContext,
     req: A2aRequest,
 ) -> Dispatch<'a> {
+    let handler = served.as_dyn();
     Dispatch(match req {
-        A2aRequest::SendMessage(r) => Pending::SendMessage(send_message(handler, ctx, r)),
+        A2aRequest::SendMessage(r) => Pending::SendMessage(served.send_message(ctx, r)),
         A2aRequest::SendStreamingMessage(r) => {
             Pending::Stream(handler.send_streaming_message(ctx, r))
         }
@@ -413,25 +424,6 @@ pub(crate) fn dispatch<'a>(
             Pending::AgentCard(handler.get_extended_agent_card(ctx, r))
         }
     })
-}
-
-/// SendMessage on `handler`, with the task's JSON when the default handler has it at hand.
-// The default handler encodes the final task once, for its store; the reply reuses those bytes
-// (one encoding fewer per SendMessage). Any other handler's answer is encoded by the binding.
-fn send_message<'a>(
-    handler: &'a dyn RequestHandler,
-    ctx: RequestContext,
-    req: SendMessageRequest,
-) -> BoxFuture<'a, Result<(SendMessageResponse, Option<bytes::Bytes>), A2aError>> {
-    let any: &dyn std::any::Any = handler;
-    match any.downcast_ref::<super::DefaultRequestHandler>() {
-        Some(default) => Box::pin(default.send(ctx, req)),
-        None => Box::pin(
-            handler
-                .send_message(ctx, req)
-                .map(|r| r.map(|response| (response, None))),
-        ),
-    }
 }
 
 /// The future of [`dispatch`].
@@ -594,8 +586,8 @@ mod tests {
             Arc::new(AgentCard::default()),
             Limits::default(),
         ));
-        let service =
-            A2aService::new(handler, Limits::default()).with_extensions(config.resolve().unwrap());
+        let service = A2aService::of_default(handler, Limits::default())
+            .with_extensions(config.resolve().unwrap());
         let both = format!("{}, {}", Watch::URI, Stamp::URI);
         for (round, (header, stamped)) in [(Watch::URI, false), (&both[..], true)]
             .into_iter()

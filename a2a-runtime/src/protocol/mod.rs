@@ -9,12 +9,14 @@
 mod operation;
 mod request;
 mod scope;
+mod seq_event;
 mod trace_context;
 pub(crate) mod uri;
 
 pub use operation::{A2aRequest, Operation};
 pub use request::{Principal, RequestHeaders, Side};
 pub use scope::Scope;
+pub use seq_event::SeqEvent;
 #[cfg(feature = "otel")]
 pub(crate) use trace_context::export_spans;
 pub use trace_context::{TRACEPARENT, TRACESTATE, TraceContext, trace_headers};

@@ -591,6 +591,7 @@ impl A2aServerBuilder {
         let shared = Arc::new(card.clone());
         #[cfg(feature = "push")]
         let mut sender = None;
+        let mut built = None;
         let handler: Arc<dyn RequestHandler> = match (self.handler, self.executor) {
             (Some(h), _) => h,
             (None, Some(make)) => {
@@ -635,7 +636,9 @@ impl A2aServerBuilder {
                     handler = handler.with_retention(retention);
                 }
                 handler.start_retention();
-                Arc::new(handler)
+                let handler = Arc::new(handler);
+                built = Some(handler.clone());
+                handler
             }
             (None, None) => return Err(BuildError::NoAgent),
         };
@@ -667,7 +670,11 @@ impl A2aServerBuilder {
             ),
             None => None,
         };
-        let service = A2aService::new(handler.clone(), self.limits).with_extensions(extensions);
+        let service = match built {
+            Some(default) => A2aService::of_default(default, self.limits),
+            None => A2aService::new(handler.clone(), self.limits),
+        }
+        .with_extensions(extensions);
         let mut pipeline = Pipeline::new(service)
             .with_versions(self.versions)
             .with_echo(self.echo_extensions);

@@ -11,6 +11,8 @@
 mod cluster;
 mod error;
 mod frozen;
+#[doc(hidden)]
+pub mod immediate;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod layout;
 mod memory;
@@ -33,7 +35,6 @@ pub use error::StoreError;
 pub use memory::{
     DEFAULT_FINISHED_EVENTS, DEFAULT_MAX_TASKS, InMemoryPushConfigStore, InMemoryTaskStore,
 };
-pub(crate) use memory::{Delta, Write};
 pub use outbox::{DEFAULT_MAX_PENDING, Delivery, InMemoryPushOutbox, NewDelivery, PushOutbox};
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresStore;
@@ -41,7 +42,7 @@ pub use postgres::PostgresStore;
 pub use sqlite::SqliteStore;
 pub use url::{Stores, connect};
 
-pub use crate::protocol::Scope;
+pub use crate::protocol::{Scope, SeqEvent};
 
 use crate::types::{
     ContextId, PushConfigId, StreamResponse, Task, TaskId, TaskPushNotificationConfig, TaskState,
@@ -204,7 +205,7 @@ fn filters_fingerprint(query: &TaskQuery) -> u64 {
 /// Implementations: [`InMemoryTaskStore`], and behind cargo features the SQLite and PostgreSQL
 /// stores (see [`connect`]). All pass the same conformance suite.
 #[async_trait::async_trait]
-pub trait TaskStore: std::any::Any + Send + Sync + fmt::Debug + 'static {
+pub trait TaskStore: Send + Sync + fmt::Debug + 'static {
     /// The task `id` in `scope`, if it exists there.
     async fn get(&self, scope: &Scope, id: &TaskId) -> Result<Option<StoredTask>, StoreError>;
 
@@ -265,6 +266,21 @@ pub trait TaskStore: std::any::Any + Send + Sync + fmt::Debug + 'static {
         None
     }
 
+    /// Whether the tasks it holds outlive the process. The runtime's default
+    /// [`Retention`](crate::core::Retention) depends on it: a durable store keeps finished
+    /// tasks for a time, one in memory is bounded by its own cap. True unless overridden
+    /// ([`InMemoryTaskStore`]: false).
+    fn is_durable(&self) -> bool {
+        true
+    }
+
+    /// The store's [immediate writes](immediate), when it offers them (the default declines).
+    /// Not a public API.
+    #[doc(hidden)]
+    fn immediate(&self) -> Option<&dyn immediate::ImmediateWrites> {
+        None
+    }
+
     /// Retention: at most `limit` tasks, over all scopes, in one of `states` and last written
     /// before `before`, in no promised order (the runtime ends interrupted tasks left untouched
     /// too long, see [`Retention`](crate::core::Retention)). The default finds none.
@@ -296,16 +312,6 @@ pub struct TaskRef {
     pub id: TaskId,
     /// Its version when it was found (a write since makes it stale).
     pub version: u64,
-}
-
-/// One event of a task's stream, with its sequence number (gapless and strictly increasing per
-/// task; the SSE `id:`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct SeqEvent {
-    /// The per-task sequence number.
-    pub seq: u64,
-    /// The event.
-    pub event: StreamResponse,
 }
 
 /// Storage of push notification configs, per task.

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use super::events::EventStream;
-use super::handler::{DefaultRequestHandler, RequestHandler, ServedHandler};
+use super::handler::{RequestHandler, ServedHandler};
 use super::limits::Limits;
 use super::response::A2aResponse;
 use crate::error::A2aError;
@@ -141,7 +141,8 @@ impl A2aService {
 
     /// A service dispatching to the default handler (a SendMessage answer then reuses the
     /// task's JSON its store encoded).
-    pub(crate) fn of_default(handler: Arc<DefaultRequestHandler>, limits: Limits) -> Self {
+    #[cfg(any(feature = "server", test))]
+    pub(crate) fn of_default(handler: Arc<super::DefaultRequestHandler>, limits: Limits) -> Self {
         Self {
             tasks: Arc::new(HandlerTasks(handler.clone())),
             handler: ServedHandler::Default(handler),

@@ -4,10 +4,7 @@
 
 use super::RequestContext;
 use super::dependencies::Dependencies;
-use super::implemented::{
-    HOOK_EVENT, HOOK_OBSERVE, HOOK_REQUEST, HOOK_RESPONSE, HOOK_TRANSITION, HookOutcome,
-    Implemented,
-};
+use super::implemented::{HookOutcome, ResponseHook};
 use super::method::MethodEntry;
 use super::slot::Slot;
 use super::traits::{Activate, Extension, ExtensionHooks, Reply};
@@ -59,7 +56,8 @@ pub trait DynExtension: Send + Sync + 'static {
     /// True when it implements [`ExtensionHooks`].
     fn has_hooks(&self) -> bool;
     /// The hooks that may do something (`HOOK_*` bits): a phase none of a request's
-    /// extensions may hook is skipped.
+    /// extensions may hook is skipped (every hook of an extension with hooks, but
+    /// `handle_response` once found to be its default body).
     fn hooks(&self) -> u8;
 }
 
@@ -67,11 +65,11 @@ pub trait DynExtension: Send + Sync + 'static {
 #[derive(Debug)]
 pub(crate) struct DataOnly<E>(E);
 
-/// An extension with [`ExtensionHooks`], and what is known of its hooks.
+/// An extension with [`ExtensionHooks`], and what is known of its `handle_response`.
 #[derive(Debug)]
 pub(crate) struct WithHooks<E> {
     ext: E,
-    implemented: Implemented,
+    response: ResponseHook,
 }
 
 impl<E: Extension> DynExtension for DataOnly<E> {
@@ -172,29 +170,24 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
         act: &mut Slot,
         ctx: &RequestContext,
     ) -> HookOutcome {
-        self.implemented.call::<E>(HOOK_REQUEST, || {
-            with_activation::<E::Activation>(act, |a| self.ext.handle_request(req, a, ctx))
-        })
+        with_activation::<E::Activation>(act, |a| self.ext.handle_request(req, a, ctx))
+            .map_err(Box::new)
     }
     fn handle_response(&self, reply: &mut Reply<'_>, act: &mut Slot) -> HookOutcome {
-        self.implemented.call::<E>(HOOK_RESPONSE, || {
+        self.response.call::<E>(|| {
             with_activation::<E::Activation>(act, |a| self.ext.handle_response(reply, a))
         })
     }
     fn observe_response(&self, reply: &Reply<'_>, act: &mut Slot) -> HookOutcome {
-        self.implemented.call::<E>(HOOK_OBSERVE, || {
-            with_activation::<E::Activation>(act, |a| self.ext.observe_response(reply, a))
-        })
+        with_activation::<E::Activation>(act, |a| self.ext.observe_response(reply, a))
+            .map_err(Box::new)
     }
     fn handle_event(&self, event: &mut StreamResponse, act: &mut Slot) -> HookOutcome {
-        self.implemented.call::<E>(HOOK_EVENT, || {
-            with_activation::<E::Activation>(act, |a| self.ext.handle_event(event, a))
-        })
+        with_activation::<E::Activation>(act, |a| self.ext.handle_event(event, a)).map_err(Box::new)
     }
     fn check_transition(&self, from: &TaskStatus, to: &TaskStatus, act: &mut Slot) -> HookOutcome {
-        self.implemented.call::<E>(HOOK_TRANSITION, || {
-            with_activation::<E::Activation>(act, |a| self.ext.check_transition(from, to, a))
-        })
+        with_activation::<E::Activation>(act, |a| self.ext.check_transition(from, to, a))
+            .map_err(Box::new)
     }
     fn dependencies(&self) -> Dependencies {
         self.ext.dependencies()
@@ -206,7 +199,7 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
         true
     }
     fn hooks(&self) -> u8 {
-        self.implemented.may_run()
+        self.response.may_run()
     }
 }
 
@@ -253,7 +246,7 @@ impl<E: ExtensionHooks> ViaHooks<E> for &Probe<E> {
     fn wrap(&self, value: E) -> Box<dyn DynExtension> {
         Box::new(WithHooks {
             ext: value,
-            implemented: Implemented::default(),
+            response: ResponseHook::default(),
         })
     }
 }

@@ -1,16 +1,23 @@
-//! Which hooks of an extension do something: each hook is found out on its first call, and one
-//! left at its default (no-op) body is not called again.
+//! Which activated extensions may change a result: an extension's `handle_response` is found
+//! out on its first call, and one left at its default (no-op) body is not called again.
 
 // Why this exists: a request whose activated extensions all leave `handle_response` at its
-// default cannot have its result changed, so a finished task is encoded once for the store and
-// the reply (see `core::events::reply_for` and `Negotiated::hooks_responses`); for the bench's
-// ten extensions that only observe results that is about 2,500 instructions and two points of
-// SendMessage req/s (BENCHMARKS.md, 4d04ee1). Rust cannot tell at compile time whether an impl
-// overrides a default method, so the default bodies say when they run: each records its
-// extension type and hook in a thread-local, and the first call of each hook through the
-// runtime checks whether that record is its own. Sound because an override replaces the
-// default body entirely: `E`'s default body of a hook runs only if `E` does not override it,
-// and it does nothing after recording.
+// default cannot have its result changed, so a finished task is encoded once, for the store and
+// the reply (see `core::events::reply` and `Negotiated::hooks_responses`). Measured with
+// callgrind on the `extensions` bench's loopback SendMessage with its ten extensions observing
+// results (`observe_response`) instead of changing them: the service's call and the reply's
+// encoding took 17,846 instructions per request with this probe and 20,591 without it: 2,745
+// fewer, about 4% of the ~65,000 BENCHMARKS.md counts for a whole ten-extension SendMessage.
+// Skipping the other hooks left at their default saved 2.2% of the in-process SendMessage with
+// ten extensions (24,024 against 24,556 instructions per request) and about 500 instructions
+// (under 1%) of a loopback one: those hooks are always called, and their default bodies record
+// nothing.
+//
+// Rust cannot tell whether an impl overrides a default method, so the default body of
+// `handle_response` says when it runs: it records its extension type in a thread-local, and the
+// first call of the hook through the runtime checks whether that record is its own. Sound
+// because an override replaces the default body entirely: `E`'s default body runs only if `E`
+// does not override it, and it does nothing after recording.
 
 use std::any::TypeId;
 use std::cell::Cell;
@@ -33,63 +40,69 @@ pub(crate) const HOOK_ALL: u8 =
     HOOK_REQUEST | HOOK_RESPONSE | HOOK_EVENT | HOOK_TRANSITION | HOOK_OBSERVE;
 
 thread_local! {
-    /// The extension type and hook whose default body ran last on this thread.
-    static DEFAULT_RAN: Cell<Option<(TypeId, u8)>> = const { Cell::new(None) };
+    /// The extension type whose default `handle_response` ran last on this thread.
+    static DEFAULT_RESPONSE_RAN: Cell<Option<TypeId>> = const { Cell::new(None) };
 }
 
-/// Called by the default body of `E`'s `hook`.
-pub(crate) fn default_ran<E: 'static>(hook: u8) {
-    DEFAULT_RAN.with(|c| c.set(Some((TypeId::of::<E>(), hook))));
+/// Called by the default body of `E`'s `handle_response`.
+pub(crate) fn default_response_ran<E: 'static>() {
+    DEFAULT_RESPONSE_RAN.with(|c| c.set(Some(TypeId::of::<E>())));
 }
 
 /// What a hook call returns through the type-erased extension (the error boxed: one word).
 pub type HookOutcome = Result<(), Box<A2aError>>;
 
-/// What is known of one extension's hooks (`HOOK_*` bits): those known to be implemented, and
-/// those known to be default bodies.
+/// Not known yet (before the first call).
+const UNKNOWN: u8 = 0;
+/// Overridden: may change a result.
+const OVERRIDDEN: u8 = 1;
+/// The default body: changes nothing.
+const DEFAULT: u8 = 2;
+
+/// What is known of one extension's `handle_response`.
 #[derive(Debug, Default)]
-pub(crate) struct Implemented {
-    implemented: AtomicU8,
-    default: AtomicU8,
-}
+pub(crate) struct ResponseHook(AtomicU8);
 
-impl Implemented {
-    /// The hooks that may do something: every one not found to be a default body.
+impl ResponseHook {
+    /// The hooks that may do something (`HOOK_*` bits): all of them, but `handle_response` once
+    /// it was found to be the default body.
     pub(crate) fn may_run(&self) -> u8 {
-        HOOK_ALL & !self.default.load(Ordering::Relaxed)
+        if self.0.load(Ordering::Relaxed) == DEFAULT {
+            HOOK_ALL & !HOOK_RESPONSE
+        } else {
+            HOOK_ALL
+        }
     }
 
-    /// Calls `E`'s `hook` through `f`, unless it is known to be a default body. The first call
-    /// finds out; the bookkeeping is out of line, so that the usual call is a load, a test and
-    /// the call.
+    /// Calls `E`'s `handle_response` through `f`, unless it is known to be the default body.
+    /// The first call finds out; the bookkeeping is out of line, so that the usual call is a
+    /// load, a test and the call.
     #[inline(always)]
-    pub(crate) fn call<E: 'static>(
-        &self,
-        hook: u8,
-        f: impl FnOnce() -> Result<(), A2aError>,
-    ) -> HookOutcome {
-        if self.implemented.load(Ordering::Relaxed) & hook != 0 {
-            return f().map_err(Box::new);
+    pub(crate) fn call<E: 'static>(&self, f: impl FnOnce() -> Result<(), A2aError>) -> HookOutcome {
+        match self.0.load(Ordering::Relaxed) {
+            OVERRIDDEN => f().map_err(Box::new),
+            DEFAULT => Ok(()),
+            _ => {
+                forget_default_ran();
+                let outcome = f().map_err(Box::new);
+                self.record::<E>();
+                outcome
+            }
         }
-        if self.default.load(Ordering::Relaxed) & hook != 0 {
-            return Ok(());
-        }
-        forget_default_ran();
-        let outcome = f().map_err(Box::new);
-        self.record::<E>(hook);
-        outcome
     }
 
-    /// After a first call of `E`'s `hook`: records whether its default body ran.
+    /// After a first call of `E`'s `handle_response`: records whether its default body ran.
     #[cold]
     #[inline(never)]
-    fn record<E: 'static>(&self, hook: u8) {
-        let bits = if DEFAULT_RAN.with(Cell::take) == Some((TypeId::of::<E>(), hook)) {
-            &self.default
+    fn record<E: 'static>(&self) {
+        let found = if DEFAULT_RESPONSE_RAN.with(Cell::take) == Some(TypeId::of::<E>()) {
+            DEFAULT
         } else {
-            &self.implemented
+            OVERRIDDEN
         };
-        bits.fetch_or(hook, Ordering::Relaxed);
+        let _ = self
+            .0
+            .compare_exchange(UNKNOWN, found, Ordering::Relaxed, Ordering::Relaxed);
     }
 }
 
@@ -97,7 +110,7 @@ impl Implemented {
 #[cold]
 #[inline(never)]
 fn forget_default_ran() {
-    DEFAULT_RAN.with(|c| c.set(None));
+    DEFAULT_RESPONSE_RAN.with(|c| c.set(None));
 }
 
 #[cfg(test)]
@@ -109,27 +122,32 @@ mod tests {
     struct KeepsDefault;
 
     #[test]
-    fn a_default_body_is_dropped_after_its_first_call_and_an_override_always_runs() {
-        let (implemented, calls) = (Implemented::default(), Cell::new(0));
+    fn a_default_response_hook_is_dropped_after_its_first_call_and_an_override_always_runs() {
+        let (overrides, keeps, calls) = (
+            ResponseHook::default(),
+            ResponseHook::default(),
+            Cell::new(0),
+        );
         for _ in 0..3 {
-            implemented
-                .call::<Overrides>(HOOK_REQUEST, || {
+            overrides
+                .call::<Overrides>(|| {
                     calls.set(calls.get() + 1);
                     // Another extension's default body, run from inside this hook, does not
                     // count as this one's.
-                    default_ran::<KeepsDefault>(HOOK_REQUEST);
+                    default_response_ran::<KeepsDefault>();
                     Ok(())
                 })
                 .unwrap();
-            implemented
-                .call::<Overrides>(HOOK_EVENT, || {
+            keeps
+                .call::<KeepsDefault>(|| {
                     calls.set(calls.get() + 10);
-                    default_ran::<Overrides>(HOOK_EVENT);
+                    default_response_ran::<KeepsDefault>();
                     Ok(())
                 })
                 .unwrap();
         }
-        assert_eq!(calls.get(), 3 + 10, "the event hook ran once");
-        assert_eq!(implemented.may_run(), HOOK_ALL & !HOOK_EVENT);
+        assert_eq!(calls.get(), 3 + 10, "the default ran once");
+        assert_eq!(overrides.may_run(), HOOK_ALL);
+        assert_eq!(keeps.may_run(), HOOK_ALL & !HOOK_RESPONSE);
     }
 }

@@ -214,7 +214,7 @@ fn a_cached_value_does_not_excuse_a_missing_required_extension() {
 }
 
 #[test]
-fn hooks_left_at_their_default_are_skipped_and_implemented_ones_always_run() {
+fn a_response_hook_left_at_its_default_is_skipped_and_the_other_hooks_always_run() {
     let set = set_of(vec![Counted {}.__into_dyn(), A {}.__into_dyn()]);
     let entries = &set.inner.entries;
     assert_eq!(entries[0].ext.hooks(), HOOK_ALL);
@@ -222,21 +222,25 @@ fn hooks_left_at_their_default_are_skipped_and_implemented_ones_always_run() {
     let ctx = RequestContext::v1();
     let mut req = A2aRequest::GetTask(Default::default());
     let mut event = StreamResponse::Task(Default::default());
+    let mut task = crate::types::Task::default();
     let before = COUNTED_REQUESTS.load(Ordering::SeqCst);
     for round in 1..=3 {
         let n = negotiate(&set, &[Counted::URI]).unwrap();
+        // Only `handle_response` is found out: the others are called whatever they are.
+        assert_eq!(n.hooks & HOOK_EVENT, HOOK_EVENT, "round {round}");
+        assert_eq!(n.hooks & HOOK_REQUEST, HOOK_REQUEST, "round {round}");
         if round > 1 {
-            // The event hook was found to be the default in round 1.
-            assert_eq!(n.hooks & HOOK_EVENT, 0, "round {round}");
-            assert_eq!(n.hooks & HOOK_REQUEST, HOOK_REQUEST, "round {round}");
+            // The response hook was found to be the default in round 1.
+            assert_eq!(n.hooks & HOOK_RESPONSE, 0, "round {round}");
         }
         n.handle_request(&mut req, &ctx).unwrap();
         n.handle_event(&mut event).unwrap();
+        n.handle_response(&mut Reply::Task(&mut task)).unwrap();
         assert_eq!(n.extension::<Counted>(), Some(1), "round {round}");
     }
     assert_eq!(COUNTED_REQUESTS.load(Ordering::SeqCst) - before, 3);
-    // handle_event is the default body: found out on its first call, then skipped.
-    assert_eq!(entries[0].ext.hooks(), HOOK_ALL & !HOOK_EVENT);
+    // handle_response is the default body: found out on its first call, then skipped.
+    assert_eq!(entries[0].ext.hooks(), HOOK_ALL & !HOOK_RESPONSE);
 }
 
 /// Counts its response hook calls in its activation value.
@@ -489,11 +493,12 @@ fn observers_see_the_result_after_every_response_hook_and_only_observers_keep_th
         n.extension::<Observer>().as_deref(),
         Some("renamed-trenamed-u")
     );
-    // Each one's other response hook is its default body: dropped after its first call.
+    // The observer's `handle_response` is its default body: dropped after its first call.
+    // (`observe_response` is called whatever it is.)
     let entries = &set.inner.entries;
     assert_eq!(entries[0].ext.hooks() & HOOK_RESPONSE, 0);
     assert_eq!(entries[0].ext.hooks() & HOOK_OBSERVE, HOOK_OBSERVE);
-    assert_eq!(entries[1].ext.hooks() & HOOK_OBSERVE, 0);
+    assert_eq!(entries[1].ext.hooks() & HOOK_OBSERVE, HOOK_OBSERVE);
     assert_eq!(entries[1].ext.hooks() & HOOK_RESPONSE, HOOK_RESPONSE);
     // A request activating only the observer cannot have its result changed: it keeps the
     // encoding made before the response hooks (see `core::events::reply_for`).

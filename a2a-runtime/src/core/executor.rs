@@ -1,5 +1,6 @@
 //! The agent API: the [`AgentExecutor`] trait users implement, the [`AgentContext`] it receives,
-//! and the [`EventSink`] it publishes to.
+//! and the [`EventSink`] it publishes to; and what happens when an execution returns (its
+//! failure recorded, its listeners told, its runtime released).
 
 use std::future::Future;
 use std::sync::Arc;

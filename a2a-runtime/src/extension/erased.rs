@@ -5,10 +5,7 @@
 use super::RequestContext;
 use super::activation_value::ActivationValue;
 use super::dependencies::Dependencies;
-use super::implemented::{
-    HOOK_EVENT, HOOK_OBSERVE, HOOK_REQUEST, HOOK_RESPONSE, HOOK_TRANSITION, HookOutcome,
-    Implemented,
-};
+use super::implemented::{HOOK_ALL, HookOutcome};
 use super::method_entry::MethodEntry;
 use super::traits::{Activate, DynExtension, Extension, ExtensionHooks, Reply};
 use crate::error::A2aError;
@@ -19,11 +16,10 @@ use crate::types::{AgentExtension, StreamResponse, TaskStatus};
 #[derive(Debug)]
 pub(crate) struct DataOnly<E>(E);
 
-/// An extension with [`ExtensionHooks`], and what is known of its hooks.
+/// An extension with [`ExtensionHooks`].
 #[derive(Debug)]
 pub(crate) struct WithHooks<E> {
     ext: E,
-    implemented: Implemented,
 }
 
 impl<E: Extension> DynExtension for DataOnly<E> {
@@ -138,24 +134,19 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
         act: &mut ActivationValue,
         ctx: &RequestContext,
     ) -> HookOutcome {
-        self.implemented.call::<E>(HOOK_REQUEST, || {
-            with_activation::<E::Activation>(act, |a| self.ext.handle_request(req, a, ctx))
-        })
+        with_activation::<E::Activation>(act, |a| self.ext.handle_request(req, a, ctx))
+            .map_err(Box::new)
     }
     fn handle_response(&self, reply: &mut Reply<'_>, act: &mut ActivationValue) -> HookOutcome {
-        self.implemented.call::<E>(HOOK_RESPONSE, || {
-            with_activation::<E::Activation>(act, |a| self.ext.handle_response(reply, a))
-        })
+        with_activation::<E::Activation>(act, |a| self.ext.handle_response(reply, a))
+            .map_err(Box::new)
     }
     fn observe_response(&self, reply: &Reply<'_>, act: &mut ActivationValue) -> HookOutcome {
-        self.implemented.call::<E>(HOOK_OBSERVE, || {
-            with_activation::<E::Activation>(act, |a| self.ext.observe_response(reply, a))
-        })
+        with_activation::<E::Activation>(act, |a| self.ext.observe_response(reply, a))
+            .map_err(Box::new)
     }
     fn handle_event(&self, event: &mut StreamResponse, act: &mut ActivationValue) -> HookOutcome {
-        self.implemented.call::<E>(HOOK_EVENT, || {
-            with_activation::<E::Activation>(act, |a| self.ext.handle_event(event, a))
-        })
+        with_activation::<E::Activation>(act, |a| self.ext.handle_event(event, a)).map_err(Box::new)
     }
     fn check_transition(
         &self,
@@ -163,9 +154,8 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
         to: &TaskStatus,
         act: &mut ActivationValue,
     ) -> HookOutcome {
-        self.implemented.call::<E>(HOOK_TRANSITION, || {
-            with_activation::<E::Activation>(act, |a| self.ext.check_transition(from, to, a))
-        })
+        with_activation::<E::Activation>(act, |a| self.ext.check_transition(from, to, a))
+            .map_err(Box::new)
     }
     fn dependencies(&self) -> Dependencies {
         self.ext.dependencies()
@@ -177,7 +167,7 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
         true
     }
     fn hooks(&self) -> u8 {
-        self.implemented.may_run()
+        HOOK_ALL
     }
 }
 
@@ -222,10 +212,7 @@ pub trait ViaData<E> {
 
 impl<E: ExtensionHooks> ViaHooks<E> for &Probe<E> {
     fn wrap(&self, value: E) -> Box<dyn DynExtension> {
-        Box::new(WithHooks {
-            ext: value,
-            implemented: Implemented::default(),
-        })
+        Box::new(WithHooks { ext: value })
     }
 }
 

@@ -8,10 +8,7 @@ use serde::de::DeserializeOwned;
 use super::RequestContext;
 use super::activation_value::ActivationValue;
 use super::dependencies::Dependencies;
-use super::implemented::{
-    HOOK_EVENT, HOOK_OBSERVE, HOOK_REQUEST, HOOK_RESPONSE, HOOK_TRANSITION, HookOutcome,
-    default_ran,
-};
+use super::implemented::HookOutcome;
 use super::method_entry::MethodEntry;
 use crate::error::A2aError;
 use crate::protocol::A2aRequest;
@@ -150,7 +147,6 @@ pub trait ExtensionHooks: Extension {
         ctx: &RequestContext,
     ) -> Result<(), A2aError> {
         let _ = (request, activation, ctx);
-        default_ran::<Self>(HOOK_REQUEST);
         Ok(())
     }
 
@@ -166,7 +162,6 @@ pub trait ExtensionHooks: Extension {
         activation: &mut Self::Activation,
     ) -> Result<(), A2aError> {
         let _ = (reply, activation);
-        default_ran::<Self>(HOOK_RESPONSE);
         Ok(())
     }
 
@@ -179,7 +174,6 @@ pub trait ExtensionHooks: Extension {
         activation: &mut Self::Activation,
     ) -> Result<(), A2aError> {
         let _ = (reply, activation);
-        default_ran::<Self>(HOOK_OBSERVE);
         Ok(())
     }
 
@@ -191,7 +185,6 @@ pub trait ExtensionHooks: Extension {
         activation: &mut Self::Activation,
     ) -> Result<(), A2aError> {
         let _ = (event, activation);
-        default_ran::<Self>(HOOK_EVENT);
         Ok(())
     }
 
@@ -206,7 +199,6 @@ pub trait ExtensionHooks: Extension {
         activation: &mut Self::Activation,
     ) -> Result<(), A2aError> {
         let _ = (from, to, activation);
-        default_ran::<Self>(HOOK_TRANSITION);
         Ok(())
     }
 

@@ -69,6 +69,10 @@ impl<'a> Delta<'a> {
 /// anything).
 pub type LentChange<'a> = &'a mut dyn FnMut(&mut Task) -> Result<Option<Vec<u8>>, A2aError>;
 
+/// What [`ImmediateWrites::update_lent`] did once the store accepted the update: the new version
+/// and the reply the change returned, or the change's error (nothing changed).
+pub type Lent = Result<(u64, Option<Vec<u8>>), A2aError>;
+
 /// A store that writes at once, under its own lock (see the [module](self)).
 pub trait ImmediateWrites: Send + Sync {
     /// Does `write` of `task` at once, as `create` or `update` would. `json`, when given, is
@@ -103,5 +107,5 @@ pub trait ImmediateWrites: Send + Sync {
         expected_version: u64,
         change: LentChange<'_>,
         json: fn(&[u8]) -> Option<&[u8]>,
-    ) -> Result<Result<(u64, Option<Vec<u8>>), A2aError>, StoreError>;
+    ) -> Result<Lent, StoreError>;
 }

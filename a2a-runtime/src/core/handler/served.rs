@@ -16,6 +16,8 @@ use crate::types::{SendMessageRequest, SendMessageResponse};
 /// bytes), or any other, whose answer the binding encodes.
 #[derive(Clone)]
 pub(crate) enum ServedHandler {
+    // Built by the server's builder only.
+    #[cfg_attr(not(feature = "server"), allow(dead_code))]
     Default(Arc<DefaultRequestHandler>),
     Custom(Arc<dyn RequestHandler>),
 }

@@ -59,10 +59,10 @@ pub const DEFAULT_MAX_TASKS: usize = 10_000;
 /// stores and [`connect("memory:")`](super::connect) are linked so).
 ///
 /// Finished tasks are held encoded (their ProtoJSON without the ids, behind a small header), a
-/// fraction of the memory of a [`Task`] value; [`get`](TaskStore::get) and
-/// [`list`](TaskStore::list) decode them, and listing filters and orders without decoding. Live
-/// tasks, which change on every event, are held as values; a task is encoded once, by the write
-/// that finishes it.
+/// fraction of the memory of a [`Task`] value; [`get`](super::TaskStore::get) and
+/// [`list`](super::TaskStore::list) decode them, and listing filters and orders without
+/// decoding. Live tasks, which change on every event, are held as values; a task is encoded
+/// once, by the write that finishes it.
 ///
 /// [`Task`]: crate::types::Task
 /// [`TaskStore`]: super::TaskStore

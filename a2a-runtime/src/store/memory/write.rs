@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::super::frozen::Frozen;
-use super::super::immediate::{Delta, ImmediateWrites, LentChange, Write};
+use super::super::immediate::{Delta, ImmediateWrites, Lent, LentChange, Write};
 use super::super::replay_log::{ChunkRef, Log};
 use super::super::{InMemoryPushOutbox, NewDelivery, Scope, SeqEvent, StoreError, now_ms};
 use super::InMemoryTaskStore;
@@ -385,7 +385,7 @@ impl ImmediateWrites for InMemoryTaskStore {
         expected_version: u64,
         change: LentChange<'_>,
         json: fn(&[u8]) -> Option<&[u8]>,
-    ) -> Result<Result<(u64, Option<Vec<u8>>), crate::error::A2aError>, StoreError> {
+    ) -> Result<Lent, StoreError> {
         // The inherent, generic form.
         InMemoryTaskStore::update_lent(self, scope, task, expected_version, change, |reply| {
             reply.as_deref().and_then(json)

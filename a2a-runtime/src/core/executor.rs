@@ -110,7 +110,7 @@ pub(crate) trait DynExecutor: Send + Sync + 'static {
         self: Arc<Self>,
         ctx: AgentContext,
         events: EventSink,
-        finish: Finish,
+        finish: ExecutionEnd,
     ) -> BoxFuture<'static, ()>;
 }
 
@@ -126,7 +126,7 @@ impl<T: AgentExecutor> DynExecutor for T {
         self: Arc<Self>,
         ctx: AgentContext,
         events: EventSink,
-        finish: Finish,
+        finish: ExecutionEnd,
     ) -> BoxFuture<'static, ()> {
         use tracing::Instrument as _;
         // One span per execution, a child of the request's; the request's trace context
@@ -487,7 +487,7 @@ fn without_seq(
 
 /// After an agent error: a task that exists (and is not terminal) moves to FAILED with the error
 /// text; an error before any event is reported to the waiting request instead.
-async fn fail_or_report(finish: &Finish, error: A2aError) -> Option<A2aError> {
+async fn fail_or_report(finish: &ExecutionEnd, error: A2aError) -> Option<A2aError> {
     let (state, context_id) = {
         let st = finish.rt.state.lock().await;
         if st.replied {
@@ -516,7 +516,7 @@ async fn fail_or_report(finish: &Finish, error: A2aError) -> Option<A2aError> {
 
 /// What happens when an execution of the agent returns: a failure is recorded, the listeners
 /// learn that it ended, and the runtime is released if nobody needs it any more.
-pub(crate) struct Finish {
+pub(crate) struct ExecutionEnd {
     pub(crate) rt: Arc<TaskRuntime>,
     pub(crate) registry: Arc<Registry>,
     pub(crate) execution: u64,
@@ -527,7 +527,7 @@ pub(crate) struct Finish {
     pub(crate) extensions: Arc<crate::extension::Negotiated>,
 }
 
-impl Finish {
+impl ExecutionEnd {
     /// Runs the end of an execution, given how the agent's `execute` returned (or panicked).
     pub(crate) async fn after(self, outcome: std::thread::Result<Result<(), A2aError>>) {
         let error = match outcome {

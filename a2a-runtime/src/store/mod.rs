@@ -9,8 +9,8 @@
 //! from an index on `(tenant, owner, status_ts DESC, id DESC)`.
 
 mod cluster;
+mod encoded_task;
 mod error;
-mod frozen;
 #[doc(hidden)]
 pub mod immediate;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]

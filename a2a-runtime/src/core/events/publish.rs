@@ -46,7 +46,7 @@ pub(crate) type Publish<'a> = Either<
 // variant would be one more allocation on that path, and save nothing on the other.
 #[allow(clippy::large_enum_variant)]
 enum Step {
-    /// Written and delivered: the event's sequence number.
+    /// TaskToWrite and delivered: the event's sequence number.
     Done(u64),
     /// Applied; the store's write is to be awaited, then the event delivered.
     Write(Applied),

@@ -79,7 +79,7 @@ impl TaskRuntime {
             return Err(live_task_gone());
         };
         let written = match store.immediate() {
-            // Held shared with the runtime, as every write of this store's runtimes.
+            // MemoryTask shared with the runtime, as every write of this store's runtimes.
             Some(memory) => {
                 let write = Write::Update {
                     expected_version: version,

@@ -8,7 +8,7 @@ use futures::future::{BoxFuture, Either};
 use tokio_util::sync::CancellationToken;
 
 use super::super::events::{Listen, Listener, SeqEvent, TaskRuntime, WaitOutcome};
-use super::super::executor::{AgentContext, AgentInput, EventSink, Finish};
+use super::super::executor::{AgentContext, AgentInput, EventSink, ExecutionEnd};
 use super::default::DefaultRequestHandler;
 use super::default::trim_history;
 use crate::error::A2aError;
@@ -163,7 +163,7 @@ impl DefaultRequestHandler {
             context_id: input.message.context_id.clone(),
             extensions: extensions.clone(),
         };
-        let finish = Finish {
+        let finish = ExecutionEnd {
             rt: rt.clone(),
             registry: self.registry.clone(),
             execution,
@@ -320,7 +320,7 @@ async fn run_until_answered(
     run: BoxFuture<'static, ()>,
     mut rx: tokio::sync::oneshot::Receiver<WaitOutcome>,
 ) -> WaitOutcome {
-    let mut detach = Detach(Some(run));
+    let mut detach = SpawnOnDrop(Some(run));
     let answer = std::future::poll_fn(|cx| {
         if let Some(run) = detach.0.as_mut()
             && run.as_mut().poll(cx).is_ready()
@@ -339,9 +339,9 @@ async fn run_until_answered(
 }
 
 /// Spawns an unfinished run when dropped.
-struct Detach(Option<BoxFuture<'static, ()>>);
+struct SpawnOnDrop(Option<BoxFuture<'static, ()>>);
 
-impl Drop for Detach {
+impl Drop for SpawnOnDrop {
     fn drop(&mut self) {
         if let Some(run) = self.0.take() {
             match tokio::runtime::Handle::try_current() {

@@ -9,7 +9,7 @@
 //! listing index.
 //!
 //! [`Task`]: crate::types::Task
-mod held;
+mod memory_task;
 mod push_configs;
 mod task_store;
 mod tasks;

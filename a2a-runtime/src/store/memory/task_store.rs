@@ -10,7 +10,7 @@ use super::super::{
     TaskStore,
 };
 use super::InMemoryTaskStore;
-use super::held::{Held, Snapshot};
+use super::memory_task::{MemoryTask, Snapshot};
 use super::tasks::{Gone, Position};
 use crate::types::{StreamResponse, Task, TaskId, TaskState, Timestamp};
 
@@ -107,8 +107,8 @@ impl TaskStore for InMemoryTaskStore {
             // Chunks are read from the task: a live one here, a finished one (encoded) once
             // decoded, after the lock.
             match &entry.held {
-                Held::Value(task) => return read_back(id, logged, Some(task)),
-                Held::Encoded(f) => {
+                MemoryTask::Value(task) => return read_back(id, logged, Some(task)),
+                MemoryTask::Encoded(f) => {
                     let chunks = logged.iter().any(|e| matches!(e, Logged::Chunk(..)));
                     (logged, chunks.then(|| f.clone()))
                 }
@@ -226,8 +226,8 @@ impl TaskStore for InMemoryTaskStore {
             for s in tasks.scopes.values() {
                 for (id, e) in &s.by_id {
                     let state = match &e.held {
-                        Held::Value(t) => t.status.state,
-                        Held::Encoded(f) => f.state(),
+                        MemoryTask::Value(t) => t.status.state,
+                        MemoryTask::Encoded(f) => f.state(),
                     };
                     if e.updated_ms < before && states.contains(&state) {
                         found.push((

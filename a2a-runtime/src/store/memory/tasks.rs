@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::super::Scope;
 use super::super::replay_log::Log;
-use super::held::Entry;
+use super::memory_task::Entry;
 use crate::FastHash;
 
 /// A listing position: status timestamp (ms), then id. Ascending; listings walk it backwards.

@@ -4,12 +4,12 @@
 
 use std::sync::Arc;
 
-use super::super::frozen::Frozen;
+use super::super::encoded_task::EncodedTask;
 use super::super::immediate::{Delta, ImmediateWrites, Lent, LentChange, Write};
 use super::super::replay_log::{ChunkRef, Log};
 use super::super::{InMemoryPushOutbox, NewDelivery, Scope, SeqEvent, StoreError, now_ms};
 use super::InMemoryTaskStore;
-use super::held::{Entry, Held, Written, materialize_all, replace_held};
+use super::memory_task::{Entry, MemoryTask, TaskToWrite, materialize_all, replace_held};
 use super::tasks::{Gone, ScopeTasks, Tasks};
 use crate::types::{StreamResponse, Task, TaskId};
 
@@ -127,7 +127,7 @@ impl InMemoryTaskStore {
     pub(super) fn create_now(
         &self,
         scope: &Scope,
-        task: Written<'_>,
+        task: TaskToWrite<'_>,
         json: Option<&[u8]>,
         event: Option<Arc<SeqEvent>>,
     ) -> Result<u64, StoreError> {
@@ -143,7 +143,7 @@ impl InMemoryTaskStore {
     pub(super) fn create_locked(
         &self,
         scope: &Scope,
-        task: Written<'_>,
+        task: TaskToWrite<'_>,
         json: Option<&[u8]>,
         event: Option<Arc<SeqEvent>>,
         gone: &mut Gone,
@@ -185,7 +185,7 @@ impl InMemoryTaskStore {
         else {
             return Err(StoreError::Exists(task.id.clone(), "already exists"));
         };
-        let held = Held::of(task, json);
+        let held = MemoryTask::of(task, json);
         let finished = held.is_terminal();
         s.finished += usize::from(finished);
         s.order.insert((held.millis(), id.clone()), finished);
@@ -215,7 +215,7 @@ impl InMemoryTaskStore {
     pub(super) fn update_now(
         &self,
         scope: &Scope,
-        task: Written<'_>,
+        task: TaskToWrite<'_>,
         json: Option<&[u8]>,
         (expected_version, delta): (u64, Option<Delta<'_>>),
         event: Option<Arc<SeqEvent>>,
@@ -260,20 +260,20 @@ impl InMemoryTaskStore {
         let held = |entry: &mut Entry, _: Option<&Arc<SeqEvent>>| {
             // The logged chunks read their parts from the task held, about to change.
             materialize_all(entry, id.as_str());
-            let lent = matches!(&entry.held, Held::Value(t) if Arc::ptr_eq(t, task));
+            let lent = matches!(&entry.held, MemoryTask::Value(t) if Arc::ptr_eq(t, task));
             if lent {
                 // Never seen: the lock is held until a task is back in its place (a stand-in
                 // left by a panic reads as a store error, not as a task).
-                entry.held = Held::Encoded(Frozen::empty());
+                entry.held = MemoryTask::Encoded(EncodedTask::empty());
             }
             match change(Arc::make_mut(task)) {
                 Ok(r) => {
-                    entry.held = Held::of(Written::Shared(task), json(&r));
+                    entry.held = MemoryTask::of(TaskToWrite::Shared(task), json(&r));
                     Ok((None, r))
                 }
                 Err(e) => {
                     if lent {
-                        entry.held = Held::Value(Arc::clone(task));
+                        entry.held = MemoryTask::Value(Arc::clone(task));
                     }
                     Err(e)
                 }

@@ -5,7 +5,7 @@
 use std::cmp::Reverse;
 
 use super::*;
-use crate::store::frozen::Frozen;
+use crate::store::encoded_task::EncodedTask;
 
 /// Tasks in every form the store holds: live values, encoded finished tasks, and finished
 /// tasks kept as values (a sub-millisecond timestamp the wire form would round); equal
@@ -154,7 +154,7 @@ async fn finished_tasks_are_held_encoded_and_read_back_exactly() {
                 .status
                 .timestamp
                 .is_none_or(|ts| Timestamp::from_millis(ts.millis()) == Some(ts));
-            let encoded = matches!(held, Held::Encoded(_));
+            let encoded = matches!(held, MemoryTask::Encoded(_));
             assert_eq!(encoded, t.status.state.is_terminal() && exact, "{t:?}");
         }
         assert_eq!(
@@ -319,7 +319,8 @@ async fn a_corrupt_encoding_is_an_error_not_a_panic() {
     store.create(&scope, &done, None).await.unwrap();
     if let Some(s) = store.lock().get_mut(&scope) {
         for e in s.by_id.values_mut() {
-            e.held = Held::Encoded(Frozen::from_raw(&[3, 0, 0, 0, 0, 0, 0, 0, 0, 0, b'{']));
+            e.held =
+                MemoryTask::Encoded(EncodedTask::from_raw(&[3, 0, 0, 0, 0, 0, 0, 0, 0, 0, b'{']));
         }
     }
     assert!(matches!(

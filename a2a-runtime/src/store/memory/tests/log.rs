@@ -228,7 +228,7 @@ async fn streamed_chunks_read_back_from_the_log_exactly_as_delivered() {
     s.send([s.status(TaskState::Completed)]);
     assert!(matches!(
         s.store.lock()[&s.scope].by_id["t001"].held,
-        Held::Encoded(_)
+        MemoryTask::Encoded(_)
     ));
     s.assert_log(2, 0).await;
 }

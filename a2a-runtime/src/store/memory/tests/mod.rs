@@ -11,7 +11,7 @@ mod shared;
 
 use std::sync::Arc;
 
-use super::held::Held;
+use super::memory_task::MemoryTask;
 use super::*;
 use crate::store::immediate::{Delta, ImmediateWrites as _, Write};
 use crate::store::{
@@ -46,8 +46,8 @@ fn with_held<R>(
 ) -> R {
     let scopes = store.lock();
     match &scopes.get(scope).unwrap().by_id.get(id).unwrap().held {
-        Held::Value(t) => f(t),
-        Held::Encoded(_) => panic!("{id} is held encoded"),
+        MemoryTask::Value(t) => f(t),
+        MemoryTask::Encoded(_) => panic!("{id} is held encoded"),
     }
 }
 

@@ -7,8 +7,8 @@ use super::*;
 /// The store's own `Arc` of the live task `id`, as the runtime that wrote it holds it.
 fn shared_held(store: &InMemoryTaskStore, scope: &Scope, id: &str) -> Arc<Task> {
     match &store.lock()[scope].by_id[id].held {
-        Held::Value(t) => Arc::clone(t),
-        Held::Encoded(_) => panic!("{id} is held encoded"),
+        MemoryTask::Value(t) => Arc::clone(t),
+        MemoryTask::Encoded(_) => panic!("{id} is held encoded"),
     }
 }
 
@@ -92,7 +92,7 @@ async fn a_live_task_its_runtime_writes_is_held_shared_and_changed_in_place_when
     assert_eq!(lent.unwrap(), Ok((4, ())));
     assert!(matches!(
         store.lock()[&scope].by_id["t001"].held,
-        Held::Encoded(_)
+        MemoryTask::Encoded(_)
     ));
     assert_eq!(Arc::strong_count(&live), 1);
     let got = stored(&store, &scope, "t001").await;

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::super::frozen::Frozen;
+use super::super::encoded_task::EncodedTask;
 use super::super::immediate::Delta;
 use super::super::replay_log::{ChunkRef, Invalidates, Log, effect, same_shape};
 use super::super::{SeqEvent, StoreError, TaskQuery};
@@ -18,7 +18,7 @@ pub(super) struct Entry {
     pub(super) version: u64,
     /// When it was last written (ms since the epoch), for retention.
     pub(super) updated_ms: i64,
-    pub(super) held: Held,
+    pub(super) held: MemoryTask,
     /// The tail of the task's event log.
     pub(super) log: Log,
 }
@@ -26,53 +26,53 @@ pub(super) struct Entry {
 /// A task as held: live tasks (and the rare finished task whose encoding would not give it back
 /// exactly) as values, finished tasks encoded.
 #[derive(Debug)]
-pub(super) enum Held {
+pub(super) enum MemoryTask {
     /// Shared, copy on write, with the task's runtime when it wrote it through an
     /// [immediate write](crate::store::immediate): the live copy costs no copy of its own.
     Value(Arc<Task>),
-    Encoded(Frozen),
+    Encoded(EncodedTask),
 }
 
-impl Held {
+impl MemoryTask {
     /// `task` as held, from its `json` when the writer has it (see
     /// [`ImmediateWrites::write_now`](crate::store::immediate::ImmediateWrites::write_now));
     /// a live one shared when the writer gives its `Arc`, copied otherwise.
-    pub(super) fn of(task: Written<'_>, json: Option<&[u8]>) -> Self {
+    pub(super) fn of(task: TaskToWrite<'_>, json: Option<&[u8]>) -> Self {
         if task.status.state.is_terminal()
             && let Some(frozen) = json
-                .and_then(|json| Frozen::from_json(&task, json))
-                .or_else(|| Frozen::encode(&task))
+                .and_then(|json| EncodedTask::from_json(&task, json))
+                .or_else(|| EncodedTask::encode(&task))
         {
-            return Held::Encoded(frozen);
+            return MemoryTask::Encoded(frozen);
         }
-        Held::Value(task.to_arc())
+        MemoryTask::Value(task.to_arc())
     }
 
     /// The listing position's timestamp (as in [`ListCursor::of`](crate::store::ListCursor::of)).
     pub(super) fn millis(&self) -> i64 {
         match self {
-            Held::Value(t) => t.status.timestamp.map_or(0, |t| t.millis()),
-            Held::Encoded(f) => f.millis(),
+            MemoryTask::Value(t) => t.status.timestamp.map_or(0, |t| t.millis()),
+            MemoryTask::Encoded(f) => f.millis(),
         }
     }
 
     pub(super) fn is_terminal(&self) -> bool {
         match self {
-            Held::Value(t) => t.status.state.is_terminal(),
-            Held::Encoded(f) => f.state().is_terminal(),
+            MemoryTask::Value(t) => t.status.state.is_terminal(),
+            MemoryTask::Encoded(f) => f.state().is_terminal(),
         }
     }
 
     pub(super) fn matches(&self, query: &TaskQuery) -> bool {
         match self {
-            Held::Value(t) => {
+            MemoryTask::Value(t) => {
                 query.context_id.as_ref().is_none_or(|c| &t.context_id == c)
                     && query.state.is_none_or(|st| t.status.state == st)
                     && query
                         .status_timestamp_after
                         .is_none_or(|ts| t.status.timestamp.is_some_and(|x| x >= ts))
             }
-            Held::Encoded(f) => {
+            MemoryTask::Encoded(f) => {
                 query
                     .context_id
                     .as_ref()
@@ -88,8 +88,8 @@ impl Held {
     /// A copy to turn into a [`Task`] once the store's lock is released.
     pub(super) fn snapshot(&self) -> Snapshot {
         match self {
-            Held::Value(t) => Snapshot::Value(Arc::clone(t)),
-            Held::Encoded(f) => Snapshot::Encoded(f.clone()),
+            MemoryTask::Value(t) => Snapshot::Value(Arc::clone(t)),
+            MemoryTask::Encoded(f) => Snapshot::Encoded(f.clone()),
         }
     }
 }
@@ -97,47 +97,47 @@ impl Held {
 /// The task a write stores: the writer's `Arc` (the runtime's copy, see
 /// [immediate writes](crate::store::immediate)), shared, or a borrowed task, copied.
 #[derive(Clone, Copy)]
-pub(super) enum Written<'a> {
+pub(super) enum TaskToWrite<'a> {
     Shared(&'a Arc<Task>),
     Borrowed(&'a Task),
 }
 
-impl Written<'_> {
+impl TaskToWrite<'_> {
     /// The task as a live value is held: shared, or a copy.
     pub(super) fn to_arc(self) -> Arc<Task> {
         match self {
-            Written::Shared(task) => Arc::clone(task),
-            Written::Borrowed(task) => Arc::new(task.clone()),
+            TaskToWrite::Shared(task) => Arc::clone(task),
+            TaskToWrite::Borrowed(task) => Arc::new(task.clone()),
         }
     }
 }
 
-impl std::ops::Deref for Written<'_> {
+impl std::ops::Deref for TaskToWrite<'_> {
     type Target = Task;
     fn deref(&self) -> &Task {
         match *self {
-            Written::Shared(task) => task,
-            Written::Borrowed(task) => task,
+            TaskToWrite::Shared(task) => task,
+            TaskToWrite::Borrowed(task) => task,
         }
     }
 }
 
-impl<'a> From<&'a Task> for Written<'a> {
+impl<'a> From<&'a Task> for TaskToWrite<'a> {
     fn from(task: &'a Task) -> Self {
-        Written::Borrowed(task)
+        TaskToWrite::Borrowed(task)
     }
 }
 
-impl<'a> From<&'a Arc<Task>> for Written<'a> {
+impl<'a> From<&'a Arc<Task>> for TaskToWrite<'a> {
     fn from(task: &'a Arc<Task>) -> Self {
-        Written::Shared(task)
+        TaskToWrite::Shared(task)
     }
 }
 
 /// A task taken out under the lock; copied or decoded once it is released.
 pub(super) enum Snapshot {
     Value(Arc<Task>),
-    Encoded(Frozen),
+    Encoded(EncodedTask),
 }
 
 impl Snapshot {
@@ -153,7 +153,7 @@ impl Snapshot {
 /// returns the chunk `event` is logged as by reference, if any.
 pub(super) fn replace_held(
     entry: &mut Entry,
-    task: Written<'_>,
+    task: TaskToWrite<'_>,
     json: Option<&[u8]>,
     delta: Option<Delta<'_>>,
     event: Option<&Arc<SeqEvent>>,
@@ -165,7 +165,7 @@ pub(super) fn replace_held(
         // shared, or a plain copy (`clone_from`, which compares part by part to copy only what
         // changed, walks both copies and costs more: a 100-chunk stream ran at 79k events/s
         // against 154k).
-        Held::Value(held) if !task.status.state.is_terminal() => {
+        MemoryTask::Value(held) if !task.status.state.is_terminal() => {
             // The logged chunks keep their parts in this copy: the event may take some away.
             let (invalidates, planned) = match (&delta, event) {
                 (Some(_), Some(e)) => effect(held, &e.event),
@@ -192,17 +192,17 @@ pub(super) fn replace_held(
             // the parts themselves, cold by now, cost 12% of the SSE workload). Anything else
             // turns them into events first.
             if entry.log.chunks() > 0 {
-                let keeps = matches!(held, Held::Value(t) if same_shape(t, &task))
+                let keeps = matches!(held, MemoryTask::Value(t) if same_shape(t, &task))
                     && event.is_some_and(|e| matches!(e.event, StreamResponse::StatusUpdate(_)));
                 debug_assert!(
-                    !keeps || matches!(held, Held::Value(t) if t.artifacts == task.artifacts),
+                    !keeps || matches!(held, MemoryTask::Value(t) if t.artifacts == task.artifacts),
                     "a status update changed the artifacts"
                 );
                 if !keeps {
                     materialize_all(entry, task.id.as_str());
                 }
             }
-            entry.held = Held::of(task, json);
+            entry.held = MemoryTask::of(task, json);
         }
     }
     chunk
@@ -215,8 +215,8 @@ pub(super) fn materialize_all(entry: &mut Entry, id: &str) {
     }
     let decoded;
     let before = match &entry.held {
-        Held::Value(t) => Some(&**t),
-        Held::Encoded(f) => {
+        MemoryTask::Value(t) => Some(&**t),
+        MemoryTask::Encoded(f) => {
             decoded = f.decode(id).ok();
             decoded.as_ref()
         }

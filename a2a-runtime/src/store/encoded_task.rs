@@ -32,11 +32,11 @@ const FIXED_HEADER: usize = 1 + 8;
 
 /// An encoded task (see the module doc for the layout).
 #[derive(Clone, PartialEq, Eq)]
-pub(super) struct Frozen(Box<[u8]>);
+pub(super) struct EncodedTask(Box<[u8]>);
 
-impl std::fmt::Debug for Frozen {
+impl std::fmt::Debug for EncodedTask {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Frozen")
+        f.debug_struct("EncodedTask")
             .field("state", &self.state())
             .field("timestamp", &self.timestamp())
             .field("bytes", &self.0.len())
@@ -143,14 +143,14 @@ fn values_depth<'a>(values: impl Iterator<Item = &'a Value>, limit: usize) -> us
 
 thread_local! {
     /// Where tasks are encoded before being copied to an exactly sized box (no reallocation),
-    /// and where [`Frozen::from_json`] writes the ids it expects at the start of the JSON.
+    /// and where [`EncodedTask::from_json`] writes the ids it expects at the start of the JSON.
     static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// A scratch buffer larger than this is not kept for the next encoding.
 const SCRATCH_KEEP: usize = 64 * 1024;
 
-impl Frozen {
+impl EncodedTask {
     /// Encodes `task`; `None` when the encoding would not decode to an equal task (a timestamp
     /// finer than a millisecond or outside years 1–9999, JSON nested deeper than the decoder
     /// accepts), in which case the caller keeps the value.
@@ -281,7 +281,7 @@ impl Frozen {
 
     /// A stand-in holding no task: its state is unspecified and decoding it fails.
     pub(super) fn empty() -> Self {
-        Frozen(Box::default())
+        EncodedTask(Box::default())
     }
 
     /// The status state.
@@ -395,7 +395,7 @@ mod tests {
             task.history[0].parts.push(Part::data(nested(levels)));
             let decodable =
                 json::check_depth(&serde_json::to_vec(&task).unwrap(), DEFAULT_MAX_DEPTH).is_ok();
-            match Frozen::encode(&task) {
+            match EncodedTask::encode(&task) {
                 Some(frozen) => {
                     assert!(decodable, "{levels} levels encoded but would not decode");
                     assert_eq!(frozen.decode(task.id.as_str()).unwrap(), task, "{levels}");
@@ -473,7 +473,7 @@ mod tests {
     #[test]
     fn a_rich_task_round_trips_exactly() {
         let task = rich_task();
-        let frozen = Frozen::encode(&task).unwrap();
+        let frozen = EncodedTask::encode(&task).unwrap();
         assert_eq!(frozen.state(), TaskState::Completed);
         assert_eq!(frozen.millis(), 1_774_000_000_123);
         assert_eq!(frozen.timestamp(), task.status.timestamp);
@@ -492,7 +492,7 @@ mod tests {
                 },
                 ..Task::default()
             };
-            let frozen = Frozen::encode(&task).unwrap();
+            let frozen = EncodedTask::encode(&task).unwrap();
             assert_eq!(frozen.state(), *state);
             assert_eq!((frozen.millis(), frozen.timestamp()), (0, None));
             assert_eq!(frozen.context_id(), b"");
@@ -505,7 +505,7 @@ mod tests {
         for len in [0, 1, 127, 128, 300, 20_000] {
             let mut task = rich_task();
             task.context_id = "c".repeat(len).into();
-            let frozen = Frozen::encode(&task).unwrap();
+            let frozen = EncodedTask::encode(&task).unwrap();
             assert_eq!(frozen.context_id(), task.context_id.as_str().as_bytes());
             assert_eq!(frozen.decode(task.id.as_str()).unwrap(), task);
         }
@@ -530,7 +530,7 @@ mod tests {
             }],
             ..Task::default()
         };
-        let frozen = Frozen::encode(&task).unwrap();
+        let frozen = EncodedTask::encode(&task).unwrap();
         // The task's ProtoJSON without the id, with a 10-byte header instead of `"contextId":`.
         let json = serde_json::to_vec(&task).unwrap();
         assert_eq!(
@@ -564,8 +564,8 @@ mod tests {
         }
         for task in &tasks {
             let json = crate::json::writer::to_vec(task).unwrap();
-            let frozen = Frozen::from_json(task, &json);
-            assert_eq!(frozen, Frozen::encode(task), "{task:?}");
+            let frozen = EncodedTask::from_json(task, &json);
+            assert_eq!(frozen, EncodedTask::encode(task), "{task:?}");
             assert_eq!(frozen.unwrap().decode(task.id.as_str()).unwrap(), *task);
         }
     }
@@ -576,19 +576,25 @@ mod tests {
         let json = crate::json::writer::to_vec(&task).unwrap();
         let mut other = rich_task();
         other.id = "4f1a0c2e-8b7d-4c5e-9a3f-2d6b1e0f7a99".into();
-        assert!(Frozen::from_json(&other, &json).is_none(), "another id");
+        assert!(
+            EncodedTask::from_json(&other, &json).is_none(),
+            "another id"
+        );
         other = rich_task();
         other.context_id = "ctx-é-2".into();
         assert!(
-            Frozen::from_json(&other, &json).is_none(),
+            EncodedTask::from_json(&other, &json).is_none(),
             "another context"
         );
         other.context_id = "".into();
-        assert!(Frozen::from_json(&other, &json).is_none(), "no context");
+        assert!(
+            EncodedTask::from_json(&other, &json).is_none(),
+            "no context"
+        );
         let ids = json.windows(9).position(|w| w == br#""status":"#).unwrap();
         for cut in [0, 1, ids - 1, ids, ids + 3] {
             assert!(
-                Frozen::from_json(&task, &json[..cut]).is_none(),
+                EncodedTask::from_json(&task, &json[..cut]).is_none(),
                 "cut at {cut}"
             );
         }
@@ -599,7 +605,7 @@ mod tests {
             .timestamp
             .map(|t| Timestamp(t.0 + chrono::Duration::microseconds(1)));
         let json = crate::json::writer::to_vec(&fine).unwrap();
-        assert!(Frozen::from_json(&fine, &json).is_none());
+        assert!(EncodedTask::from_json(&fine, &json).is_none());
     }
 
     #[test]
@@ -609,26 +615,26 @@ mod tests {
             .status
             .timestamp
             .map(|t| Timestamp(t.0 + chrono::Duration::microseconds(1)));
-        assert!(Frozen::encode(&task).is_none());
+        assert!(EncodedTask::encode(&task).is_none());
         task.status.timestamp = Timestamp::from_millis(253_402_300_800_000); // year 10000
-        assert!(Frozen::encode(&task).is_none());
+        assert!(EncodedTask::encode(&task).is_none());
         let mut deep = json!(1);
         for _ in 0..DEFAULT_MAX_DEPTH {
             deep = json!([deep]);
         }
         let mut task = rich_task();
         task.metadata.insert("deep".into(), deep.clone());
-        assert!(Frozen::encode(&task).is_none());
+        assert!(EncodedTask::encode(&task).is_none());
         // Free-form JSON anywhere in the task is checked: a data part, message metadata.
         let mut task = rich_task();
         task.artifacts
             .push(Artifact::new([Part::data(deep.clone())]));
-        assert!(Frozen::encode(&task).is_none());
+        assert!(EncodedTask::encode(&task).is_none());
         let mut task = rich_task();
         let mut message = Message::user_text("deep");
         message.metadata.insert("deep".into(), deep);
         task.history.push(message);
-        assert!(Frozen::encode(&task).is_none());
+        assert!(EncodedTask::encode(&task).is_none());
     }
 
     #[test]
@@ -637,9 +643,9 @@ mod tests {
             id: "s".into(),
             ..Task::default()
         };
-        let a = Frozen::encode(&rich_task()).unwrap();
-        let b = Frozen::encode(&small).unwrap();
-        let c = Frozen::encode(&rich_task()).unwrap();
+        let a = EncodedTask::encode(&rich_task()).unwrap();
+        let b = EncodedTask::encode(&small).unwrap();
+        let c = EncodedTask::encode(&rich_task()).unwrap();
         assert_eq!(a, c);
         assert!(b.0.len() < a.0.len());
         assert_eq!(b.decode("s").unwrap(), small);
@@ -647,7 +653,7 @@ mod tests {
 
     #[test]
     fn malformed_bytes_are_an_error_not_a_panic() {
-        let good = Frozen::encode(&rich_task()).unwrap();
+        let good = EncodedTask::encode(&rich_task()).unwrap();
         for bytes in [
             &b""[..],
             &[0x83],
@@ -657,7 +663,7 @@ mod tests {
             &[3, 0, 0, 0, 0, 0, 0, 0, 0, 0, b'{'],
             &good.0[..good.0.len() - 1],
         ] {
-            let frozen = Frozen::from_raw(bytes);
+            let frozen = EncodedTask::from_raw(bytes);
             let _ = (frozen.state(), frozen.timestamp(), frozen.context_id());
             assert!(
                 matches!(frozen.decode("t"), Err(StoreError::Backend(_))),

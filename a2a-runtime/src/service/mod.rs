@@ -41,7 +41,8 @@ mod request;
 use std::fmt;
 use std::sync::Arc;
 
-pub use request::{Decoded, Payload, RequestMeta, Target, protocol_version};
+pub(crate) use request::protocol_version;
+pub use request::{Decoded, Payload, RequestMeta, Target};
 
 use crate::auth::{AuthRequest, Guard};
 use crate::core::{A2aService, Limits, OperationResponse};

@@ -47,7 +47,7 @@ impl RequestMeta<'_> {
 
 /// A requested protocol version as the request context keeps it (borrowed for the version
 /// this crate speaks: no allocation for the usual request).
-pub fn protocol_version(value: &str) -> Cow<'static, str> {
+pub(crate) fn protocol_version(value: &str) -> Cow<'static, str> {
     match value {
         crate::PROTOCOL_VERSION => Cow::Borrowed(crate::PROTOCOL_VERSION),
         other => Cow::Owned(other.to_owned()),

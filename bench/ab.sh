@@ -36,7 +36,7 @@ for w in "${workloads[@]}"; do
       port=$((port + 1))
       $pin_server "$bin" serve "$kind" "$port" >/dev/null 2>&1 &
       pid=$!
-      for _ in $(seq 1 100); do
+      for _ in $(seq 1 300); do
         curl -sf "http://127.0.0.1:$port/.well-known/agent-card.json" >/dev/null && break
         sleep 0.1
       done

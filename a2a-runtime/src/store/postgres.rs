@@ -4,12 +4,13 @@
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
+use futures::stream::BoxStream;
 use sqlx::postgres::{PgPoolOptions, PgQueryResult};
 
-use super::sql::{Configs, Dialect, Outbox, Tasks, backend, claim_statement, writer_for};
+use super::sql::{Configs, Dialect, Leases, Outbox, Tasks, backend, claim_statement, writer_for};
 use super::{
-    Delivery, NewDelivery, PushConfigStore, PushOutbox, Scope, SeqEvent, StoreError, StoredTask,
-    TaskPage, TaskQuery, TaskRef, TaskStore,
+    Cluster, Delivery, Lease, NewDelivery, PushConfigStore, PushOutbox, Scope, SeqEvent,
+    StoreError, StoredTask, TaskChange, TaskPage, TaskQuery, TaskRef, TaskStore,
 };
 use crate::types::{
     PushConfigId, StreamResponse, Task, TaskId, TaskPushNotificationConfig, TaskState, Timestamp,
@@ -85,6 +86,11 @@ impl PostgresStore {
     fn outbox(&self) -> Outbox<'_, Self> {
         Outbox::new(&self.pool, self.max_dead)
     }
+
+    /// The leases of running executions (the statements of [`Cluster`]).
+    fn leases(&self) -> Leases<'_, Self> {
+        Leases::new(&self.pool, &self.writer)
+    }
 }
 
 /// Write transactions in flight at once, per instance (each commits every write that waited
@@ -138,7 +144,7 @@ const RELISTEN_DELAY: Duration = Duration::from_millis(500);
 /// else says that some tasks changed.
 fn changes_of(payload: &str) -> Vec<super::TaskChange> {
     type Change = (String, String, String, u64);
-    let change = |(tenant, owner, id, version): Change| super::TaskChange::Task {
+    let change = |(tenant, owner, id, version): Change| TaskChange::Task {
         scope: super::Scope::new(tenant, owner),
         id: crate::types::TaskId::from(id),
         version,
@@ -148,15 +154,13 @@ fn changes_of(payload: &str) -> Vec<super::TaskChange> {
     }
     match serde_json::from_str::<Change>(payload) {
         Ok(one) => vec![change(one)],
-        Err(_) => vec![super::TaskChange::Unknown],
+        Err(_) => vec![TaskChange::Unknown],
     }
 }
 
 impl PostgresStore {
-    /// [`Cluster::changes`](super::Cluster::changes): LISTEN on the channel of task writes.
-    async fn notifications(
-        &self,
-    ) -> Result<Option<futures::stream::BoxStream<'static, super::TaskChange>>, StoreError> {
+    /// [`Cluster::changes`](Cluster::changes): LISTEN on the channel of task writes.
+    async fn notifications(&self) -> Result<Option<BoxStream<'static, TaskChange>>, StoreError> {
         use futures::StreamExt as _;
         let listener = listen(&self.pool).await.map_err(backend)?;
         let pool = self.pool.clone();
@@ -171,7 +175,7 @@ impl PostgresStore {
                         // left the writes committed in between unheard until the next poll.)
                         match listen(&pool).await {
                             Ok(listener) => {
-                                return Some((vec![super::TaskChange::Unknown], Some(listener)));
+                                return Some((vec![TaskChange::Unknown], Some(listener)));
                             }
                             Err(e) => {
                                 tracing::warn!(error = %e, "PostgreSQL notifications unavailable; retrying");
@@ -405,7 +409,32 @@ impl PushOutbox for PostgresStore {
     }
 }
 
-super::cluster::sql_cluster!(PostgresStore);
+#[async_trait::async_trait]
+impl Cluster for PostgresStore {
+    async fn changes(&self) -> Result<Option<BoxStream<'static, TaskChange>>, StoreError> {
+        self.notifications().await
+    }
+
+    async fn acquire(&self, lease: &Lease, ttl: Duration) -> Result<(), StoreError> {
+        self.leases().acquire(lease, ttl).await
+    }
+
+    async fn renew(&self, instance: &str, ttl: Duration) -> Result<u64, StoreError> {
+        self.leases().renew(instance, ttl).await
+    }
+
+    async fn release(&self, lease: &Lease) -> Result<(), StoreError> {
+        self.leases().release(lease).await
+    }
+
+    async fn expired(&self, limit: usize) -> Result<Vec<Lease>, StoreError> {
+        self.leases().expired(limit).await
+    }
+
+    async fn claim_expired(&self, lease: &Lease) -> Result<bool, StoreError> {
+        self.leases().claim_expired(lease).await
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -15,21 +15,23 @@
 //! Each statement is written once (numbered `$n` parameters, which both drivers accept), in
 //! code generic over a [`Dialect`]: the store type, which says what differs by database. A
 //! store implements the traits by handing each method to the view of the same name
-//! ([`Tasks`], [`Configs`], [`Outbox`]) over its pool.
+//! ([`Tasks`], [`Configs`], [`Outbox`], [`Leases`]) over its pool.
 //!
 //! The files, each using only those above it: `codec` (values as columns), `dialect`,
-//! `writes` (the batched writes of the write queue), `tasks`, `configs`, `outbox`.
+//! `writes` (the batched writes of the write queue), `tasks`, `configs`, `outbox`, `leases`.
 
 mod codec;
 mod configs;
 mod dialect;
+mod leases;
 mod outbox;
 mod tasks;
 mod writes;
 
-pub(super) use codec::{backend, to_i64, to_u64};
+pub(super) use codec::backend;
 pub(super) use configs::Configs;
 pub(super) use dialect::Dialect;
+pub(super) use leases::Leases;
 #[cfg(test)]
 pub(super) use outbox::CLAIM_DUE;
 pub(super) use outbox::{DEFAULT_MAX_DEAD, Outbox, claim_statement};

@@ -5,15 +5,16 @@ use std::str::FromStr as _;
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
+use futures::stream::BoxStream;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteQueryResult,
     SqliteSynchronous,
 };
 
-use super::sql::{Configs, Dialect, Outbox, Tasks, backend, claim_statement, writer_for};
+use super::sql::{Configs, Dialect, Leases, Outbox, Tasks, backend, claim_statement, writer_for};
 use super::{
-    Delivery, NewDelivery, PushConfigStore, PushOutbox, Scope, SeqEvent, StoreError, StoredTask,
-    TaskPage, TaskQuery, TaskRef, TaskStore,
+    Cluster, Delivery, Lease, NewDelivery, PushConfigStore, PushOutbox, Scope, SeqEvent,
+    StoreError, StoredTask, TaskChange, TaskPage, TaskQuery, TaskRef, TaskStore,
 };
 use crate::types::{
     PushConfigId, StreamResponse, Task, TaskId, TaskPushNotificationConfig, TaskState, Timestamp,
@@ -167,12 +168,10 @@ impl SqliteStore {
         self
     }
 
-    /// [`Cluster::changes`](super::Cluster::changes): none, a SQLite file serves one instance,
+    /// [`Cluster::changes`](Cluster::changes): none, a SQLite file serves one instance,
     /// whose runtimes see every write.
     #[allow(clippy::unused_async)]
-    async fn notifications(
-        &self,
-    ) -> Result<Option<futures::stream::BoxStream<'static, super::TaskChange>>, StoreError> {
+    async fn notifications(&self) -> Result<Option<BoxStream<'static, TaskChange>>, StoreError> {
         Ok(None)
     }
 
@@ -189,6 +188,11 @@ impl SqliteStore {
     /// The push outbox (the statements of [`PushOutbox`]).
     fn outbox(&self) -> Outbox<'_, Self> {
         Outbox::new(&self.pool, self.max_dead)
+    }
+
+    /// The leases of running executions (the statements of [`Cluster`]).
+    fn leases(&self) -> Leases<'_, Self> {
+        Leases::new(&self.pool, &self.writer)
     }
 }
 
@@ -376,7 +380,32 @@ impl PushOutbox for SqliteStore {
     }
 }
 
-super::cluster::sql_cluster!(SqliteStore);
+#[async_trait::async_trait]
+impl Cluster for SqliteStore {
+    async fn changes(&self) -> Result<Option<BoxStream<'static, TaskChange>>, StoreError> {
+        self.notifications().await
+    }
+
+    async fn acquire(&self, lease: &Lease, ttl: Duration) -> Result<(), StoreError> {
+        self.leases().acquire(lease, ttl).await
+    }
+
+    async fn renew(&self, instance: &str, ttl: Duration) -> Result<u64, StoreError> {
+        self.leases().renew(instance, ttl).await
+    }
+
+    async fn release(&self, lease: &Lease) -> Result<(), StoreError> {
+        self.leases().release(lease).await
+    }
+
+    async fn expired(&self, limit: usize) -> Result<Vec<Lease>, StoreError> {
+        self.leases().expired(limit).await
+    }
+
+    async fn claim_expired(&self, lease: &Lease) -> Result<bool, StoreError> {
+        self.leases().claim_expired(lease).await
+    }
+}
 
 #[cfg(test)]
 mod tests {

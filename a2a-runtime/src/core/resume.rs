@@ -1,9 +1,12 @@
 //! Stream resume: replaying a task's events from the store's log.
 //!
 //! Our protocol extension [`RESUME_EXTENSION`]: every SSE event's `id:` is the task's sequence
-//! number; a SubscribeToTask carrying `Last-Event-ID: n` gets every event after `n` from the
-//! log, then the live ones. A subscriber that falls behind its queue resumes the same way
-//! instead of being cut off.
+//! number; a SubscribeToTask resuming after `n` (read by the binding from the SSE
+//! `Last-Event-ID` header, see [`RequestContext::resume_after`]) gets every event after `n`
+//! from the log, then the live ones. A subscriber that falls behind its queue resumes the same
+//! way instead of being cut off.
+//!
+//! [`RequestContext::resume_after`]: crate::extension::RequestContext::resume_after
 
 use std::sync::Arc;
 
@@ -18,9 +21,9 @@ use crate::types::TaskId;
 ///
 /// - Every SSE event of a task stream carries `id: n`, the task's sequence number: gapless and
 ///   increasing per task; the event that produced the task's version `n` has id `n`.
-/// - `SubscribeToTask` with the header `Last-Event-ID: n` answers every event after `n`, in
-///   order, from the store's log, then the live events (no snapshot first). For a terminal task
-///   the stream ends after the logged events.
+/// - `SubscribeToTask` with the header `Last-Event-ID: n` (gRPC: the metadata `last-event-id`)
+///   answers every event after `n`, in order, from the store's log, then the live events (no
+///   snapshot first). For a terminal task the stream ends after the logged events.
 /// - An `n` beyond the task's last event, or one whose successors the store no longer holds
 ///   (retention), is answered with an invalid-params error naming `Last-Event-ID`, never with a
 ///   silent gap.
@@ -28,29 +31,8 @@ use crate::types::TaskId;
 pub const RESUME_EXTENSION: &str =
     "https://github.com/a2a-runtime/a2a-runtime/extensions/stream-resume/v1";
 
-/// The header a reconnecting SSE client sends.
-pub(crate) const LAST_EVENT_ID: &str = "last-event-id";
-
 /// How many events one read of the log returns.
 const PAGE: usize = 256;
-
-/// The `Last-Event-ID` of a request, if any: a sequence number, or a clear error.
-pub(crate) fn last_event_id(
-    headers: &crate::protocol::RequestHeaders,
-) -> Result<Option<u64>, A2aError> {
-    match headers.get(LAST_EVENT_ID).map(str::trim) {
-        None | Some("") => Ok(None),
-        Some(v) => v.parse().map(Some).map_err(|_| {
-            A2aError::invalid_field(
-                "Last-Event-ID",
-                format!(
-                    "{} is not an event id of this server (a sequence number)",
-                    crate::error::quoted(v)
-                ),
-            )
-        }),
-    }
-}
 
 /// The logged events of a task after `after` up to and including `upto`, in order, read in
 /// pages; an event no longer held ends it with [`StoreError::EventsGone`](crate::store::StoreError)

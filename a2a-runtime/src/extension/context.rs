@@ -10,8 +10,8 @@ use crate::protocol::{Principal, RequestHeaders, Side};
 
 /// Everything the core needs to know about a request besides its payload.
 ///
-/// Bindings build one per request; the extension negotiation fills [`RequestContext::extensions`]
-/// before the operation runs, and the agent sees it through its
+/// The [`Pipeline`](crate::service::Pipeline) builds one per request; the extension negotiation
+/// fills [`RequestContext::extensions`] before the operation runs, and the agent sees it through its
 /// [`AgentContext`](crate::core::AgentContext).
 #[derive(Clone, Debug, Default)]
 pub struct RequestContext {
@@ -28,6 +28,9 @@ pub struct RequestContext {
     pub extensions: Arc<Negotiated>,
     /// Where the request is being handled: received by a server, or sent by a client.
     pub side: Side,
+    /// For a SubscribeToTask that resumes a stream: the id of the last event the client
+    /// received; the stream answers the events after it.
+    pub resume_after: Option<u64>,
 }
 
 impl RequestContext {

@@ -45,7 +45,19 @@ pub(crate) fn request_meta(
         peer_certificate: peer_certificate(req),
         tenant,
         target,
+        last_event_id: header_str(req, LAST_EVENT_ID),
     }
+}
+
+/// The header a reconnecting SSE client sends (the id of the last event it received).
+const LAST_EVENT_ID: &str = "last-event-id";
+
+/// The value of header `name` when it is UTF-8.
+fn header_str(req: &HttpRequest, name: &str) -> Option<String> {
+    let value = req.headers().get(name)?;
+    std::str::from_utf8(value.as_bytes())
+        .ok()
+        .map(str::to_owned)
 }
 
 /// The headers, and the first `A2A-Version` value that is UTF-8 (as `headers.get` would).

@@ -42,6 +42,7 @@ use std::fmt;
 use std::sync::Arc;
 
 pub(crate) use request::protocol_version;
+use request::resume_after;
 pub use request::{Decoded, Payload, RequestMeta, Target};
 
 use crate::auth::{AuthRequest, Guard};
@@ -181,6 +182,7 @@ impl Pipeline {
             None => payload.target(self.limits()).await?,
         };
         let path_tenant = meta.tenant.is_some();
+        let resume_after = resume_after(&target, meta.last_event_id.as_deref())?;
         let mut ctx = RequestContext {
             protocol_version: meta.protocol_version,
             tenant: meta.tenant.unwrap_or_default(),
@@ -188,6 +190,7 @@ impl Pipeline {
             headers: meta.headers,
             extensions: Negotiated::none(),
             side: Side::Server,
+            resume_after,
         };
         self.check_version(&mut ctx, &target)?;
         self.service.begin(&mut ctx)?;

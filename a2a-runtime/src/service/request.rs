@@ -27,6 +27,9 @@ pub struct RequestMeta<'a> {
     /// gRPC method); `None` when only the payload says (JSON-RPC): the pipeline then asks
     /// [`Payload::target`] after authentication.
     pub target: Option<Target>,
+    /// The id of the last event the client received, when it reconnects to resume a task's
+    /// stream after it (HTTP: the SSE `Last-Event-ID` header; gRPC: `last-event-id` metadata).
+    pub last_event_id: Option<String>,
 }
 
 impl RequestMeta<'_> {
@@ -51,6 +54,29 @@ pub(crate) fn protocol_version(value: &str) -> Cow<'static, str> {
     match value {
         crate::PROTOCOL_VERSION => Cow::Borrowed(crate::PROTOCOL_VERSION),
         other => Cow::Owned(other.to_owned()),
+    }
+}
+
+/// Where a SubscribeToTask resumes: the event id the client sent, as a sequence number. Only
+/// a SubscribeToTask resumes; other operations ignore the id.
+pub(crate) fn resume_after(
+    target: &Target,
+    last_event_id: Option<&str>,
+) -> Result<Option<u64>, A2aError> {
+    if target.operation() != Some(Operation::SubscribeToTask) {
+        return Ok(None);
+    }
+    match last_event_id.map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(v) => v.parse().map(Some).map_err(|_| {
+            A2aError::invalid_field(
+                "Last-Event-ID",
+                format!(
+                    "{} is not an event id of this server (a sequence number)",
+                    crate::error::quoted(v)
+                ),
+            )
+        }),
     }
 }
 

@@ -171,13 +171,7 @@ impl RequestHandler for DefaultRequestHandler {
                 task_id: req.id.to_string(),
             });
         };
-        let resume_after = match super::super::resume::last_event_id(&ctx.headers) {
-            Ok(after) => after,
-            Err(e) => {
-                self.registry.release(&rt);
-                return Err(e);
-            }
-        };
+        let resume_after = ctx.resume_after;
         let Some((first, state, sub)) = rt.snapshot_and_subscribe().await else {
             self.registry.release(&rt);
             return Err(A2aError::TaskNotFound {

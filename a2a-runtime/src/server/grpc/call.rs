@@ -13,6 +13,10 @@ use crate::grpc::{EXTENSIONS_KEY, VERSION_KEY};
 use crate::protocol::RequestHeaders;
 use crate::service::{RequestMeta, Target};
 
+/// The metadata a client sends to resume a task's stream after the event it names (as the SSE
+/// bindings' `Last-Event-ID` header).
+const LAST_EVENT_ID_KEY: &str = "last-event-id";
+
 /// The pipeline's request metadata from a call (binary `-bin` entries are skipped: A2A service
 /// parameters are text).
 pub(super) fn request_meta<'a>(call: &'a Call, target: Target) -> RequestMeta<'a> {
@@ -43,6 +47,10 @@ pub(super) fn request_meta<'a>(call: &'a Call, target: Target) -> RequestMeta<'a
         peer_certificate: call.certificate.as_deref(),
         tenant: None,
         target: Some(target),
+        last_event_id: headers
+            .get(LAST_EVENT_ID_KEY)
+            .and_then(|v| std::str::from_utf8(v.as_bytes()).ok())
+            .map(str::to_owned),
     }
 }
 

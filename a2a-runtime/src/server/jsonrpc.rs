@@ -194,10 +194,7 @@ impl Body<'_> {
         if self.inner.pipeline.versions().v0_3
             && let Some(op) = crate::compat::v0_3::operation(&method)
         {
-            let params = envelope.params.unwrap_or("{}").trim_start();
-            if !(params.starts_with('{') || params == "null") {
-                return Err(A2aError::invalid_field("params", "must be an object"));
-            }
+            object_params(envelope.params.unwrap_or("{}"))?;
             let target = Target::V0_3 {
                 operation: op,
                 method: method.into_owned(),
@@ -246,34 +243,17 @@ impl Payload for Body<'_> {
 
     async fn decode(&mut self, target: &Target, _: &Limits) -> Result<Decoded, A2aError> {
         let params = self.params();
-        let trimmed = params.trim_start();
-        let object = trimmed.starts_with('{') || trimmed == "null";
         let decoded = match target {
             Target::Operation(op) => {
-                if !object {
-                    return Err(A2aError::invalid_field("params", "must be an object"));
-                }
+                object_params(params)?;
                 Decoded::Operation(A2aRequest::from_raw(*op, params)?)
             }
             Target::V0_3 { operation, .. } => {
-                let value: serde_json::Value = if trimmed == "null" {
-                    serde_json::Value::Object(Default::default())
-                } else {
-                    json::from_raw(params)?
-                };
+                let value = params_value(params)?;
                 let value = crate::compat::v0_3::convert::params_in(*operation, value)?;
                 Decoded::Operation(A2aRequest::from_params(*operation, value)?)
             }
-            Target::Method(_) | Target::MethodAt(_) => {
-                if !object {
-                    return Err(A2aError::invalid_field("params", "must be an object"));
-                }
-                Decoded::Method(if trimmed == "null" {
-                    serde_json::Value::Object(Default::default())
-                } else {
-                    json::from_raw(params)?
-                })
-            }
+            Target::Method(_) | Target::MethodAt(_) => Decoded::Method(params_value(params)?),
         };
         self.decoded = true;
         if self.notification && target.operation().is_some_and(Operation::is_streaming) {
@@ -283,6 +263,27 @@ impl Payload for Body<'_> {
             ));
         }
         Ok(decoded)
+    }
+}
+
+/// The raw params when they are an object, `None` when they are `null`; anything else is an
+/// invalid-params error.
+fn object_params(params: &str) -> Result<Option<&str>, A2aError> {
+    let trimmed = params.trim_start();
+    if trimmed == "null" {
+        Ok(None)
+    } else if trimmed.starts_with('{') {
+        Ok(Some(params))
+    } else {
+        Err(A2aError::invalid_field("params", "must be an object"))
+    }
+}
+
+/// The params as a JSON object (`null` as an empty one).
+fn params_value(params: &str) -> Result<serde_json::Value, A2aError> {
+    match object_params(params)? {
+        None => Ok(serde_json::Value::Object(Default::default())),
+        Some(raw) => json::from_raw(raw),
     }
 }
 

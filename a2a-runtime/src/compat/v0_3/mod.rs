@@ -9,7 +9,6 @@
 
 pub(crate) mod convert;
 pub(crate) mod rest;
-#[cfg(any(feature = "server", test))]
 mod shape;
 
 use crate::protocol::Operation;

@@ -1,10 +1,12 @@
-//! The way out, v1.0 → v0.3, of tasks, statuses and stream events: one walk for both of v0.3's
-//! JSON shapes, its JSON-RPC bodies ([`super::convert`]) and its REST bodies, the JSON of its
-//! protobuf messages ([`super::rest`]).
+//! The way out, v1.0 → v0.3, of tasks, statuses, stream events and push configs: one walk for
+//! both of v0.3's JSON shapes, its JSON-RPC bodies ([`super::convert`]) and its REST bodies, the
+//! JSON of its protobuf messages ([`super::rest`]).
 //!
 //! The two shapes agree on what a task holds and on `final` (a status update that ends the
 //! stream); they differ in the leaves (parts, messages, artifacts, state names) and in the
 //! `kind` discriminators only JSON-RPC bodies carry, which each shape supplies as a [`Shape`].
+// A client only converts what it sends (push configs); the rest serves the server.
+#![cfg_attr(not(any(feature = "server", test)), allow(dead_code))]
 
 use serde_json::{Map, Value};
 
@@ -62,6 +64,7 @@ pub(super) fn task_out<S: Shape>(value: Value) -> Value {
 
 /// The member `key` of a v1.0 `StreamResponse` (or `SendMessageResponse`), `task`, `message`,
 /// `statusUpdate` or `artifactUpdate`, in shape `S` (any other member as it is).
+#[cfg(any(feature = "server", test))]
 pub(super) fn event_out<S: Shape>(key: &str, inner: Value) -> Value {
     match key {
         "task" => task_out::<S>(inner),
@@ -94,4 +97,18 @@ pub(super) fn event_out<S: Shape>(key: &str, inner: Value) -> Value {
         }
         _ => inner,
     }
+}
+
+/// A v1.0 `TaskPushNotificationConfig` taken apart as both shapes need it: its `taskId` (`""`
+/// when absent), and the rest as v0.3's `PushNotificationConfig` (no `tenant`; its
+/// `authentication.scheme` as `schemes: [scheme]`).
+pub(super) fn push_config_out(mut c: Object) -> (Value, Object) {
+    let task_id = c.remove("taskId").unwrap_or(Value::from(""));
+    c.remove("tenant");
+    if let Some(Value::Object(mut auth)) = c.remove("authentication") {
+        let scheme = auth.remove("scheme").unwrap_or(Value::from(""));
+        auth.insert("schemes".into(), Value::Array(vec![scheme]));
+        c.insert("authentication".into(), Value::Object(auth));
+    }
+    (task_id, c)
 }

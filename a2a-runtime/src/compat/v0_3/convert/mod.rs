@@ -7,8 +7,9 @@
 
 use serde_json::{Map, Value};
 
+use super::shape;
 #[cfg(any(feature = "server", test))]
-use super::shape::{self, Shape};
+use super::shape::Shape;
 use crate::error::A2aError;
 use crate::protocol::Operation;
 #[cfg(any(feature = "server", test))]
@@ -396,16 +397,10 @@ pub(crate) fn event_out(value: Value) -> Value {
 
 /// A v1.0 `TaskPushNotificationConfig` as v0.3's (`{taskId, pushNotificationConfig}`).
 fn push_config_out(value: Value) -> Value {
-    let Value::Object(mut c) = value else {
+    let Value::Object(c) = value else {
         return value;
     };
-    let task_id = c.remove("taskId").unwrap_or(Value::from(""));
-    c.remove("tenant");
-    if let Some(Value::Object(mut auth)) = c.remove("authentication") {
-        let scheme = auth.remove("scheme").unwrap_or(Value::from(""));
-        auth.insert("schemes".into(), Value::Array(vec![scheme]));
-        c.insert("authentication".into(), Value::Object(auth));
-    }
+    let (task_id, c) = shape::push_config_out(c);
     let mut out = Object::new();
     out.insert("taskId".into(), task_id);
     out.insert("pushNotificationConfig".into(), Value::Object(c));

@@ -8,8 +8,9 @@
 
 use serde_json::{Map, Value};
 
+use super::shape;
 #[cfg(any(feature = "server", test))]
-use super::shape::{self, Shape};
+use super::shape::Shape;
 use crate::error::A2aError;
 use crate::protocol::Operation;
 
@@ -546,19 +547,11 @@ pub(crate) fn event_out(value: Value) -> Value {
 
 /// A v1.0 `TaskPushNotificationConfig` as v0.3's (`{name, pushNotificationConfig}`).
 fn push_out(value: Value) -> Value {
-    let Value::Object(mut c) = value else {
+    let Value::Object(c) = value else {
         return value;
     };
-    let task_id = c
-        .remove("taskId")
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default();
-    c.remove("tenant");
-    if let Some(Value::Object(mut auth)) = c.remove("authentication") {
-        let scheme = auth.remove("scheme").unwrap_or(Value::from(""));
-        auth.insert("schemes".into(), Value::Array(vec![scheme]));
-        c.insert("authentication".into(), Value::Object(auth));
-    }
+    let (task_id, c) = shape::push_config_out(c);
+    let task_id = task_id.as_str().unwrap_or_default();
     let id = c.get("id").and_then(Value::as_str).unwrap_or_default();
     serde_json::json!({
         "name": format!("tasks/{task_id}/pushNotificationConfigs/{id}"),

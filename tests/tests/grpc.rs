@@ -723,3 +723,76 @@ async fn stopping_the_server_stops_both_listeners() {
         );
     }
 }
+
+/// SubscribeToTask resumes after the event the `last-event-id` metadata names, as the SSE
+/// bindings do with the `Last-Event-ID` header: exactly the later events of a finished task,
+/// then the end of the stream; a value that is not an event id is INVALID_ARGUMENT naming it.
+#[tokio::test]
+async fn last_event_id_metadata_resumes_a_task_stream() {
+    let mut card = agent_card("grpc resume");
+    card.capabilities.streaming = Some(true);
+    let running = A2aServer::builder()
+        .card(card)
+        .executor(a2a_examples::StreamingAgent {
+            delay: std::time::Duration::ZERO,
+        })
+        .grpc_addr("127.0.0.1:0")
+        .build()
+        .unwrap()
+        .start("127.0.0.1:0")
+        .await
+        .unwrap();
+    let v1 = [("a2a-version", "1.0")];
+    let mut grpc = grpc_client(&running);
+    let mut stream = grpc
+        .send_streaming_message(with_meta(pb_send("one two three four five"), &v1))
+        .await
+        .unwrap()
+        .into_inner();
+    let mut all = Vec::new();
+    while let Some(event) = within("stream", stream.message()).await.unwrap() {
+        all.push(event);
+    }
+    assert!(all.len() > 4, "{} events", all.len());
+    let Some(pb::stream_response::Payload::Task(task)) = &all[0].payload else {
+        panic!("the stream starts with the task: {:?}", all[0]);
+    };
+    let subscribe = pb::SubscribeToTaskRequest {
+        id: task.id.clone(),
+        ..Default::default()
+    };
+    // gRPC messages carry no event id (SSE events do): what a resume answers is checked as the
+    // tail of the whole stream, two events shorter for an id two further on.
+    let mut tails = Vec::new();
+    for after in ["2", "4"] {
+        let meta = [("a2a-version", "1.0"), ("last-event-id", after)];
+        let mut resumed = grpc
+            .subscribe_to_task(with_meta(subscribe.clone(), &meta))
+            .await
+            .unwrap()
+            .into_inner();
+        let mut got = Vec::new();
+        while let Some(event) = within("resumed", resumed.message()).await.unwrap() {
+            got.push(event);
+        }
+        assert!(
+            !got.is_empty() && got.len() < all.len(),
+            "after {after}: {got:?}"
+        );
+        assert_eq!(got, all[all.len() - got.len()..].to_vec(), "after {after}");
+        tails.push(got.len());
+    }
+    assert_eq!(tails[0], tails[1] + 2, "{tails:?}");
+    let bad = [("a2a-version", "1.0"), ("last-event-id", "x")];
+    let status = grpc
+        .subscribe_to_task(with_meta(subscribe, &bad))
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), tonic::Code::InvalidArgument);
+    assert!(
+        status.message().contains("Last-Event-ID"),
+        "{}",
+        status.message()
+    );
+    running.stop().await;
+}

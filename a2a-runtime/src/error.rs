@@ -91,7 +91,7 @@ pub enum A2aError {
         dependency: String,
     },
     /// The requested protocol version is not served by this interface.
-    #[error("A2A protocol version {requested} is not supported by this interface (supported: {})", supported.join(", "))]
+    #[error("{}", version_not_supported(requested, supported))]
     VersionNotSupported {
         /// The version the request asked for (`0.3` when the header was missing).
         requested: String,
@@ -248,6 +248,23 @@ fn describe(violations: &[FieldViolation]) -> String {
         })
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+/// The message of [`A2aError::VersionNotSupported`]; for version 0.3, which is what a request
+/// without `A2A-Version` asks for, it says which header to send.
+fn version_not_supported(requested: &str, supported: &[String]) -> String {
+    let mut message = format!(
+        "A2A protocol version {requested} is not supported by this interface (supported: {})",
+        supported.join(", ")
+    );
+    if requested == "0.3"
+        && let Some(version) = supported.first()
+    {
+        message.push_str(&format!(
+            "; a request without an A2A-Version header is version 0.3: send A2A-Version: {version}"
+        ));
+    }
+    message
 }
 
 impl A2aError {

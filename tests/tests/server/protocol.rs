@@ -25,7 +25,7 @@ async fn assert_jsonrpc_served(server: &TestServer, content_type: &str) {
 
 /// #87 #90: a request without `A2A-Version` (or with an empty one) is read as 0.3 and refused
 /// with VersionNotSupported — JSON-RPC -32009, REST 400 FAILED_PRECONDITION — before anything
-/// runs.
+/// runs; the message tells the client to send `A2A-Version: 1.0`.
 #[tokio::test]
 async fn missing_version_is_version_not_supported_87_90() {
     let (server, _control) = scripted().await;
@@ -43,6 +43,11 @@ async fn missing_version_is_version_not_supported_87_90() {
         err.assert_a2a("VERSION_NOT_SUPPORTED", -32009, 400, "FAILED_PRECONDITION");
         assert_eq!(err.meta("requestedVersion"), Some("0.3"));
         assert_eq!(err.meta("supportedVersions"), Some("1.0"));
+        assert!(
+            err.message.contains("send A2A-Version: 1.0"),
+            "the message names the header to send: {}",
+            err.message
+        );
         assert_eq!(err.body["id"], 1);
 
         let reply = server

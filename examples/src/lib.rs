@@ -5,6 +5,8 @@
 //! - [`MultiTurnAgent`]: asks for the user's name (INPUT_REQUIRED), then greets and completes.
 //! - [`DemoAgent`]: what the README's run command serves — echo, plus `stream`, `wait` (works
 //!   until canceled), and `ask` (multi-turn) by the text of the message.
+//! - [`answer_help_or_version`]: what every example binary does first with `--help` and
+//!   `--version`.
 
 use std::time::Duration;
 
@@ -222,5 +224,20 @@ impl a2a_runtime::extension::ExtensionHooks for Locale {
             _ => {}
         }
         Ok(())
+    }
+}
+
+/// Answers `--help` (`-h`) with `usage` and `--version` (`-V`) with the binary's name and
+/// version, then exits with status 0; otherwise returns. Every example binary calls it first,
+/// before it opens a store or a port.
+pub fn answer_help_or_version(name: &str, usage: &str) {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{}", usage.trim_end());
+        std::process::exit(0);
+    }
+    if args.iter().any(|a| a == "--version" || a == "-V") {
+        println!("{name} {}", env!("CARGO_PKG_VERSION"));
+        std::process::exit(0);
     }
 }

@@ -15,8 +15,21 @@ fn arg(name: &str) -> Option<String> {
         .and_then(|i| args.get(i + 1).cloned())
 }
 
+/// What `--help` prints.
+const USAGE: &str = "\
+usage: client [--url URL] [--binding rest]
+
+Talks to an A2A agent: send, stream, get, cancel, list, printing what it gets.
+
+  --url URL        the agent (A2A_URL; default http://127.0.0.1:8080)
+  --binding rest   prefer HTTP+JSON (default JSON-RPC)
+  -h, --help       print this and exit
+  -V, --version    print the version and exit
+";
+
 #[tokio::main]
 async fn main() -> Result<(), ClientError> {
+    a2a_examples::answer_help_or_version("client", USAGE);
     let url = arg("--url")
         .or_else(|| std::env::var("A2A_URL").ok())
         .unwrap_or_else(|| "http://127.0.0.1:8080".into());

@@ -45,8 +45,31 @@ fn auth_tokens(args: &[String]) -> std::io::Result<Vec<(String, String)>> {
         .collect()
 }
 
+/// What `--help` prints.
+const USAGE: &str = "\
+usage: demo-agent [--addr HOST:PORT] [--grpc-addr HOST:PORT] [--store URL]
+                  [--auth-token NAME=TOKEN]...
+
+The demo agent (echo; `stream`, `wait` and `ask` by the message's text) over JSON-RPC,
+HTTP+JSON and gRPC, with push notifications, keeping its tasks in a store.
+
+  --addr HOST:PORT       HTTP listener (A2A_ADDR; default 127.0.0.1:8080)
+  --grpc-addr HOST:PORT  gRPC listener (A2A_GRPC_ADDR; default 127.0.0.1:8081)
+  --store URL            memory:, sqlite://PATH or postgres://... (A2A_STORE;
+                         default sqlite://data/demo-agent.db)
+  --auth-token NAME=TOKEN
+                         require `Authorization: Bearer TOKEN`; NAME is the principal
+                         (repeatable; A2A_AUTH_TOKENS=NAME=TOKEN,NAME=TOKEN)
+  -h, --help             print this and exit
+  -V, --version          print the version and exit
+
+Environment: A2A_LEASE_TTL_MS (PostgreSQL: lease of a running task, default 20000),
+OTEL_EXPORTER_OTLP_ENDPOINT (with the otel feature), RUST_LOG.
+";
+
 #[actix_web::main]
 async fn main() -> std::io::Result<()> {
+    a2a_examples::answer_help_or_version("demo-agent", USAGE);
     #[cfg(feature = "otel")]
     let otel = otlp()?;
     #[cfg(not(feature = "otel"))]

@@ -105,8 +105,20 @@ fn check(ok: bool, what: &str) -> std::io::Result<()> {
     if ok { Ok(()) } else { Err(fail(what)) }
 }
 
+/// What `--help` prints.
+const USAGE: &str = "\
+usage: extensions
+
+Extensions end to end in one process (Timestamp, Locale, a required Contract): starts an agent
+on 127.0.0.1, calls it, prints what happened; exits 0 when everything behaved as shown.
+
+  -h, --help       print this and exit
+  -V, --version    print the version and exit
+";
+
 #[actix_web::main]
 async fn main() -> std::io::Result<()> {
+    a2a_examples::answer_help_or_version("extensions", USAGE);
     let contract = Contract {
         terms_version: "2026-01".into(),
         terms_url: "https://example.com/terms/2026-01".into(),

@@ -72,8 +72,20 @@ async fn ask(url: &str, passport: Option<CallerContext>) -> Result<String, Clien
     }
 }
 
+/// What `--help` prints.
+const USAGE: &str = "\
+usage: secure-passport
+
+The Secure Passport extension in one process: a travel agent on 127.0.0.1 and clients with a
+signed, an unsigned, a forged and no passport; exits 0 when everything behaved as shown.
+
+  -h, --help       print this and exit
+  -V, --version    print the version and exit
+";
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    a2a_examples::answer_help_or_version("secure-passport", USAGE);
     let card = AgentCard {
         name: "Travel Agent".into(),
         description: "Books flights; personalizes with the caller's Secure Passport".into(),

@@ -162,8 +162,20 @@ fn print_trace(trace: &ResponseTrace, indent: usize) {
     }
 }
 
+/// What `--help` prints.
+const USAGE: &str = "\
+usage: traceability
+
+The Traceability extension in one process: a currency agent calling a rates agent, both on
+127.0.0.1, and a client printing the trace tree; exits 0 when everything behaved as shown.
+
+  -h, --help       print this and exit
+  -V, --version    print the version and exit
+";
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    a2a_examples::answer_help_or_version("traceability", USAGE);
     let rates = A2aServer::builder()
         .card(card("Rates Agent", "Exchange rates"))
         .executor(Rates)

@@ -18,12 +18,14 @@
 //! ([`Tasks`], [`Configs`], [`Outbox`]) over its pool.
 //!
 //! The files, each using only those above it: `codec` (values as columns), `dialect`,
-//! `writes` (the batched writes of the write queue), `tasks`, `configs`, `outbox`.
+//! `writes` (the batched writes of the write queue), `tasks`, `secrets` (push credentials
+//! sealed at rest), `configs`, `outbox`.
 
 mod codec;
 mod configs;
 mod dialect;
 mod outbox;
+mod secrets;
 mod tasks;
 mod writes;
 
@@ -33,5 +35,6 @@ pub(super) use dialect::Dialect;
 #[cfg(test)]
 pub(super) use outbox::CLAIM_DUE;
 pub(super) use outbox::{DEFAULT_MAX_DEAD, Outbox, claim_statement};
+pub(super) use secrets::Key;
 pub(super) use tasks::Tasks;
 pub(super) use writes::writer_for;

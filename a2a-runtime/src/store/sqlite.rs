@@ -36,11 +36,15 @@ pub struct SqliteStore {
     max_dead: usize,
     /// The queue of task writes (see `sql_writer`).
     writer: std::sync::Arc<super::sql_writer::Writer>,
+    /// The key push credentials are sealed with at rest, if any.
+    secret_key: Option<super::sql::Key>,
 }
 
 impl SqliteStore {
     /// Opens (creating when missing, with its parent directory) the database at `url`
-    /// (`sqlite://path` or `sqlite:path`) and brings its schema up to date.
+    /// (`sqlite://path` or `sqlite:path`) and brings its schema up to date. A database it
+    /// creates, with its WAL and shared-memory files, is readable by its owner alone (0600),
+    /// in a directory of mode 0700 when it creates that too.
     pub async fn open(url: &str) -> Result<Self, StoreError> {
         let options = SqliteConnectOptions::from_str(url)
             .map_err(|e| StoreError::Backend(format!("invalid SQLite URL {url:?}: {e}")))?
@@ -80,6 +84,7 @@ impl SqliteStore {
             writer: writer_for::<Self>(&writes, 1, move || checkpoints.committed()),
             pool,
             max_dead: super::sql::DEFAULT_MAX_DEAD,
+            secret_key: None,
         })
     }
 
@@ -206,6 +211,16 @@ impl SqliteStore {
         self
     }
 
+    /// Stores the webhook credentials of push configs (`token`, `authentication.credentials`)
+    /// sealed with `key` (AES-256-GCM); they are opened when read back. Configs stored
+    /// before read as they are, and are sealed when written again. Reading a sealed config
+    /// with another key, or with none, is a [`StoreError::Secrets`].
+    #[cfg(feature = "encryption")]
+    pub fn with_secret_key(mut self, key: super::SecretKey) -> Self {
+        self.secret_key = Some(key);
+        self
+    }
+
     /// [`Cluster::changes`](super::Cluster::changes): none, a SQLite file serves one instance,
     /// whose runtimes see every write.
     #[allow(clippy::unused_async)]
@@ -222,7 +237,7 @@ impl SqliteStore {
 
     /// The push configs (the statements of [`PushConfigStore`]).
     fn configs(&self) -> Configs<'_, Self> {
-        Configs::new(&self.pool)
+        Configs::new(&self.pool, self.secret_key.as_ref())
     }
 
     /// The push outbox (the statements of [`PushOutbox`]).

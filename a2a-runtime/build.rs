@@ -44,17 +44,48 @@ fn compile() -> Result<protox::Compiler, protox::Error> {
     Ok(compiler)
 }
 
+/// The messages and clients into `OUT_DIR`; the servers, on their own, into `OUT_DIR/server`.
+///
+/// The servers decode requests with the crate's codec (`crate::grpc::codec`): a malformed
+/// request is the caller's error (INVALID_ARGUMENT, with the field path), where tonic's codec
+/// answers INTERNAL. The clients keep tonic's codec: a malformed response is no fault of the
+/// caller's. The server pass takes the messages as extern types (`super::…`, the module it is
+/// included in).
 #[cfg(feature = "grpc")]
 fn grpc(descriptors: protox::prost_reflect::prost_types::FileDescriptorSet) {
-    let result = tonic_prost_build::configure()
-        .build_transport(false)
-        .btree_map(".")
-        .server_mod_attribute(".", "#[cfg(feature = \"server\")]")
+    let base = || {
+        tonic_prost_build::configure()
+            .build_transport(false)
+            .btree_map(".")
+            .compile_well_known_types(false)
+            .emit_rerun_if_changed(false)
+    };
+    let result = base()
+        .build_server(false)
         .client_mod_attribute(".", "#[cfg(feature = \"client\")]")
-        .compile_well_known_types(false)
-        .emit_rerun_if_changed(false)
+        .compile_fds(descriptors.clone());
+    if let Err(e) = result {
+        panic!("could not generate the gRPC messages and clients: {e}");
+    }
+    let Some(out) = std::env::var_os("OUT_DIR") else {
+        panic!("cargo sets OUT_DIR for build scripts");
+    };
+    let servers = std::path::Path::new(&out).join("server");
+    if let Err(e) = std::fs::create_dir_all(&servers) {
+        panic!("cannot create {}: {e}", servers.display());
+    }
+    let result = base()
+        .build_client(false)
+        .out_dir(&servers)
+        .extern_path(".lf.a2a.v1", "crate::grpc::pb")
+        .extern_path(
+            ".a2a_runtime.extensions.v1",
+            "crate::grpc::extension_methods",
+        )
+        .codec_path("crate::grpc::codec::RequestCodec")
+        .server_mod_attribute(".", "#[cfg(feature = \"server\")]")
         .compile_fds(descriptors);
     if let Err(e) = result {
-        panic!("could not generate the gRPC code: {e}");
+        panic!("could not generate the gRPC servers: {e}");
     }
 }

@@ -13,6 +13,9 @@ pub const ERROR_DOMAIN: &str = "a2a-protocol.org";
 pub const ERROR_INFO_TYPE: &str = "type.googleapis.com/google.rpc.ErrorInfo";
 /// The `@type` of `google.rpc.BadRequest`.
 pub const BAD_REQUEST_TYPE: &str = "type.googleapis.com/google.rpc.BadRequest";
+/// The `@type` of `google.rpc.RequestInfo` (its `requestId` is an internal error's
+/// correlation id).
+pub const REQUEST_INFO_TYPE: &str = "type.googleapis.com/google.rpc.RequestInfo";
 
 /// One invalid field: its path (e.g. `message.parts[0]`) and what is wrong with it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -147,6 +150,16 @@ pub enum A2aError {
         #[source]
         source: ErrorSource,
     },
+    /// An internal error as the caller sees it (JSON-RPC -32603): the server logged its cause
+    /// at ERROR under `correlation_id`, which the wire carries in the message and in a
+    /// `google.rpc.RequestInfo` detail. Made by [`A2aError::for_caller`].
+    #[error("Internal error: {} (correlation id {correlation_id})", cause.as_deref().unwrap_or("the server could not complete the request; its log has the cause"))]
+    InternalLogged {
+        /// The id of the log line that holds the cause.
+        correlation_id: String,
+        /// The cause, only when the server shows causes (a development setting).
+        cause: Option<String>,
+    },
     /// The request carries no valid credential (HTTP 401 with `WWW-Authenticate`). The same
     /// for a missing and a wrong credential.
     #[error("Authentication required: the request has no valid credential")]
@@ -236,6 +249,30 @@ pub(crate) fn quoted(value: &str) -> String {
     }
 }
 
+/// An internal error's text and every source under it, joined by `: ` (a source whose text its
+/// parent already shows is not repeated).
+fn cause_chain(error: &A2aError) -> String {
+    let mut chain = match error {
+        A2aError::Internal(text) => text.clone(),
+        A2aError::InternalCause { source } => source.to_string(),
+        other => other.to_string(),
+    };
+    let mut next = std::error::Error::source(error);
+    if matches!(error, A2aError::InternalCause { .. }) {
+        // Its own text is its source's.
+        next = next.and_then(std::error::Error::source);
+    }
+    while let Some(source) = next {
+        let text = source.to_string();
+        if !chain.ends_with(&text) {
+            chain.push_str(": ");
+            chain.push_str(&text);
+        }
+        next = source.source();
+    }
+    chain
+}
+
 fn describe(violations: &[FieldViolation]) -> String {
     violations
         .iter()
@@ -319,7 +356,10 @@ impl A2aError {
             // code of these to the binding ("a JSON-RPC custom code"); these mirror HTTP's.
             Self::Unauthenticated { .. } => -31401,
             Self::PermissionDenied(_) => -31403,
-            Self::Internal(_) | Self::InternalCause { .. } | Self::Unavailable(_) => -32603,
+            Self::Internal(_)
+            | Self::InternalCause { .. }
+            | Self::InternalLogged { .. }
+            | Self::Unavailable(_) => -32603,
         }
     }
 
@@ -332,7 +372,10 @@ impl A2aError {
             Self::PermissionDenied(_) => 403,
             Self::RequestTimeout(_) => 408,
             Self::Unavailable(_) => 503,
-            Self::InvalidAgentResponse(_) | Self::Internal(_) | Self::InternalCause { .. } => 500,
+            Self::InvalidAgentResponse(_)
+            | Self::Internal(_)
+            | Self::InternalCause { .. }
+            | Self::InternalLogged { .. } => 500,
             _ => 400,
         }
     }
@@ -345,9 +388,10 @@ impl A2aError {
             | Self::Parse(_)
             | Self::InvalidRequest(_)
             | Self::InvalidParams { .. } => "INVALID_ARGUMENT",
-            Self::InvalidAgentResponse(_) | Self::Internal(_) | Self::InternalCause { .. } => {
-                "INTERNAL"
-            }
+            Self::InvalidAgentResponse(_)
+            | Self::Internal(_)
+            | Self::InternalCause { .. }
+            | Self::InternalLogged { .. } => "INTERNAL",
             Self::MethodNotFound { .. } => "UNIMPLEMENTED",
             Self::PayloadTooLarge { .. } => "RESOURCE_EXHAUSTED",
             Self::Unauthenticated { .. } => "UNAUTHENTICATED",
@@ -383,7 +427,8 @@ impl A2aError {
             | Self::RequestTimeout(_)
             | Self::Unavailable(_)
             | Self::Internal(_)
-            | Self::InternalCause { .. } => {
+            | Self::InternalCause { .. }
+            | Self::InternalLogged { .. } => {
                 return None;
             }
         })
@@ -444,7 +489,49 @@ impl A2aError {
         if let Self::InvalidParams { violations } = self {
             out.push(json!({"@type": BAD_REQUEST_TYPE, "fieldViolations": violations}));
         }
+        if let Self::InternalLogged { correlation_id, .. } = self {
+            out.push(json!({"@type": REQUEST_INFO_TYPE, "requestId": correlation_id}));
+        }
         out
+    }
+
+    /// Whether this is an error inside the server, whose text is for its operators
+    /// ([`Internal`](Self::Internal), [`InternalCause`](Self::InternalCause)).
+    pub fn is_internal(&self) -> bool {
+        matches!(self, Self::Internal(_) | Self::InternalCause { .. })
+    }
+
+    /// The error as a caller may see it. An [internal](Self::is_internal) error is logged at
+    /// ERROR (target `a2a::error`) with its whole cause chain under a new correlation id, which
+    /// is also recorded on the current span (its `correlation_id` field), and comes back as
+    /// [`InternalLogged`](Self::InternalLogged) with that id (and the chain, when
+    /// `show_cause`). Any other error comes back as it is: the caller can act on it.
+    ///
+    /// ```
+    /// use a2a_runtime::A2aError;
+    /// let e = A2aError::internal(std::io::Error::other("disk full")).for_caller(false);
+    /// assert_eq!(e.code(), -32603);
+    /// assert!(!e.to_string().contains("disk full"), "{e}");
+    /// let A2aError::InternalLogged { correlation_id, .. } = &e else { unreachable!() };
+    /// assert!(e.to_string().contains(correlation_id.as_str()));
+    /// ```
+    pub fn for_caller(self, show_cause: bool) -> Self {
+        if !self.is_internal() {
+            return self;
+        }
+        let correlation_id = uuid::Uuid::new_v4().to_string();
+        let chain = cause_chain(&self);
+        tracing::error!(
+            target: "a2a::error",
+            correlation_id = %correlation_id,
+            cause = %chain,
+            "internal error"
+        );
+        tracing::Span::current().record("correlation_id", correlation_id.as_str());
+        Self::InternalLogged {
+            correlation_id,
+            cause: show_cause.then_some(chain),
+        }
     }
 
     /// The JSON-RPC `error` object: `{"code", "message", "data": [details]}`.
@@ -703,6 +790,48 @@ mod tests {
             task_id: "t".into(),
         }));
         assert_eq!(back.reason(), Some("TASK_NOT_FOUND"));
+    }
+
+    #[test]
+    fn an_internal_error_reaches_the_caller_as_a_correlation_id() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("saving the report")]
+        struct Saving(#[source] std::io::Error);
+        let e = A2aError::internal(Saving(std::io::Error::other("disk full")));
+        assert_eq!(super::cause_chain(&e), "saving the report: disk full");
+        let hidden = e.clone().for_caller(false);
+        let A2aError::InternalLogged { correlation_id, .. } = &hidden else {
+            panic!("{hidden:?}")
+        };
+        assert!(!hidden.to_string().contains("disk full"), "{hidden}");
+        assert!(!hidden.to_string().contains("saving"), "{hidden}");
+        assert!(hidden.to_string().contains(correlation_id.as_str()));
+        assert_eq!((hidden.code(), hidden.http_status()), (-32603, 500));
+        assert_eq!(hidden.grpc_status(), "INTERNAL");
+        let body = hidden.to_rest_body();
+        assert_eq!(body["error"]["details"][0]["@type"], REQUEST_INFO_TYPE);
+        assert_eq!(
+            body["error"]["details"][0]["requestId"],
+            correlation_id.as_str()
+        );
+        let shown = e.for_caller(true);
+        assert!(
+            shown.to_string().contains("saving the report: disk full"),
+            "{shown}"
+        );
+        let plain = A2aError::Internal("no row".into()).for_caller(false);
+        assert!(!plain.to_string().contains("no row"), "{plain}");
+        // Errors the caller can act on keep their text.
+        let actionable = [
+            A2aError::TaskNotFound {
+                task_id: "t".into(),
+            },
+            A2aError::invalid_field("message.parts", "is required"),
+            A2aError::Unavailable("shutting down".into()),
+        ];
+        for e in actionable {
+            assert_eq!(e.clone().for_caller(false), e);
+        }
     }
 
     #[test]

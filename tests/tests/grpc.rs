@@ -9,7 +9,8 @@
 //!   (on gRPC in the initial metadata, before a stream's first message).
 //! - Bad input on the gRPC port: wrong content type (415), unknown method (UNIMPLEMENTED),
 //!   truncated and undecodable messages, oversized messages (RESOURCE_EXHAUSTED); the server
-//!   keeps serving.
+//!   keeps serving. Malformed protobuf (a table, on every method) is INVALID_ARGUMENT with the
+//!   field path.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use a2a_runtime::client::{
@@ -680,9 +681,9 @@ async fn bad_input_on_the_grpc_port_gets_the_right_status_and_no_panic() {
         grpc.is_some_and(|g| g != "0"),
         "a truncated prefix is an error"
     );
-    // Not protobuf: INTERNAL (13, tonic's decode error).
+    // Not protobuf: INVALID_ARGUMENT (3), the caller's error (see the table below).
     let (_, grpc) = raw_post(&running, send, "application/grpc", framed(&[0xff; 16])).await;
-    assert_eq!(grpc.as_deref(), Some("13"));
+    assert_eq!(grpc.as_deref(), Some("3"));
     // Valid protobuf, invalid request (no parts): INVALID_ARGUMENT (3).
     let (_, grpc) = raw_post(&running, send, "application/grpc", framed(&[])).await;
     assert_eq!(grpc.as_deref(), Some("3"));
@@ -794,5 +795,122 @@ async fn last_event_id_metadata_resumes_a_task_stream() {
         "{}",
         status.message()
     );
+
+/// A raw h2c gRPC call: `grpc-status` and `grpc-message` (percent-decoded), from the headers of a
+/// trailers-only answer or from the trailers.
+async fn raw_status(running: &RunningServer, path: &str, message: &[u8]) -> (String, String) {
+    let http = reqwest::Client::builder()
+        .http2_prior_knowledge()
+        .build()
+        .unwrap();
+    let resp = http
+        .post(format!("http://{}{path}", running.grpc_addr().unwrap()))
+        .header("content-type", "application/grpc")
+        .header("te", "trailers")
+        .header("a2a-version", "1.0")
+        .body(framed(message))
+        .send()
+        .await
+        .unwrap();
+    let header = |name: &str| {
+        resp.headers()
+            .get(name)
+            .map(|v| v.to_str().unwrap().to_owned())
+    };
+    let status = header("grpc-status").unwrap_or_else(|| panic!("{path}: no grpc-status header"));
+    let encoded = header("grpc-message").unwrap_or_default();
+    let bytes = encoded.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let Some(b) = encoded
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            decoded.push(b);
+            i += 3;
+        } else {
+            decoded.push(bytes[i]);
+            i += 1;
+        }
+    }
+    (status, String::from_utf8(decoded).unwrap())
+}
+
+/// Malformed protobuf on every method of the service: INVALID_ARGUMENT (3), never INTERNAL,
+/// with the field path in the message where the fault is in a field; the server keeps
+/// serving.
+#[tokio::test]
+async fn malformed_protobuf_is_invalid_argument_with_the_field_path_on_every_method() {
+    let (running, _control) = start(None).await;
+    let methods = [
+        "SendMessage",
+        "SendStreamingMessage",
+        "GetTask",
+        "ListTasks",
+        "CancelTask",
+        "SubscribeToTask",
+        "CreateTaskPushNotificationConfig",
+        "GetTaskPushNotificationConfig",
+        "ListTaskPushNotificationConfigs",
+        "GetExtendedAgentCard",
+        "DeleteTaskPushNotificationConfig",
+    ];
+    // (case, message, what the status message must contain)
+    let cases: [(&str, &[u8], &str); 7] = [
+        ("truncated varint", &[0x80], "invalid varint"),
+        ("wire type 7", &[0x0f], "invalid wire type value: 7"),
+        ("field 0", &[0x02, 0x00], "invalid tag value: 0"),
+        ("start group, no end", &[0x0b], "Invalid parameters"),
+        ("end group alone", &[0x0c], "Invalid parameters"),
+        ("random bytes", &[0xff; 16], "Invalid parameters"),
+        // Field 1 of every request is a string (the tenant, or the task's id): invalid UTF-8.
+        (
+            "invalid UTF-8",
+            &[0x0a, 0x02, 0xc3, 0x28],
+            "invalid string value",
+        ),
+    ];
+    for method in methods {
+        let path = format!("/lf.a2a.v1.A2AService/{method}");
+        for (case, message, expected) in cases {
+            let (status, text) = raw_status(&running, &path, message).await;
+            assert_eq!(status, "3", "{method}, {case}: {text}");
+            assert!(text.contains(expected), "{method}, {case}: {text}");
+            assert!(
+                text.starts_with("Invalid parameters: "),
+                "{method}, {case}: {text}"
+            );
+            if case == "invalid UTF-8" {
+                // The field is named: `Invalid parameters: <field>: invalid string value …`.
+                let field = text["Invalid parameters: ".len()..]
+                    .split(": ")
+                    .next()
+                    .unwrap();
+                assert!(
+                    !field.is_empty() && field.chars().all(char::is_alphanumeric),
+                    "{method}: {text}"
+                );
+            }
+        }
+    }
+    // The path from the root, in wire names: SendMessageRequest.message.contextId.
+    let nested = [0x12, 0x04, 0x12, 0x02, 0xc3, 0x28];
+    let (status, text) = raw_status(&running, "/lf.a2a.v1.A2AService/SendMessage", &nested).await;
+    assert_eq!(status, "3", "{text}");
+    assert!(
+        text.contains("message.contextId: invalid string value"),
+        "{text}"
+    );
+    // Still serving.
+    let mut grpc = grpc_client(&running);
+    let ok = grpc
+        .send_message(with_meta(
+            pb_send("still serving"),
+            &[("a2a-version", "1.0")],
+        ))
+        .await;
+    assert!(ok.is_ok(), "{ok:?}");
     running.stop().await;
 }

@@ -27,6 +27,8 @@ use tokio::sync::{Notify, mpsc};
 struct Quiet {
     started: mpsc::UnboundedSender<String>,
     hold: Arc<Notify>,
+    /// Told when the cancel hook starts waiting for `hold`.
+    cancelling: mpsc::UnboundedSender<()>,
 }
 
 impl AgentExecutor for Quiet {
@@ -38,6 +40,7 @@ impl AgentExecutor for Quiet {
     }
 
     async fn cancel(&self, _: AgentContext, _: EventSink) -> Result<(), A2aError> {
+        let _ = self.cancelling.send(());
         self.hold.notified().await;
         Ok(())
     }
@@ -48,12 +51,15 @@ struct QuietServer {
     handler: Arc<DefaultRequestHandler>,
     started: mpsc::UnboundedReceiver<String>,
     hold: Arc<Notify>,
+    cancelling: mpsc::UnboundedReceiver<()>,
 }
 
 async fn quiet(limits: Limits) -> QuietServer {
     let (tx, started) = mpsc::unbounded_channel();
     let hold = Arc::new(Notify::new());
+    let (cancel_tx, cancelling) = mpsc::unbounded_channel();
     let agent = Quiet {
+        cancelling: cancel_tx,
         started: tx,
         hold: hold.clone(),
     };
@@ -78,6 +84,7 @@ async fn quiet(limits: Limits) -> QuietServer {
         handler,
         started,
         hold,
+        cancelling,
     }
 }
 
@@ -588,4 +595,63 @@ async fn finding7_shutdown_ends_streams_and_blocking_calls_after_the_grace() {
             .unwrap();
         assert_eq!(stored.task.status.state, TaskState::Canceled, "{task_id}");
     }
+}
+
+/// Sends `request` whole on a new connection, then half-closes it (`shutdown(SHUT_WR)`, as
+/// `nc -N` does).
+async fn half_closed(addr: &str, request: String) -> TcpStream {
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    s.write_all(request.as_bytes()).await.unwrap();
+    s.shutdown().await.unwrap();
+    s
+}
+
+/// A complete request followed by a half-close (`Connection: close`, then `shutdown(SHUT_WR)`)
+/// is answered before the server closes the connection: a quick one on each binding, and one
+/// whose work is still under way when the FIN arrives (a CancelTask waiting for the agent's
+/// cancel hook). A streaming subscriber that sends its FIN is still released at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_half_closed_request_is_answered_and_a_half_closed_stream_released() {
+    let mut q = quiet(Limits::default()).await;
+    let (addr, task_id) = quiet_task(&mut q).await;
+    let get = format!(
+        "GET /tasks/{task_id} HTTP/1.1\r\nHost: {addr}\r\nA2A-Version: 1.0\r\nConnection: close\r\n\r\n"
+    );
+    let body =
+        format!(r#"{{"jsonrpc":"2.0","id":7,"method":"GetTask","params":{{"id":"{task_id}"}}}}"#);
+    let rpc = format!(
+        "POST / HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    for request in [get, rpc] {
+        let answer = read_until_closed(half_closed(&addr, request).await, Duration::from_secs(5))
+            .await
+            .unwrap_or_else(|partial| panic!("not closed after the answer: {partial}"));
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        assert!(answer.contains(&task_id), "{answer}");
+        assert!(answer.contains("TASK_STATE_WORKING"), "{answer}");
+    }
+
+    // A streaming subscriber's FIN ends its stream and connection at once.
+    abandon(&addr, &task_id, false).await;
+    no_subscribers(&q.handler).await;
+
+    // Work under way when the FIN arrives: answered once it is done.
+    let cancel = format!(
+        "POST /tasks/{task_id}:cancel HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}"
+    );
+    let s = half_closed(&addr, cancel).await;
+    let reading = tokio::spawn(read_until_closed(s, Duration::from_secs(10)));
+    // The request is in flight past the FIN: the cancel hook waits for `hold`, released only
+    // once the hook has started (the FIN went out before the request could finish).
+    within("the cancel hook", q.cancelling.recv())
+        .await
+        .unwrap();
+    q.hold.notify_one();
+    let answer = reading
+        .await
+        .unwrap()
+        .unwrap_or_else(|partial| panic!("not closed after the answer: {partial}"));
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains("TASK_STATE_CANCELED"), "{answer}");
 }

@@ -481,3 +481,203 @@ async fn metrics_after_a_known_workload() {
     );
     handle.stop(true).await;
 }
+
+/// An agent whose disk is full: before any event for "early", after its first event otherwise.
+struct DiskFull;
+
+impl AgentExecutor for DiskFull {
+    async fn execute(&self, ctx: AgentContext, events: EventSink) -> Result<(), A2aError> {
+        if ctx.text() != "early" {
+            events.working().await?;
+        }
+        Err(std::io::Error::other("disk full").into())
+    }
+}
+
+/// The correlation id a wire message gives (`… (correlation id <id>)`).
+fn correlation_id(message: &str) -> String {
+    let (_, rest) = message
+        .split_once("correlation id ")
+        .unwrap_or_else(|| panic!("no correlation id in {message:?}"));
+    rest.split(')').next().unwrap_or_default().to_owned()
+}
+
+/// Waits (bounded) for the ERROR line of `id` and returns its cause.
+async fn logged_cause(id: &str) -> String {
+    let log = log();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(c) = log.lock().unwrap().events.iter().find(|c| {
+            c.target == "a2a::error"
+                && c.fields.get("correlation_id").map(String::as_str) == Some(id)
+        }) {
+            assert_eq!(c.level, "ERROR");
+            return c.fields["cause"].clone();
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no ERROR line for {id}"
+        );
+        tokio::task::yield_now().await;
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+}
+
+/// What each binding answers a blocking SendMessage of `text` with: the error's wire message
+/// and the whole body.
+async fn internal_errors(srv: &RunningServer, text: &str) -> Vec<(&'static str, String, String)> {
+    let http = reqwest::Client::new();
+    let url = srv.url();
+    let v1 = json!({"message": {"role": "ROLE_USER", "messageId": format!("m-{text}"), "parts": [{"text": text}]}});
+    let v03 = json!({"message": {"kind": "message", "role": "user", "messageId": format!("o-{text}"), "parts": [{"kind": "text", "text": text}]}});
+    let mut out = Vec::new();
+    let calls = [
+        (
+            "JSONRPC",
+            format!("{url}/"),
+            Some("1.0"),
+            json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": v1}),
+        ),
+        (
+            "HTTP+JSON",
+            format!("{url}/message:send"),
+            Some("1.0"),
+            v1.clone(),
+        ),
+        (
+            "JSONRPC v0.3",
+            format!("{url}/"),
+            None,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": v03}),
+        ),
+        (
+            "HTTP+JSON v0.3",
+            format!("{url}/v1/message:send"),
+            None,
+            v03.clone(),
+        ),
+    ];
+    for (binding, at, version, body) in calls {
+        let mut req = http.post(at).json(&body);
+        if let Some(v) = version {
+            req = req.header("A2A-Version", v);
+        }
+        let body: Value = req.send().await.unwrap().json().await.unwrap();
+        // v0.3's HTTP+JSON answers the JSON-RPC error object itself.
+        let error = if body["error"].is_object() {
+            &body["error"]
+        } else {
+            &body
+        };
+        let message = error["message"].as_str().unwrap_or_default().to_owned();
+        out.push((binding, message, body.to_string()));
+    }
+    let channel =
+        tonic::transport::Endpoint::from_shared(format!("http://{}", srv.grpc_addr().unwrap()))
+            .unwrap()
+            .connect_lazy();
+    let mut grpc = a2a_runtime::grpc::pb::a2a_service_client::A2aServiceClient::new(channel);
+    let mut req = tonic::Request::new(a2a_runtime::grpc::pb::SendMessageRequest::from(
+        a2a_runtime::types::SendMessageRequest {
+            message: a2a_runtime::types::Message::user_text(text),
+            ..Default::default()
+        },
+    ));
+    req.metadata_mut()
+        .insert("a2a-version", "1.0".parse().unwrap());
+    let status = grpc.send_message(req).await.unwrap_err();
+    assert_eq!(status.code(), tonic::Code::Internal);
+    use tonic_types::StatusExt as _;
+    let request_id = status
+        .get_error_details()
+        .request_info()
+        .map(|r| r.request_id.clone());
+    assert_eq!(
+        request_id,
+        Some(correlation_id(status.message())),
+        "RequestInfo carries the id"
+    );
+    out.push(("GRPC", status.message().to_owned(), format!("{status:?}")));
+    out
+}
+
+/// An internal error on every binding: the caller gets -32603/500/INTERNAL, a generic message
+/// and a correlation id (also as `RequestInfo.requestId`); the cause is logged at ERROR under
+/// that id and the id is on the request span. A task that fails after its first event stores
+/// a status message without the cause. With the development switch, causes are on the wire.
+#[tokio::test]
+async fn an_internal_error_is_a_correlation_id_on_every_binding_and_a_cause_in_the_log() {
+    let _log = log();
+    let srv = start(
+        A2aServer::builder()
+            .card(card("disk-full"))
+            .executor(DiskFull)
+            .grpc_addr("127.0.0.1:0"),
+    )
+    .await;
+    let answers = internal_errors(&srv, "early").await;
+    assert_eq!(answers.len(), 5);
+    for (binding, message, body) in answers {
+        assert!(message.starts_with("Internal error: "), "{binding}: {body}");
+        assert!(!body.contains("disk full"), "{binding}: {body}");
+        let id = correlation_id(&message);
+        assert_eq!(id.len(), 36, "{binding}: {message}");
+        if binding != "GRPC" {
+            assert!(body.contains("google.rpc.RequestInfo"), "{binding}: {body}");
+            assert!(
+                body.contains("-32603") || body.contains("500"),
+                "{binding}: {body}"
+            );
+        }
+        assert_eq!(logged_cause(&id).await, "disk full", "{binding}");
+        request_span(|c| c.fields.get("correlation_id").map(String::as_str) == Some(id.as_str()))
+            .await;
+    }
+
+    // After its first event the task ends FAILED; its status message hides the cause too.
+    let body: Value = reqwest::Client::new()
+        .post(format!("{}/message:send", srv.url()))
+        .header("A2A-Version", "1.0")
+        .json(&json!({"message": {"role": "ROLE_USER", "messageId": "late-1", "parts": [{"text": "late"}]}}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let task_id = body["task"]["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{body}"))
+        .to_owned();
+    let got: Value = reqwest::Client::new()
+        .get(format!("{}/tasks/{task_id}", srv.url()))
+        .header("A2A-Version", "1.0")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(got["status"]["state"], "TASK_STATE_FAILED", "{got}");
+    let text = got["status"]["message"]["parts"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(!got.to_string().contains("disk full"), "{got}");
+    assert_eq!(logged_cause(&correlation_id(text)).await, "disk full");
+    srv.stop().await;
+
+    // The development switch: the cause on the wire, beside the id.
+    let dev = start(
+        A2aServer::builder()
+            .card(card("disk-full-dev"))
+            .executor(DiskFull)
+            .grpc_addr("127.0.0.1:0")
+            .internal_error_causes(true),
+    )
+    .await;
+    for (binding, message, _) in internal_errors(&dev, "early").await {
+        assert!(message.contains("disk full"), "{binding}: {message}");
+        assert_eq!(logged_cause(&correlation_id(&message)).await, "disk full");
+    }
+    dev.stop().await;
+}

@@ -486,7 +486,8 @@ fn without_seq(
 }
 
 /// After an agent error: a task that exists (and is not terminal) moves to FAILED with the error
-/// text; an error before any event is reported to the waiting request instead.
+/// text (an internal error's as its caller sees it); an error before any event is reported to
+/// the waiting request instead.
 async fn fail_or_report(finish: &ExecutionEnd, error: A2aError) -> Option<A2aError> {
     let (state, context_id) = {
         let st = finish.rt.state.lock().await;
@@ -501,6 +502,9 @@ async fn fail_or_report(finish: &ExecutionEnd, error: A2aError) -> Option<A2aErr
     if state.is_terminal() {
         return None;
     }
+    // The status message is stored and sent to every reader: an internal error's cause stays
+    // in the log, under the correlation id the message gives.
+    let error = error.for_caller(false);
     tracing::warn!(task_id = %finish.rt.id, %error, "agent failed; marking the task FAILED");
     let sink = EventSink {
         rt: finish.rt.clone(),

@@ -65,6 +65,24 @@ impl OperationResponse {
         (self.response, self.activated)
     }
 
+    /// The same response, each error of a streamed result passed through `map` (a unary
+    /// result as it is).
+    pub(crate) fn map_stream_errors(
+        self,
+        map: impl Fn(A2aError) -> A2aError + Send + 'static,
+    ) -> Self {
+        match self.response {
+            A2aResponse::Stream(events) => {
+                let events = futures::StreamExt::map(events, move |item| item.map_err(&map));
+                Self {
+                    response: A2aResponse::Stream(Box::pin(events)),
+                    ..self
+                }
+            }
+            response => Self { response, ..self },
+        }
+    }
+
     /// A streamed result's events and the activated extensions; a unary result is given back
     /// (as `Arc::try_unwrap` gives back what it cannot unwrap).
     // The "error" is the unary result itself, moved once on its way to being encoded.

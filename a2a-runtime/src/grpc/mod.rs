@@ -4,6 +4,8 @@
 //! The server side lives in [`crate::server`] (`A2aServerBuilder::grpc_addr`), the client side in
 //! [`crate::client`] (chosen from the card like the other bindings).
 
+#[cfg(feature = "server")]
+pub(crate) mod codec;
 pub(crate) mod convert;
 pub mod status;
 
@@ -33,6 +35,7 @@ pub use convert::MissingMember;
 )]
 pub mod pb {
     include!(concat!(env!("OUT_DIR"), "/lf.a2a.v1.rs"));
+    include!(concat!(env!("OUT_DIR"), "/server/lf.a2a.v1.rs"));
 }
 
 /// The service that carries the methods extensions add, `a2a_runtime.extensions.v1`, as
@@ -50,6 +53,10 @@ pub mod pb {
 )]
 pub mod extension_methods {
     include!(concat!(env!("OUT_DIR"), "/a2a_runtime.extensions.v1.rs"));
+    include!(concat!(
+        env!("OUT_DIR"),
+        "/server/a2a_runtime.extensions.v1.rs"
+    ));
 }
 
 /// The full name of the service, as in gRPC paths (`/lf.a2a.v1.A2AService/SendMessage`).

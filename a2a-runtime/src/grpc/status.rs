@@ -61,6 +61,9 @@ pub fn to_status(error: &A2aError) -> tonic::Status {
             details.add_bad_request_violation(v.field.clone(), v.description.clone());
         }
     }
+    if let A2aError::InternalLogged { correlation_id, .. } = error {
+        details.set_request_info(correlation_id.clone(), "");
+    }
     tonic::Status::with_error_details(code_of(error.grpc_status()), error.to_string(), details)
 }
 

@@ -96,6 +96,7 @@ pub struct A2aServerBuilder {
     workers: Option<usize>,
     extensions: ExtensionConfig,
     echo_extensions: bool,
+    internal_error_causes: bool,
     retain_finished: usize,
     max_tasks: usize,
     retention: Option<crate::core::Retention>,
@@ -146,6 +147,7 @@ impl A2aServerBuilder {
             workers: None,
             extensions: ExtensionConfig::new(),
             echo_extensions: true,
+            internal_error_causes: false,
             retain_finished: 10_000,
             max_tasks: crate::store::DEFAULT_MAX_TASKS,
             retention: None,
@@ -400,6 +402,19 @@ impl A2aServerBuilder {
     /// Whether responses echo the activated extensions in `A2A-Extensions` (default: true).
     pub fn echo_extensions(mut self, enabled: bool) -> Self {
         self.echo_extensions = enabled;
+        self
+    }
+
+    /// Whether internal errors show their causes to callers (default: false). By default a
+    /// caller gets the error code, a generic message and a correlation id, and the cause with
+    /// its whole chain is logged at ERROR (target `a2a::error`) under that id. For
+    /// development only: a cause can hold SQL, file paths and host names.
+    ///
+    /// ```
+    /// let builder = a2a_runtime::server::A2aServer::builder().internal_error_causes(true);
+    /// ```
+    pub fn internal_error_causes(mut self, show: bool) -> Self {
+        self.internal_error_causes = show;
         self
     }
 
@@ -677,7 +692,8 @@ impl A2aServerBuilder {
         .with_extensions(extensions);
         let mut pipeline = Pipeline::new(service)
             .with_versions(self.versions)
-            .with_echo(self.echo_extensions);
+            .with_echo(self.echo_extensions)
+            .with_internal_error_causes(self.internal_error_causes);
         if let Some(guard) = guard {
             pipeline = pipeline.with_guard(guard);
         }

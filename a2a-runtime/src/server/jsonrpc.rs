@@ -75,13 +75,13 @@ pub(crate) async fn handle(
             Err(e) => error_response(id, &A2aError::Internal(e.to_string())),
         },
         Ok(Answer::Operation(served)) => match v0_3 {
-            Some(op) => super::v0_3::response(&inner, id, op, served)
+            Some(op) => super::v0_3::response(&inner, id, op, served, &req)
                 .unwrap_or_else(|e| error_response(id, &e)),
             None => match served.into_stream() {
                 Ok((events, activated)) => {
                     let builder = HttpResponse::Ok().a2a_headers_builder(&activated);
                     let framing = JsonRpcFraming { id: id.to_owned() };
-                    sse::response(events, framing, &inner, builder)
+                    sse::response(events, framing, &inner, builder, &req)
                 }
                 Err(unary) => {
                     // The result is encoded straight into the envelope.

@@ -40,6 +40,7 @@ mod mount;
 mod observe;
 #[cfg(feature = "openapi")]
 mod openapi;
+mod peer;
 mod response_error;
 mod rest;
 mod rest_routes;

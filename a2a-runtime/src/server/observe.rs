@@ -3,8 +3,9 @@
 //!
 //! The span is named `a2a.request` with the fields `binding`, `operation`, `task_id`,
 //! `context_id`, `tenant`, `principal`, `extensions` (the activated URIs), `code` (the A2A
-//! error code), `status` (HTTP), `latency_ms` and `trace_id` (from `traceparent`). The access
-//! line and the warnings use the target `a2a::access`.
+//! error code), `status` (HTTP), `latency_ms`, `trace_id` (from `traceparent`) and
+//! `correlation_id` (of an internal error, whose cause is logged under it). The access line
+//! and the warnings use the target `a2a::access`.
 
 use std::time::Instant;
 
@@ -44,6 +45,7 @@ pub(crate) fn request_span(binding: &'static str) -> tracing::Span {
         status = Empty,
         latency_ms = Empty,
         trace_id = Empty,
+        correlation_id = Empty,
     )
 }
 

@@ -1,5 +1,6 @@
 //! [`A2aError`] as an actix-web error, so that a user's own routes beside the agent can return
-//! it with `?`: the HTTP+JSON error body with the error's HTTP status.
+//! it with `?`: the HTTP+JSON error body with the error's HTTP status. An internal error is
+//! answered as the pipeline answers one: a correlation id on the wire, its cause in the log.
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
@@ -12,6 +13,9 @@ impl ResponseError for A2aError {
     }
 
     fn error_response(&self) -> HttpResponse {
+        if self.is_internal() {
+            return super::rest::error_response(&self.clone().for_caller(false));
+        }
         super::rest::error_response(self)
     }
 }
@@ -40,7 +44,7 @@ mod tests {
         )
         .await;
         assert_eq!(resp.status(), 200);
-        // `?` on an io::Error: 500 with the REST error body.
+        // `?` on an io::Error: 500 with the REST error body, the cause withheld.
         let resp = test::call_service(
             &app,
             test::TestRequest::get().uri("/lookup/other").to_request(),
@@ -59,8 +63,10 @@ mod tests {
         assert!(
             body["error"]["message"]
                 .as_str()
-                .is_some_and(|m| m.starts_with("Internal error: ")),
+                .is_some_and(|m| m.starts_with("Internal error: ") && m.contains("correlation id")),
             "{body}"
         );
+        assert!(!body.to_string().contains("nonexistent"), "{body}");
+        assert!(!body.to_string().contains("No such file"), "{body}");
     }
 }

@@ -81,7 +81,7 @@ async fn serve(
         Ok(Answer::Operation(served)) => match served.into_stream() {
             Ok((events, activated)) => {
                 let builder = HttpResponse::Ok().a2a_headers_builder(&activated);
-                sse::response(events, RestFraming, &inner, builder)
+                sse::response(events, RestFraming, &inner, builder, &req)
             }
             Err(unary) => match unary.to_json() {
                 Some(Ok(body)) => HttpResponse::Ok()

@@ -119,14 +119,15 @@ impl A2aServer {
         let config = self.config();
         // The grace period is run by `RunningServer` (streams get a final event when it is
         // over); actix's own timeout only bounds the flush of those last events. Signals are
-        // handled by `RunningServer::wait`. A client's FIN ends its connection at once: no
-        // A2A client half-closes, and a stream's subscriber is released without waiting for a
-        // write to fail.
+        // handled by `RunningServer::wait`. A client's FIN does not end the response under
+        // way: a complete request followed by a half-close is answered. A stream ends at the
+        // FIN itself (see `peer`): its subscriber is released without waiting for a write to
+        // fail.
         let flush = self.inner.shutdown_grace.as_secs() + 5;
         let server =
             actix_web::HttpServer::new(move || actix_web::App::new().configure(config.clone()))
                 .on_connect(on_connect)
-                .h1_allow_half_closed(false)
+                .h1_allow_half_closed(true)
                 .disable_signals()
                 .shutdown_timeout(flush);
         #[cfg(feature = "tls")]
@@ -202,6 +203,7 @@ impl A2aServer {
 fn on_connect(conn: &dyn std::any::Any, _ext: &mut actix_web::dev::Extensions) {
     if let Some(tcp) = conn.downcast_ref::<actix_web::rt::net::TcpStream>() {
         let _ = tcp.set_nodelay(true);
+        super::peer::on_connect(tcp, _ext);
     }
     #[cfg(feature = "tls")]
     super::tls::on_tls_connect(conn, _ext);

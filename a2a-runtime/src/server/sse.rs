@@ -63,6 +63,8 @@ struct SseBody<F> {
     finished: bool,
     /// Fires when the server's shutdown grace is over: the stream ends with an error event.
     over: Option<Pin<Box<WaitForCancellationFutureOwned>>>,
+    /// Fires when the client closed its side of the connection: the stream ends at once.
+    peer: Option<super::peer::PeerClosed>,
 }
 
 impl<F: Framing> SseBody<F> {
@@ -102,6 +104,17 @@ impl<F: Framing> Stream for SseBody<F> {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
+        if let Some(peer) = &this.peer
+            && let Poll::Ready(seen) = peer.poll(cx)
+        {
+            this.peer = None;
+            if seen == super::peer::Peer::Closed {
+                // Nobody reads what would follow: the stream (and its subscription) ends now.
+                this.finished = true;
+                this.buf.clear();
+                return Poll::Ready(None);
+            }
+        }
         if let Some(over) = &mut this.over
             && over.as_mut().poll(cx).is_ready()
         {
@@ -154,12 +167,14 @@ impl<F: Framing> Stream for SseBody<F> {
     }
 }
 
-/// An HTTP 200 `text/event-stream` response carrying `events`.
+/// An HTTP 200 `text/event-stream` response carrying `events` to the client of `req`; it ends
+/// when the client closes its side of the connection.
 pub(crate) fn response<F: Framing>(
     events: EventStream,
     framing: F,
     inner: &super::Inner,
     mut builder: actix_web::HttpResponseBuilder,
+    req: &actix_web::HttpRequest,
 ) -> HttpResponse {
     let keep_alive = inner.keep_alive;
     let now = Instant::now();
@@ -174,6 +189,7 @@ pub(crate) fn response<F: Framing>(
         written: 0,
         finished: false,
         over: Some(Box::pin(inner.over.clone().cancelled_owned())),
+        peer: super::peer::PeerClosed::of(req),
     };
     builder
         .insert_header(content_type("text/event-stream"))
@@ -216,6 +232,7 @@ mod tests {
             written: 0,
             finished: false,
             over: None,
+            peer: None,
         }
     }
 

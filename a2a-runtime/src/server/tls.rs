@@ -143,6 +143,7 @@ pub(crate) fn on_tls_connect(conn: &dyn std::any::Any, ext: &mut actix_web::dev:
     if let Some(tls) = conn.downcast_ref::<Tls>() {
         let (tcp, session) = tls.get_ref();
         let _ = tcp.set_nodelay(true);
+        super::peer::on_connect(tcp, ext);
         if let Some(leaf) = session.peer_certificates().and_then(|c| c.first()) {
             ext.insert(PeerCertificate(Arc::from(leaf.as_ref())));
         }

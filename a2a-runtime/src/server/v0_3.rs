@@ -22,8 +22,9 @@ pub(crate) fn response(
     id: &str,
     op: Operation,
     served: OperationResponse,
+    req: &actix_web::HttpRequest,
 ) -> Result<HttpResponse, A2aError> {
-    let mut response = respond(inner, id, op, served)?;
+    let mut response = respond(inner, id, op, served, req)?;
     mark_v0_3(&mut response);
     Ok(response)
 }
@@ -46,12 +47,13 @@ fn respond(
     id: &str,
     op: Operation,
     served: OperationResponse,
+    req: &actix_web::HttpRequest,
 ) -> Result<HttpResponse, A2aError> {
     match served.into_stream() {
         Ok((events, activated)) => {
             let builder = HttpResponse::Ok().a2a_headers_builder(&activated);
             let framing = V03Framing { id: id.to_owned() };
-            Ok(sse::response(events, framing, inner, builder))
+            Ok(sse::response(events, framing, inner, builder, req))
         }
         Err(unary) => {
             let result = match unary.to_json() {

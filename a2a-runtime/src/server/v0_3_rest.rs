@@ -57,7 +57,7 @@ pub(crate) async fn handle(
     let mut response = match super::shutdown::until_over(&inner.over, served).await {
         Err(e) => super::http::closing_on_timeout(error_response(&e), &e, payload),
         Ok(Answer::Method { .. }) => error_response(&rest::mismatch()),
-        Ok(Answer::Operation(served)) => respond(&inner, op, served),
+        Ok(Answer::Operation(served)) => respond(&inner, op, served, &req),
     };
     super::v0_3::mark_v0_3(&mut response);
     response
@@ -96,11 +96,16 @@ impl Payload for Body<'_> {
     }
 }
 
-fn respond(inner: &Inner, op: Operation, served: OperationResponse) -> HttpResponse {
+fn respond(
+    inner: &Inner,
+    op: Operation,
+    served: OperationResponse,
+    req: &actix_web::HttpRequest,
+) -> HttpResponse {
     match served.into_stream() {
         Ok((events, activated)) => {
             let builder = HttpResponse::Ok().a2a_headers_builder(&activated);
-            sse::response(events, V03RestFraming, inner, builder)
+            sse::response(events, V03RestFraming, inner, builder, req)
         }
         Err(unary) => {
             let result = match unary.to_json() {

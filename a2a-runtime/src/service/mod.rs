@@ -14,6 +14,10 @@
 //!    response hooks around the operation,
 //! 8. the activated extensions to echo in the response.
 //!
+//! An internal error, answered or ending a stream, reaches the caller as its code, a generic
+//! message and a correlation id; its cause is logged under that id (see
+//! [`A2aError::for_caller`] and [`Pipeline::with_internal_error_causes`]).
+//!
 //! ```
 //! use a2a_runtime::service::{Decoded, Payload, RequestMeta, Target};
 //! use a2a_runtime::protocol::{A2aRequest, Operation};
@@ -96,6 +100,8 @@ pub struct Pipeline {
     guard: Option<Arc<Guard>>,
     versions: Versions,
     echo_extensions: bool,
+    /// Whether internal errors show their causes on the wire (development only).
+    show_causes: bool,
 }
 
 impl fmt::Debug for Pipeline {
@@ -104,6 +110,7 @@ impl fmt::Debug for Pipeline {
             .field("authenticated", &self.guard.is_some())
             .field("versions", &self.versions)
             .field("echo_extensions", &self.echo_extensions)
+            .field("show_causes", &self.show_causes)
             .finish_non_exhaustive()
     }
 }
@@ -117,6 +124,7 @@ impl Pipeline {
             guard: None,
             versions: Versions::default(),
             echo_extensions: true,
+            show_causes: false,
         }
     }
 
@@ -135,6 +143,14 @@ impl Pipeline {
     /// Whether the activated extensions are echoed in answers (default: true).
     pub fn with_echo(mut self, echo: bool) -> Self {
         self.echo_extensions = echo;
+        self
+    }
+
+    /// Whether internal errors show their causes to callers (default: false, they get a
+    /// correlation id and the cause goes to the log). For development: a cause can hold SQL,
+    /// paths and host names.
+    pub fn with_internal_error_causes(mut self, show: bool) -> Self {
+        self.show_causes = show;
         self
     }
 
@@ -158,8 +174,25 @@ impl Pipeline {
         self.service.limits()
     }
 
-    /// Runs one request through the pipeline.
+    /// Runs one request through the pipeline. An internal error, answered or in a stream, is
+    /// the caller's view of it ([`A2aError::for_caller`]).
     pub async fn serve<P: Payload>(
+        &self,
+        meta: RequestMeta<'_>,
+        payload: &mut P,
+    ) -> Result<Answer, A2aError> {
+        let show = self.show_causes;
+        match self.answer(meta, payload).await {
+            Ok(Answer::Operation(served)) => Ok(Answer::Operation(
+                served.map_stream_errors(move |e| e.for_caller(show)),
+            )),
+            Ok(method) => Ok(method),
+            Err(e) => Err(e.for_caller(show)),
+        }
+    }
+
+    /// [`serve`](Self::serve), its errors as they are.
+    async fn answer<P: Payload>(
         &self,
         meta: RequestMeta<'_>,
         payload: &mut P,

@@ -46,6 +46,10 @@ pub enum StoreError {
     /// The backend failed.
     #[error("store backend error: {0}")]
     Backend(String),
+    /// A secret stored encrypted could not be sealed or opened (no key, or another key than
+    /// the one it was sealed with), or the key itself is not valid.
+    #[error("store secrets: {0}")]
+    Secrets(String),
 }
 
 impl From<StoreError> for A2aError {

@@ -20,6 +20,8 @@ mod outbox;
 #[cfg(feature = "postgres")]
 mod postgres;
 mod replay_log;
+#[cfg(feature = "encryption")]
+mod secrets;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod sql;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
@@ -38,8 +40,12 @@ pub use memory::{
 pub use outbox::{DEFAULT_MAX_PENDING, Delivery, InMemoryPushOutbox, NewDelivery, PushOutbox};
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresStore;
+#[cfg(feature = "encryption")]
+pub use secrets::SecretKey;
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
+#[cfg(feature = "encryption")]
+pub use url::connect_with_secret_key;
 pub use url::{Stores, connect};
 
 pub use crate::protocol::{Scope, SeqEvent};

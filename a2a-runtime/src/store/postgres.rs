@@ -33,6 +33,8 @@ pub struct PostgresStore {
     max_dead: usize,
     /// The queue of task writes (see `sql_writer`).
     writer: std::sync::Arc<super::sql_writer::Writer>,
+    /// The key push credentials are sealed with at rest, if any.
+    secret_key: Option<super::sql::Key>,
 }
 
 impl PostgresStore {
@@ -56,6 +58,7 @@ impl PostgresStore {
             writer: writer_for::<Self>(&pool, WRITERS, || {}),
             pool,
             max_dead: super::sql::DEFAULT_MAX_DEAD,
+            secret_key: None,
         })
     }
 
@@ -72,6 +75,16 @@ impl PostgresStore {
         self
     }
 
+    /// Stores the webhook credentials of push configs (`token`, `authentication.credentials`)
+    /// sealed with `key` (AES-256-GCM); they are opened when read back. Configs stored
+    /// before read as they are, and are sealed when written again. Reading a sealed config
+    /// with another key, or with none, is a [`StoreError::Secrets`].
+    #[cfg(feature = "encryption")]
+    pub fn with_secret_key(mut self, key: super::SecretKey) -> Self {
+        self.secret_key = Some(key);
+        self
+    }
+
     /// The tasks (the statements of [`TaskStore`]).
     fn tasks(&self) -> Tasks<'_, Self> {
         Tasks::new(&self.pool, &self.writer)
@@ -79,7 +92,7 @@ impl PostgresStore {
 
     /// The push configs (the statements of [`PushConfigStore`]).
     fn configs(&self) -> Configs<'_, Self> {
-        Configs::new(&self.pool)
+        Configs::new(&self.pool, self.secret_key.as_ref())
     }
 
     /// The push outbox (the statements of [`PushOutbox`]).

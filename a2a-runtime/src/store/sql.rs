@@ -18,13 +18,15 @@
 //! ([`Tasks`], [`Configs`], [`Outbox`], [`Leases`]) over its pool.
 //!
 //! The files, each using only those above it: `codec` (values as columns), `dialect`,
-//! `writes` (the batched writes of the write queue), `tasks`, `configs`, `outbox`, `leases`.
+//! `writes` (the batched writes of the write queue), `tasks`, `secrets` (push credentials
+//! sealed at rest), `configs`, `outbox`, `leases`.
 
 mod codec;
 mod configs;
 mod dialect;
 mod leases;
 mod outbox;
+mod secrets;
 mod tasks;
 mod writes;
 
@@ -35,5 +37,6 @@ pub(super) use leases::Leases;
 #[cfg(test)]
 pub(super) use outbox::CLAIM_DUE;
 pub(super) use outbox::{DEFAULT_MAX_DEAD, Outbox, claim_statement};
+pub(super) use secrets::Key;
 pub(super) use tasks::Tasks;
 pub(super) use writes::writer_for;

@@ -37,11 +37,15 @@ pub struct SqliteStore {
     max_dead: usize,
     /// The queue of task writes (see `sql_writer`).
     writer: std::sync::Arc<super::sql_writer::Writer>,
+    /// The key push credentials are sealed with at rest, if any.
+    secret_key: Option<super::sql::Key>,
 }
 
 impl SqliteStore {
     /// Opens (creating when missing, with its parent directory) the database at `url`
-    /// (`sqlite://path` or `sqlite:path`) and brings its schema up to date.
+    /// (`sqlite://path` or `sqlite:path`) and brings its schema up to date. A database it
+    /// creates, with its WAL and shared-memory files, is readable by its owner alone (0600),
+    /// in a directory of mode 0700 when it creates that too.
     pub async fn open(url: &str) -> Result<Self, StoreError> {
         let options = SqliteConnectOptions::from_str(url)
             .map_err(|e| StoreError::Backend(format!("invalid SQLite URL {url:?}: {e}")))?
@@ -58,13 +62,7 @@ impl SqliteStore {
             .pragma("journal_size_limit", "67108864")
             // Pages read through a shared mapping rather than copied into each connection.
             .pragma("mmap_size", "268435456");
-        if let Some(dir) = options.get_filename().parent()
-            && !dir.as_os_str().is_empty()
-        {
-            std::fs::create_dir_all(dir).map_err(|e| {
-                StoreError::Backend(format!("cannot create {}: {e}", dir.display()))
-            })?;
-        }
+        private_file(options.get_filename())?;
         let pool = SqlitePoolOptions::new()
             .max_connections(4)
             .connect_with(options)
@@ -87,6 +85,7 @@ impl SqliteStore {
             writer: writer_for::<Self>(&writes, 1, move || checkpoints.committed()),
             pool,
             max_dead: super::sql::DEFAULT_MAX_DEAD,
+            secret_key: None,
         })
     }
 
@@ -98,6 +97,51 @@ impl SqliteStore {
     /// The path of the database file.
     pub fn path(&self) -> std::path::PathBuf {
         self.pool.connect_options().get_filename().to_path_buf()
+    }
+}
+
+/// Creates the database file at `path` readable by its owner alone (0600), in a directory
+/// created 0700 when missing, before SQLite opens it; SQLite gives the `-wal` and `-shm`
+/// files the mode of the database file. An existing file keeps its mode (the operator's to
+/// choose); one that others may read is logged.
+fn private_file(path: &std::path::Path) -> Result<(), StoreError> {
+    if path.as_os_str().is_empty() || path.as_os_str() == ":memory:" {
+        return Ok(());
+    }
+    let io = |what: &str, at: &std::path::Path, e: std::io::Error| {
+        StoreError::Backend(format!("cannot {what} {}: {e}", at.display()))
+    };
+    if let Some(dir) = path.parent()
+        && !dir.as_os_str().is_empty()
+        && !dir.exists()
+    {
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder.create(dir).map_err(|e| io("create", dir, e))?;
+    }
+    let mut open = std::fs::OpenOptions::new();
+    open.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut open, 0o600);
+    match open.open(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            #[cfg(unix)]
+            if let Ok(meta) = std::fs::metadata(path) {
+                let mode = std::os::unix::fs::PermissionsExt::mode(&meta.permissions());
+                if mode & 0o077 != 0 {
+                    tracing::warn!(
+                        path = %path.display(),
+                        mode = format_args!("{:o}", mode & 0o777),
+                        "the SQLite database can be read by other users: chmod 600 it, and its -wal and -shm files"
+                    );
+                }
+            }
+            Ok(())
+        }
+        Err(e) => Err(io("create", path, e)),
     }
 }
 
@@ -168,6 +212,16 @@ impl SqliteStore {
         self
     }
 
+    /// Stores the webhook credentials of push configs (`token`, `authentication.credentials`)
+    /// sealed with `key` (AES-256-GCM); they are opened when read back. Configs stored
+    /// before read as they are, and are sealed when written again. Reading a sealed config
+    /// with another key, or with none, is a [`StoreError::Secrets`].
+    #[cfg(feature = "encryption")]
+    pub fn with_secret_key(mut self, key: super::SecretKey) -> Self {
+        self.secret_key = Some(key);
+        self
+    }
+
     /// [`Cluster::changes`](Cluster::changes): none, a SQLite file serves one instance,
     /// whose runtimes see every write.
     #[allow(clippy::unused_async)]
@@ -182,7 +236,7 @@ impl SqliteStore {
 
     /// The push configs (the statements of [`PushConfigStore`]).
     fn configs(&self) -> Configs<'_, Self> {
-        Configs::new(&self.pool)
+        Configs::new(&self.pool, self.secret_key.as_ref())
     }
 
     /// The push outbox (the statements of [`PushOutbox`]).

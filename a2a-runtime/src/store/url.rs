@@ -39,6 +39,38 @@ pub struct Stores {
 /// # }
 /// ```
 pub async fn connect(url: &str) -> Result<Stores, StoreError> {
+    open(url, None).await
+}
+
+/// [`connect`], with the webhook credentials of push configs sealed at rest with `key` in a
+/// SQLite or PostgreSQL store (see [`SqliteStore::with_secret_key`](super::SqliteStore)); the
+/// `memory:` store keeps nothing at rest.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use a2a_runtime::store::{SecretKey, connect_with_secret_key};
+/// let key = SecretKey::from_bytes(&[7; 32]);
+/// let stores = connect_with_secret_key("memory:", key).await.unwrap();
+/// # }
+/// ```
+#[cfg(feature = "encryption")]
+pub async fn connect_with_secret_key(
+    url: &str,
+    key: super::SecretKey,
+) -> Result<Stores, StoreError> {
+    open(url, Some(key)).await
+}
+
+/// The key a store seals push credentials with (none without the feature `encryption`).
+#[cfg(feature = "encryption")]
+type Key = super::SecretKey;
+#[cfg(not(feature = "encryption"))]
+type Key = std::convert::Infallible;
+
+/// Opens the stores of `url`, the SQL stores' push credentials sealed with `key`.
+async fn open(url: &str, key: Option<Key>) -> Result<Stores, StoreError> {
+    #[cfg(not(feature = "encryption"))]
+    let _: Option<Key> = key;
     let scheme = url.split_once(':').map_or("", |(s, _)| s);
     match scheme {
         "memory" => {
@@ -57,7 +89,13 @@ pub async fn connect(url: &str) -> Result<Stores, StoreError> {
         }
         #[cfg(feature = "sqlite")]
         "sqlite" => {
-            let store = Arc::new(super::SqliteStore::open(url).await?);
+            let store = super::SqliteStore::open(url).await?;
+            #[cfg(feature = "encryption")]
+            let store = match key {
+                Some(key) => store.with_secret_key(key),
+                None => store,
+            };
+            let store = Arc::new(store);
             Ok(Stores {
                 location: store.path().display().to_string(),
                 tasks: store.clone(),
@@ -68,7 +106,13 @@ pub async fn connect(url: &str) -> Result<Stores, StoreError> {
         }
         #[cfg(feature = "postgres")]
         "postgres" | "postgresql" => {
-            let store = Arc::new(super::PostgresStore::connect(url).await?);
+            let store = super::PostgresStore::connect(url).await?;
+            #[cfg(feature = "encryption")]
+            let store = match key {
+                Some(key) => store.with_secret_key(key),
+                None => store,
+            };
+            let store = Arc::new(store);
             Ok(Stores {
                 location: redact(url),
                 tasks: store.clone(),

@@ -21,6 +21,7 @@ mod listing;
 mod outbox;
 mod resume;
 mod retention;
+mod secrets;
 mod writes;
 
 static NEXT_DB: AtomicU64 = AtomicU64::new(0);

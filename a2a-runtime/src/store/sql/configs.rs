@@ -5,6 +5,7 @@ use sqlx::{ColumnIndex, Database, Executor, IntoArguments, Pool};
 
 use super::codec::{backend, decode_config, encode_config};
 use super::dialect::{Column, Dialect, Param};
+use super::secrets::{Key, open, seal};
 use crate::store::{Scope, StoreError, now_ms};
 use crate::types::{PushConfigId, TaskId, TaskPushNotificationConfig};
 
@@ -14,12 +15,14 @@ use crate::types::{PushConfigId, TaskId, TaskPushNotificationConfig};
 /// name.
 pub(in crate::store) struct Configs<'s, D: Dialect> {
     pool: &'s Pool<D::Db>,
+    /// The key webhook credentials are sealed with, if any.
+    key: Option<&'s Key>,
 }
 
 impl<'s, D: Dialect> Configs<'s, D> {
-    /// The push configs in `pool`.
-    pub(in crate::store) fn new(pool: &'s Pool<D::Db>) -> Self {
-        Self { pool }
+    /// The push configs in `pool`, their credentials sealed with `key` when there is one.
+    pub(in crate::store) fn new(pool: &'s Pool<D::Db>, key: Option<&'s Key>) -> Self {
+        Self { pool, key }
     }
 }
 
@@ -39,7 +42,10 @@ where
         scope: &Scope,
         config: &TaskPushNotificationConfig,
     ) -> Result<(), StoreError> {
-        let body = encode_config(config)?;
+        let body = match seal(self.key, scope, config)? {
+            Some(sealed) => encode_config(&sealed)?,
+            None => encode_config(config)?,
+        };
         sqlx::query(
             "INSERT INTO a2a_push_configs (tenant, owner, task_id, id, created_ms, body) \
              VALUES ($1, $2, $3, $4, $5, $6) \
@@ -75,7 +81,9 @@ where
         .fetch_optional(self.pool)
         .await
         .map_err(backend)?;
-        body.as_deref().map(decode_config).transpose()
+        body.as_deref()
+            .map(|b| open(self.key, scope, decode_config(b)?))
+            .transpose()
     }
 
     /// The configs of `task_id`, oldest first.
@@ -94,7 +102,10 @@ where
         .fetch_all(self.pool)
         .await
         .map_err(backend)?;
-        bodies.iter().map(|b| decode_config(b)).collect()
+        bodies
+            .iter()
+            .map(|b| open(self.key, scope, decode_config(b)?))
+            .collect()
     }
 
     /// Removes the config `id` of `task_id`; returns whether it existed.

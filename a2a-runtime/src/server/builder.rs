@@ -101,6 +101,7 @@ pub struct A2aServerBuilder {
     retention: Option<crate::core::Retention>,
     authenticators: Vec<Arc<dyn Authenticator>>,
     authorizer: Option<Arc<dyn Authorizer>>,
+    principal_aliases: Vec<(String, String)>,
     #[cfg(feature = "jwt")]
     card_signer: Option<crate::auth::signing::CardSigner>,
     versions: Versions,
@@ -151,6 +152,7 @@ impl A2aServerBuilder {
             retention: None,
             authenticators: Vec::new(),
             authorizer: None,
+            principal_aliases: Vec::new(),
             #[cfg(feature = "jwt")]
             card_signer: None,
             versions: Versions::default(),
@@ -410,6 +412,14 @@ impl A2aServerBuilder {
         self
     }
 
+    /// Makes the principal `from` the principal `to` (see [`Guard::alias`]). With several
+    /// authenticators, ids are namespaced by where they come from (`bearer:alice`,
+    /// `jwt:alice`): the same name from two sources is two principals unless mapped here.
+    pub fn principal_alias(mut self, from: impl Into<String>, to: impl Into<String>) -> Self {
+        self.principal_aliases.push((from.into(), to.into()));
+        self
+    }
+
     /// Decides which principal may do what where (default: [`DefaultAuthorizer`]).
     pub fn authorizer(mut self, authorizer: impl Authorizer) -> Self {
         self.authorizer = Some(Arc::new(authorizer));
@@ -557,7 +567,10 @@ impl A2aServerBuilder {
             let authorizer = self
                 .authorizer
                 .unwrap_or_else(|| Arc::new(DefaultAuthorizer::new()));
-            let guard = Guard::new(self.authenticators, authorizer);
+            let mut guard = Guard::new(self.authenticators, authorizer);
+            for (from, to) in self.principal_aliases {
+                guard = guard.alias(from, to);
+            }
             guard.declare(&mut card);
             Some(Arc::new(guard))
         };

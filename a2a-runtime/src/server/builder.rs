@@ -102,6 +102,7 @@ pub struct A2aServerBuilder {
     authenticators: Vec<Arc<dyn Authenticator>>,
     authorizer: Option<Arc<dyn Authorizer>>,
     principal_aliases: Vec<(String, String)>,
+    quotas: Option<crate::service::Quotas>,
     #[cfg(feature = "jwt")]
     card_signer: Option<crate::auth::signing::CardSigner>,
     versions: Versions,
@@ -153,6 +154,7 @@ impl A2aServerBuilder {
             authenticators: Vec::new(),
             authorizer: None,
             principal_aliases: Vec::new(),
+            quotas: None,
             #[cfg(feature = "jwt")]
             card_signer: None,
             versions: Versions::default(),
@@ -417,6 +419,15 @@ impl A2aServerBuilder {
     /// `jwt:alice`): the same name from two sources is two principals unless mapped here.
     pub fn principal_alias(mut self, from: impl Into<String>, to: impl Into<String>) -> Self {
         self.principal_aliases.push((from.into(), to.into()));
+        self
+    }
+
+    /// Fair-share limits per principal and per tenant: request rate, live tasks and open
+    /// streams (default: none). A request over one of them is answered 429 with `Retry-After`
+    /// (gRPC RESOURCE_EXHAUSTED), and only its caller is refused. See
+    /// [`Quotas`](crate::service::Quotas).
+    pub fn quotas(mut self, quotas: crate::service::Quotas) -> Self {
+        self.quotas = Some(quotas);
         self
     }
 
@@ -693,6 +704,9 @@ impl A2aServerBuilder {
             .with_echo(self.echo_extensions);
         if let Some(guard) = guard {
             pipeline = pipeline.with_guard(guard);
+        }
+        if let Some(quotas) = self.quotas {
+            pipeline = pipeline.with_quotas(quotas);
         }
         let inner = Inner {
             pipeline: Arc::new(pipeline),

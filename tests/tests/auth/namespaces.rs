@@ -36,7 +36,7 @@ async fn a_jwt_alice_cannot_read_the_static_token_alice_unless_mapped() {
     let static_alice = format!("Bearer {ALICE}");
     for alias in [false, true] {
         let srv = two_sources(jwks.jwks(), alias).await;
-        let server = TestServer::remote(&srv.url());
+        let server = TestServer::remote(srv.url());
         for binding in [Binding::JsonRpc, Binding::Rest] {
             let r = call(
                 &server,

@@ -290,11 +290,12 @@ impl Pipeline {
         if let Some(guard) = &self.guard {
             guard.authorize(&mut ctx, &request)?;
         }
-        let new_task = matches!(
-            &request,
-            A2aRequest::SendMessage(r) | A2aRequest::SendStreamingMessage(r)
-                if r.message.task_id.is_empty()
-        );
+        let new_task = ledger.tracks_tasks()
+            && matches!(
+                &request,
+                A2aRequest::SendMessage(r) | A2aRequest::SendStreamingMessage(r)
+                    if r.message.task_id.is_empty()
+            );
         let admission = quota::Admission {
             key,
             ask: quota::Ask {

@@ -177,6 +177,12 @@ impl Ledger {
         }
     }
 
+    /// Whether new tasks are counted: only under a live-task limit (without one, nothing
+    /// would bound the ids kept).
+    pub(crate) fn tracks_tasks(&self) -> bool {
+        self.quotas.principal.live_tasks.is_some() || self.quotas.tenant.live_tasks.is_some()
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Tables> {
         self.tables.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -480,6 +486,18 @@ mod tests {
         ledger.ended(&alice, &[TaskId::from("t1")]);
         assert_eq!(ledger.admit(&alice, new, true), Ok(Verdict::Admitted));
         assert_eq!(ledger.usage().live_tasks, 3, "{:?}", ledger.usage());
+    }
+
+    #[test]
+    fn without_a_live_task_limit_no_task_is_kept() {
+        let mut q = Quotas::unlimited();
+        q.principal.rate = Some(Rate {
+            per_second: 1,
+            burst: 1,
+        });
+        assert!(!Ledger::new(q.clone()).tracks_tasks());
+        q.tenant.live_tasks = Some(1);
+        assert!(Ledger::new(q).tracks_tasks());
     }
 
     #[test]

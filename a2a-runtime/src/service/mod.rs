@@ -379,11 +379,25 @@ impl Pipeline {
 }
 
 /// Who a request is, to the quotas: its principal in its tenant; an unauthenticated caller by
-/// its address (the anonymous principal is everyone without a credential).
+/// its address (the anonymous principal is everyone without a credential) — an IPv6 one by its
+/// /64 network, which one host usually holds whole.
 fn quota_key(tenant: &str, principal: &Principal, peer: Option<SocketAddr>) -> quota::CallerKey {
     let principal = match (principal.authenticated, peer) {
         // Starts with a control character: no authenticated principal's id does.
-        (false, Some(peer)) => format!("\u{1}{}@{}", principal.id(), peer.ip()),
+        (false, Some(peer)) => match peer.ip() {
+            std::net::IpAddr::V6(v6) if v6.to_ipv4_mapped().is_none() => {
+                let s = v6.segments();
+                let id = principal.id();
+                format!("\u{1}{id}@{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+            }
+            std::net::IpAddr::V6(v6) => {
+                let v4 = v6
+                    .to_ipv4_mapped()
+                    .unwrap_or(std::net::Ipv4Addr::UNSPECIFIED);
+                format!("\u{1}{}@{v4}", principal.id())
+            }
+            ip => format!("\u{1}{}@{ip}", principal.id()),
+        },
         _ => principal.id().to_owned(),
     };
     quota::CallerKey {
@@ -396,5 +410,27 @@ fn method_not_found(method: &str) -> A2aError {
     A2aError::MethodNotFound {
         method: method.to_owned(),
         hint: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn anonymous_callers_are_told_apart_by_address_and_ipv6_by_network() {
+        let anonymous = Principal::anonymous();
+        let key = |addr: &str| quota_key("", &anonymous, Some(addr.parse().unwrap())).principal;
+        assert_ne!(key("127.0.0.2:1"), key("127.0.0.3:1"));
+        assert_eq!(key("127.0.0.2:1"), key("127.0.0.2:2"));
+        assert_eq!(key("[2001:db8:1:2::1]:1"), key("[2001:db8:1:2:ffff::9]:1"));
+        assert_ne!(key("[2001:db8:1:2::1]:1"), key("[2001:db8:1:3::1]:1"));
+        assert_eq!(key("[::ffff:10.0.0.1]:1"), key("10.0.0.1:1"));
+        // An authenticated principal is its id, wherever it calls from.
+        let alice = Principal::authenticated("alice");
+        let a = quota_key("t", &alice, Some("127.0.0.2:1".parse().unwrap()));
+        assert_eq!((a.tenant.as_str(), a.principal.as_str()), ("t", "alice"));
+        assert_eq!(quota_key("", &anonymous, None).principal, "anonymous");
     }
 }

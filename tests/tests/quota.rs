@@ -16,7 +16,7 @@ use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
 use a2a_runtime::grpc::pb;
 use a2a_runtime::grpc::pb::a2a_service_client::A2aServiceClient;
 use a2a_runtime::protocol::Principal;
-use a2a_runtime::server::{A2aServer, RunningServer};
+use a2a_runtime::server::{A2aServer, Metrics, RunningServer};
 use a2a_runtime::service::{Limit, Quotas, Rate, Share};
 use a2a_runtime::test::{agent_card, within};
 use serde_json::{Value, json};
@@ -252,6 +252,19 @@ async fn behave(http: &reqwest::Client, url: &str, token: &str, tenant: Option<&
             failures += usize::from(done.body["task"]["status"]["state"] != "TASK_STATE_COMPLETED");
         }
     }
+    // A streamed new task, read to its end (INPUT_REQUIRED).
+    let prefix = tenant.map(|t| format!("/{t}")).unwrap_or_default();
+    let streamed = http
+        .post(format!("{url}{prefix}/message:stream"))
+        .header("A2A-Version", "1.0")
+        .header("authorization", format!("Bearer {token}"))
+        .json(&message("wait", None))
+        .send()
+        .await
+        .unwrap();
+    failures += usize::from(streamed.status() != 200);
+    let events = streamed.text().await.unwrap();
+    failures += usize::from(!events.contains("TASK_STATE_INPUT_REQUIRED"));
     if tenant.is_none() {
         let listed = rpc(http, url, token, "ListTasks", json!({})).await;
         failures += usize::from(!listed.ok());
@@ -337,6 +350,17 @@ async fn one_principal_flooding_leaves_the_others_served() {
         }
     }
     assert_eq!(streams.len(), 4);
+    let a = rest(
+        &http,
+        &url,
+        FLOOD,
+        None,
+        reqwest::Method::POST,
+        "/message:stream",
+        Some(message("wait", None)),
+    )
+    .await;
+    assert!(a.quota_exceeded(), "{a:?}");
 
     // The flood of reads: the bucket (60, less 24 taken) runs dry.
     let mut reads = (0, 0);
@@ -394,7 +418,7 @@ async fn one_principal_flooding_leaves_the_others_served() {
 
     // Every refusal is counted, by limit.
     assert!(usage.refusals(Limit::LiveTasks).0 >= 81, "{usage:?}");
-    assert_eq!(usage.refusals(Limit::OpenStreams).0, 6, "{usage:?}");
+    assert_eq!(usage.refusals(Limit::OpenStreams).0, 7, "{usage:?}");
     assert!(usage.refusals(Limit::Rate).0 >= 64, "{usage:?}");
 
     // The bucket refills with the clock: the flooder reads again.
@@ -453,6 +477,37 @@ async fn one_principal_flooding_leaves_the_others_served() {
             .ok()
     );
 
+    // The refusals, by limit, in the Prometheus metrics.
+    let route = server.metrics_route(Metrics::install().unwrap());
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let metrics_url = format!("http://{}/metrics", listener.local_addr().unwrap());
+    let scraper =
+        actix_web::HttpServer::new(move || actix_web::App::new().configure(route.clone()))
+            .workers(1)
+            .listen(listener)
+            .unwrap()
+            .run();
+    let handle = scraper.handle();
+    tokio::spawn(scraper);
+    let text = http
+        .get(metrics_url)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let usage = server.pipeline().quota_usage().unwrap();
+    for (limit, count) in [
+        ("live_tasks", usage.refusals(Limit::LiveTasks).0),
+        ("open_streams", usage.refusals(Limit::OpenStreams).0),
+        ("rate", usage.refusals(Limit::Rate).0),
+    ] {
+        let line =
+            format!("a2a_quota_refusals_total{{scope=\"principal\",limit=\"{limit}\"}} {count}");
+        assert!(count > 0 && text.contains(&line), "{line} in\n{text}");
+    }
+    handle.stop(true).await;
     running.stop().await;
 }
 

@@ -246,10 +246,16 @@ impl Ledger {
             }
         }
         if ask.new_task {
-            if q.principal
+            let principal_full = q
+                .principal
                 .live_tasks
-                .is_some_and(|max| p.held_tasks() >= max)
-            {
+                .is_some_and(|max| p.held_tasks() >= max);
+            let tenant_full = t
+                .as_deref()
+                .is_some_and(|t| q.tenant.live_tasks.is_some_and(|max| t.held_tasks() >= max));
+            if principal_full || tenant_full {
+                // Its own tasks may have ended unseen: looked up first (a tenant full of
+                // others' tasks frees what this principal's held).
                 let due = p.recheck_after.is_none_or(|after| now >= after);
                 if may_recheck && due && !p.live.is_empty() {
                     p.recheck_after = Some(now + q.recheck_every);
@@ -258,12 +264,7 @@ impl Ledger {
                 let wait = p.recheck_after.map_or(q.recheck_every, |after| {
                     after.saturating_duration_since(now)
                 });
-                return Err(self.refuse(Limit::LiveTasks, false, wait));
-            }
-            if let Some(t) = t.as_deref()
-                && q.tenant.live_tasks.is_some_and(|max| t.held_tasks() >= max)
-            {
-                return Err(self.refuse(Limit::LiveTasks, true, q.recheck_every));
+                return Err(self.refuse(Limit::LiveTasks, !principal_full, wait));
             }
         }
         // Admitted: take what it asked for.
@@ -486,6 +487,40 @@ mod tests {
         ledger.ended(&alice, &[TaskId::from("t1")]);
         assert_eq!(ledger.admit(&alice, new, true), Ok(Verdict::Admitted));
         assert_eq!(ledger.usage().live_tasks, 3, "{:?}", ledger.usage());
+    }
+
+    #[test]
+    fn a_full_tenant_has_the_asking_principals_tasks_looked_up() {
+        let (_, read) = clock();
+        let mut q = Quotas::unlimited().clock(read);
+        q.principal.live_tasks = Some(5);
+        q.tenant.live_tasks = Some(2);
+        let ledger = Ledger::new(q);
+        let new = Ask {
+            new_task: true,
+            ..PLAIN
+        };
+        let (alice, bob) = (key("acme", "alice"), key("acme", "bob"));
+        for id in ["a1", "a2"] {
+            assert_eq!(ledger.admit(&alice, new, true), Ok(Verdict::Admitted));
+            ledger.settle(&alice, Some(TaskId::from(id)));
+        }
+        // Bob holds nothing to look up: refused by the tenant's share.
+        let err = ledger.admit(&bob, new, true).unwrap_err();
+        assert!(
+            err.to_string().contains("live tasks of the tenant"),
+            "{err}"
+        );
+        // Alice's own tasks are looked up; one ended: admitted.
+        assert_eq!(
+            ledger.admit(&alice, new, true),
+            Ok(Verdict::Recheck(vec![
+                TaskId::from("a1"),
+                TaskId::from("a2")
+            ]))
+        );
+        ledger.ended(&alice, &[TaskId::from("a1")]);
+        assert_eq!(ledger.admit(&alice, new, false), Ok(Verdict::Admitted));
     }
 
     #[test]

@@ -556,6 +556,12 @@ async fn the_readme_agent_keeps_anonymous_addresses_apart() {
             outcome.1 += 1;
         }
     }
+    eprintln!(
+        "flood from 127.0.0.2: {} served, {} refused (429) in {:?}",
+        outcome.0,
+        outcome.1,
+        start.elapsed()
+    );
     // The burst, and what the bucket refilled meanwhile (50 a second, on the real clock).
     let refilled = (start.elapsed().as_secs_f64() * 50.0).ceil() as usize;
     assert!(

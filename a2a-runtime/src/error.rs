@@ -171,6 +171,15 @@ pub enum A2aError {
     /// caller cannot see: that is [`A2aError::TaskNotFound`].
     #[error("Permission denied: {0}")]
     PermissionDenied(String),
+    /// The caller used up one of its quotas (a request rate, live tasks, open streams): HTTP
+    /// 429 with `Retry-After`, gRPC RESOURCE_EXHAUSTED. Other callers are not affected.
+    #[error("Quota exceeded: {quota}; retry after {retry_after_secs} s")]
+    QuotaExceeded {
+        /// Which quota, e.g. `request rate of the principal`.
+        quota: String,
+        /// How long to wait before trying again, in whole seconds (at least 1).
+        retry_after_secs: u64,
+    },
 }
 
 /// The error behind an [`A2aError::InternalCause`]: shared, so the error stays `Clone`.
@@ -356,6 +365,7 @@ impl A2aError {
             // code of these to the binding ("a JSON-RPC custom code"); these mirror HTTP's.
             Self::Unauthenticated { .. } => -31401,
             Self::PermissionDenied(_) => -31403,
+            Self::QuotaExceeded { .. } => -31429,
             Self::Internal(_)
             | Self::InternalCause { .. }
             | Self::InternalLogged { .. }
@@ -370,6 +380,7 @@ impl A2aError {
             Self::PayloadTooLarge { .. } => 413,
             Self::Unauthenticated { .. } => 401,
             Self::PermissionDenied(_) => 403,
+            Self::QuotaExceeded { .. } => 429,
             Self::RequestTimeout(_) => 408,
             Self::Unavailable(_) => 503,
             Self::InvalidAgentResponse(_)
@@ -393,7 +404,7 @@ impl A2aError {
             | Self::InternalCause { .. }
             | Self::InternalLogged { .. } => "INTERNAL",
             Self::MethodNotFound { .. } => "UNIMPLEMENTED",
-            Self::PayloadTooLarge { .. } => "RESOURCE_EXHAUSTED",
+            Self::PayloadTooLarge { .. } | Self::QuotaExceeded { .. } => "RESOURCE_EXHAUSTED",
             Self::Unauthenticated { .. } => "UNAUTHENTICATED",
             Self::PermissionDenied(_) => "PERMISSION_DENIED",
             Self::RequestTimeout(_) => "DEADLINE_EXCEEDED",
@@ -420,6 +431,7 @@ impl A2aError {
             Self::MethodNotFound { .. } => "METHOD_NOT_FOUND",
             Self::Unauthenticated { .. } => "UNAUTHENTICATED",
             Self::PermissionDenied(_) => "PERMISSION_DENIED",
+            Self::QuotaExceeded { .. } => "QUOTA_EXCEEDED",
             Self::Parse(_)
             | Self::InvalidRequest(_)
             | Self::InvalidParams { .. }
@@ -466,6 +478,13 @@ impl A2aError {
                 for (k, v) in hint {
                     put(k, v);
                 }
+            }
+            Self::QuotaExceeded {
+                quota,
+                retry_after_secs,
+            } => {
+                put("quota", quota);
+                put("retryAfterSeconds", &retry_after_secs.to_string());
             }
             _ => {}
         }
@@ -609,6 +628,10 @@ impl A2aError {
                 challenge: String::new(),
             },
             (Some("PERMISSION_DENIED"), _) | (None, -31403 | 403) => Self::PermissionDenied(msg),
+            (Some("QUOTA_EXCEEDED"), _) | (None, -31429 | 429) => Self::QuotaExceeded {
+                quota: meta("quota"),
+                retry_after_secs: meta("retryAfterSeconds").parse().unwrap_or(1),
+            },
             (_, -32700) => Self::Parse(msg),
             (_, -32600) => Self::InvalidRequest(msg),
             (_, -32602) | (_, 400) => {
@@ -832,6 +855,28 @@ mod tests {
         for e in actionable {
             assert_eq!(e.clone().for_caller(false), e);
         }
+    }
+
+    #[test]
+    fn an_exceeded_quota_is_429_resource_exhausted_and_round_trips() {
+        let e = A2aError::QuotaExceeded {
+            quota: "request rate of the principal".into(),
+            retry_after_secs: 3,
+        };
+        assert_eq!(
+            (e.code(), e.http_status(), e.grpc_status(), e.reason()),
+            (-31429, 429, "RESOURCE_EXHAUSTED", Some("QUOTA_EXCEEDED"))
+        );
+        let body = e.to_jsonrpc_error();
+        let details = body["data"].as_array().cloned().unwrap_or_default();
+        assert_eq!(A2aError::from_wire(-31429, &e.to_string(), &details), e);
+        assert_eq!(
+            A2aError::from_wire(429, "slow down", &[]),
+            A2aError::QuotaExceeded {
+                quota: String::new(),
+                retry_after_secs: 1
+            }
+        );
     }
 
     #[test]

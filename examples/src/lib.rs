@@ -120,6 +120,17 @@ impl AgentExecutor for DemoAgent {
     }
 }
 
+/// The fair-share limits the README's agent runs with: [`Quotas::default`] — each caller
+/// (each address, without authentication) at most 500 live tasks, 100 open streams and 50
+/// requests a second (bursts of 100); each tenant 5,000 live tasks (half of the in-memory
+/// store's 10,000 slots), 1,000 streams, 500 requests a second. One caller flooding it is
+/// answered 429 and leaves everyone else served.
+///
+/// [`Quotas::default`]: a2a_runtime::service::Quotas::default
+pub fn demo_quotas() -> a2a_runtime::service::Quotas {
+    a2a_runtime::service::Quotas::default()
+}
+
 /// The card of the demo agent.
 pub fn demo_card() -> AgentCard {
     AgentCard {

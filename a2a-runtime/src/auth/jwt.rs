@@ -401,6 +401,8 @@ pub struct JwtAuthenticator {
     tenants_claim: Option<String>,
     roles_claim: Option<String>,
     scheme_name: String,
+    /// The required `iss`, when configured (the namespace of the ids: one per issuer).
+    issuer: Option<String>,
     verified: Arc<Verified>,
 }
 
@@ -509,6 +511,7 @@ impl JwtAuthenticator {
             tenants_claim: None,
             roles_claim: None,
             scheme_name: "jwt".into(),
+            issuer: None,
             verified: Arc::new(Verified::new(4096)),
         }
     }
@@ -522,7 +525,9 @@ impl JwtAuthenticator {
 
     /// The required `iss`.
     pub fn issuer(mut self, issuer: impl Into<String>) -> Self {
-        self.validation.set_issuer(&[issuer.into()]);
+        let issuer = issuer.into();
+        self.validation.set_issuer(&[issuer.as_str()]);
+        self.issuer = Some(issuer);
         self.require("iss");
         self
     }
@@ -694,6 +699,15 @@ impl Authenticator for JwtAuthenticator {
 
     fn challenge(&self) -> String {
         "Bearer realm=\"a2a\"".into()
+    }
+
+    /// The scheme's name, and the required issuer when there is one (`jwt:https://idp`): ids
+    /// of two issuers are two namespaces.
+    fn namespace(&self) -> String {
+        match &self.issuer {
+            Some(iss) => format!("{}:{iss}", self.scheme_name),
+            None => self.scheme_name.clone(),
+        }
     }
 }
 

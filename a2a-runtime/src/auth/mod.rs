@@ -122,6 +122,18 @@ pub trait Authenticator: Send + Sync + fmt::Debug + 'static {
 
     /// The `WWW-Authenticate` challenge of this authenticator (e.g. `Bearer realm="a2a"`).
     fn challenge(&self) -> String;
+
+    /// Where this authenticator's principal ids come from. On a server with several
+    /// authenticators, a principal's id is `<namespace>:<id>`, so that the same name from two
+    /// sources is two principals (see [`Guard`]); with one authenticator ids are kept as they
+    /// are. Default: the name of its first security scheme (`bearer`, `apiKey`, `mtls`, ...).
+    fn namespace(&self) -> String {
+        self.security_schemes()
+            .into_iter()
+            .next()
+            .map(|(name, _)| name)
+            .unwrap_or_default()
+    }
 }
 
 /// What an [`Authorizer`] decides on.
@@ -201,11 +213,37 @@ impl Authorizer for DefaultAuthorizer {
 const NOBODY: &str = "\u{1}nobody";
 
 /// Authentication and authorization as the server runs them, for every binding.
+///
+/// Principal ids are namespaced by where they come from once several authenticators are
+/// configured: the principal `alice` of a static bearer token is `bearer:alice`, the `sub`
+/// `alice` of a JWT is `jwt:alice` (`jwt:<issuer>:alice` when the authenticator requires an
+/// issuer), so one cannot read the other's tasks. With a single authenticator ids are kept as
+/// they are (existing deployments keep their tasks). [`alias`](Self::alias) maps one id onto
+/// another explicitly, making two credentials one principal.
+///
+/// ```
+/// use std::sync::Arc;
+/// use a2a_runtime::auth::{DefaultAuthorizer, Guard, StaticTokens};
+/// let guard = Guard::new(
+///     vec![
+///         Arc::new(StaticTokens::bearer().token("alice", "t1")),
+///         Arc::new(StaticTokens::api_key("X-API-Key").token("alice", "k1")),
+///     ],
+///     Arc::new(DefaultAuthorizer::new()),
+/// )
+/// // The API key of alice is the bearer token's alice.
+/// .alias("apiKey:alice", "bearer:alice");
+/// # let _ = guard;
+/// ```
 #[derive(Clone, Debug)]
 pub struct Guard {
     authenticators: Vec<Arc<dyn Authenticator>>,
     authorizer: Arc<dyn Authorizer>,
     challenge: String,
+    /// Each authenticator's namespace, when there are several (else ids are kept).
+    namespaces: Option<Vec<String>>,
+    /// Ids mapped onto other ids by the operator.
+    aliases: HashMap<String, String>,
 }
 
 impl Guard {
@@ -222,11 +260,48 @@ impl Guard {
             }
         }
         let challenge = challenges.join(", ");
+        // Several sources of ids: each its own namespace (an unnamed one by its position).
+        let namespaces = (authenticators.len() > 1).then(|| {
+            authenticators
+                .iter()
+                .enumerate()
+                .map(|(i, a)| {
+                    let ns = a.namespace();
+                    if ns.is_empty() {
+                        format!("auth{i}")
+                    } else {
+                        ns
+                    }
+                })
+                .collect()
+        });
         Self {
             authenticators,
             authorizer,
             challenge,
+            namespaces,
+            aliases: HashMap::new(),
         }
+    }
+
+    /// Makes the principal `from` (an id as this guard produces it, namespaced when several
+    /// authenticators are configured, e.g. `jwt:alice`) the principal `to` (e.g.
+    /// `bearer:alice`): it then owns and sees `to`'s tasks.
+    pub fn alias(mut self, from: impl Into<String>, to: impl Into<String>) -> Self {
+        self.aliases.insert(from.into(), to.into());
+        self
+    }
+
+    /// The id `principal` has here: namespaced by authenticator `index` when several are
+    /// configured, then mapped by the aliases.
+    fn named(&self, index: usize, mut principal: Principal) -> Principal {
+        if let Some(ns) = self.namespaces.as_ref().and_then(|n| n.get(index)) {
+            principal.id = std::borrow::Cow::Owned(format!("{ns}:{}", principal.id));
+        }
+        if let Some(to) = self.aliases.get(principal.id.as_ref()) {
+            principal.id = std::borrow::Cow::Owned(to.clone());
+        }
+        principal
     }
 
     /// The `WWW-Authenticate` value of every configured scheme.
@@ -238,7 +313,7 @@ impl Guard {
     /// credential).
     pub async fn authenticate(&self, req: &AuthRequest<'_>) -> Result<Principal, A2aError> {
         let mut reasons = Vec::new();
-        for a in &self.authenticators {
+        for (i, a) in self.authenticators.iter().enumerate() {
             match a.authenticate(req).await {
                 Ok(p) if p.id.starts_with(char::is_control) => {
                     reasons.push(format!(
@@ -246,7 +321,7 @@ impl Guard {
                         p.id
                     ));
                 }
-                Ok(p) => return Ok(p),
+                Ok(p) => return Ok(self.named(i, p)),
                 Err(e) => reasons.push(e.reason),
             }
         }
@@ -359,6 +434,42 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::types::{GetTaskRequest, ListTasksRequest};
+
+    #[tokio::test]
+    async fn ids_are_namespaced_by_their_authenticator_when_there_are_several() {
+        let headers = |v: &str| -> RequestHeaders { [("authorization", v)].into_iter().collect() };
+        let id_of = |guard: Guard, v: &'static str| async move {
+            let h = headers(v);
+            let req = AuthRequest {
+                headers: &h,
+                peer: None,
+                peer_certificate: None,
+                tenant: None,
+                operation: None,
+            };
+            guard.authenticate(&req).await.map(|p| p.id().to_owned())
+        };
+        let authz: Arc<dyn Authorizer> = Arc::new(DefaultAuthorizer::new());
+        let bearer = || Arc::new(StaticTokens::bearer().token("alice", "t1"));
+        let other = || {
+            Arc::new(
+                StaticTokens::bearer()
+                    .scheme_name("partner")
+                    .token("alice", "t2"),
+            )
+        };
+        // One authenticator: ids as they were.
+        let single = Guard::new(vec![bearer()], authz.clone());
+        assert_eq!(id_of(single, "Bearer t1").await.unwrap(), "alice");
+        // Two: each its namespace, so the two alices are two principals.
+        let both = || Guard::new(vec![bearer(), other()], authz.clone());
+        assert_eq!(id_of(both(), "Bearer t1").await.unwrap(), "bearer:alice");
+        assert_eq!(id_of(both(), "Bearer t2").await.unwrap(), "partner:alice");
+        // Mapped explicitly: one.
+        let mapped = both().alias("partner:alice", "bearer:alice");
+        assert_eq!(id_of(mapped, "Bearer t2").await.unwrap(), "bearer:alice");
+        assert!(id_of(both(), "Bearer t3").await.is_err());
+    }
 
     #[test]
     fn the_default_policy_admits_members_only() {

@@ -94,6 +94,15 @@ impl OperationResponse {
         }
     }
 
+    /// A streamed result of `events` (the pipeline's quotas watch a stream through it).
+    pub(crate) fn of_stream(events: EventStream, activated: Activated) -> Self {
+        Self {
+            response: A2aResponse::Stream(events),
+            json: None,
+            activated,
+        }
+    }
+
     /// Appends the JSON of a unary result to `out` (`None` for streams, and `out` is
     /// unchanged), as [`A2aResponse::write_json`] does.
     // Copied when the handler wrote it already.
@@ -359,6 +368,25 @@ impl A2aService {
             tracing::debug_span!("a2a_extension_method", method = name, uri = entry.extension);
         let result = tracing::Instrument::instrument((entry.handler)(mcx, params), span).await?;
         Ok((result, activated))
+    }
+
+    /// The state of task `id` as the caller of `ctx` sees it (`None`: no such task), read
+    /// without the hooks of a request (the pipeline's quotas recheck live tasks with it).
+    pub(crate) async fn task_state(
+        &self,
+        ctx: RequestContext,
+        id: crate::types::TaskId,
+    ) -> Result<Option<crate::types::TaskState>, A2aError> {
+        let req = GetTaskRequest {
+            tenant: ctx.tenant.clone(),
+            id,
+            history_length: Some(0),
+        };
+        match self.tasks.get_task(ctx, req).await {
+            Ok(task) => Ok(Some(task.status.state)),
+            Err(A2aError::TaskNotFound { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     fn check_limits(&self, req: &A2aRequest) -> Result<(), A2aError> {

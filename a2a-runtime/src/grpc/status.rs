@@ -56,6 +56,12 @@ pub fn to_status(error: &A2aError) -> tonic::Status {
             .collect();
         details.set_error_info(reason, ERROR_DOMAIN, metadata);
     }
+    if let A2aError::QuotaExceeded {
+        retry_after_secs, ..
+    } = error
+    {
+        details.set_retry_info(Some(std::time::Duration::from_secs(*retry_after_secs)));
+    }
     if let A2aError::InvalidParams { violations } = error {
         for v in violations {
             details.add_bad_request_violation(v.field.clone(), v.description.clone());

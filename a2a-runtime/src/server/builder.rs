@@ -102,6 +102,8 @@ pub struct A2aServerBuilder {
     retention: Option<crate::core::Retention>,
     authenticators: Vec<Arc<dyn Authenticator>>,
     authorizer: Option<Arc<dyn Authorizer>>,
+    principal_aliases: Vec<(String, String)>,
+    quotas: Option<crate::service::Quotas>,
     #[cfg(feature = "jwt")]
     card_signer: Option<crate::auth::signing::CardSigner>,
     versions: Versions,
@@ -153,6 +155,8 @@ impl A2aServerBuilder {
             retention: None,
             authenticators: Vec::new(),
             authorizer: None,
+            principal_aliases: Vec::new(),
+            quotas: None,
             #[cfg(feature = "jwt")]
             card_signer: None,
             versions: Versions::default(),
@@ -425,6 +429,23 @@ impl A2aServerBuilder {
         self
     }
 
+    /// Makes the principal `from` the principal `to` (see [`Guard::alias`]). With several
+    /// authenticators, ids are namespaced by where they come from (`bearer:alice`,
+    /// `jwt:alice`): the same name from two sources is two principals unless mapped here.
+    pub fn principal_alias(mut self, from: impl Into<String>, to: impl Into<String>) -> Self {
+        self.principal_aliases.push((from.into(), to.into()));
+        self
+    }
+
+    /// Fair-share limits per principal and per tenant: request rate, live tasks and open
+    /// streams (default: none). A request over one of them is answered 429 with `Retry-After`
+    /// (gRPC RESOURCE_EXHAUSTED), and only its caller is refused. See
+    /// [`Quotas`](crate::service::Quotas).
+    pub fn quotas(mut self, quotas: crate::service::Quotas) -> Self {
+        self.quotas = Some(quotas);
+        self
+    }
+
     /// Decides which principal may do what where (default: [`DefaultAuthorizer`]).
     pub fn authorizer(mut self, authorizer: impl Authorizer) -> Self {
         self.authorizer = Some(Arc::new(authorizer));
@@ -572,7 +593,10 @@ impl A2aServerBuilder {
             let authorizer = self
                 .authorizer
                 .unwrap_or_else(|| Arc::new(DefaultAuthorizer::new()));
-            let guard = Guard::new(self.authenticators, authorizer);
+            let mut guard = Guard::new(self.authenticators, authorizer);
+            for (from, to) in self.principal_aliases {
+                guard = guard.alias(from, to);
+            }
             guard.declare(&mut card);
             Some(Arc::new(guard))
         };
@@ -696,6 +720,9 @@ impl A2aServerBuilder {
             .with_internal_error_causes(self.internal_error_causes);
         if let Some(guard) = guard {
             pipeline = pipeline.with_guard(guard);
+        }
+        if let Some(quotas) = self.quotas {
+            pipeline = pipeline.with_quotas(quotas);
         }
         let inner = Inner {
             pipeline: Arc::new(pipeline),

@@ -89,8 +89,15 @@ fn protocol_version(req: &HttpRequest, header: Option<&str>) -> Option<Cow<'stat
         .or_else(|| query_param(req.query_string(), "A2A-Version").map(Cow::Owned))
 }
 
-/// Adds `WWW-Authenticate` to the response of an Unauthenticated error.
+/// Adds `WWW-Authenticate` to the response of an Unauthenticated error, and `Retry-After` to
+/// the response of an exceeded quota.
 pub(crate) fn challenge(response: &mut actix_web::HttpResponseBuilder, error: &A2aError) {
+    if let A2aError::QuotaExceeded {
+        retry_after_secs, ..
+    } = error
+    {
+        response.insert_header((header::RETRY_AFTER, (*retry_after_secs).max(1)));
+    }
     if let A2aError::Unauthenticated { challenge } = error {
         let value = if challenge.is_empty() {
             HeaderValue::from_static("Bearer realm=\"a2a\"")

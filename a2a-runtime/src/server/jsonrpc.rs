@@ -287,13 +287,16 @@ fn params_value(params: &str) -> Result<serde_json::Value, A2aError> {
     }
 }
 
-/// A JSON-RPC error response (HTTP 200, or 413 for an oversized body).
+/// A JSON-RPC error response (HTTP 200; 413 for an oversized body, 401 for a missing
+/// credential, 408 for a late body, 429 for an exceeded quota).
 pub(crate) fn error_response(id: &str, error: &A2aError) -> HttpResponse {
     let status = match error {
         A2aError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
         // As every binding answers a missing credential (the spec's authentication duty).
         A2aError::Unauthenticated { .. } => StatusCode::UNAUTHORIZED,
         A2aError::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
+        // Told apart by HTTP clients and proxies without reading the body, with `Retry-After`.
+        A2aError::QuotaExceeded { .. } => StatusCode::TOO_MANY_REQUESTS,
         _ => StatusCode::OK,
     };
     let mut body = Vec::with_capacity(256);

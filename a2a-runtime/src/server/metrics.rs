@@ -6,6 +6,8 @@
 //! | `a2a_request_duration_seconds` | histogram | `binding`, `operation` (until the response head; a stream's first byte) |
 //! | `a2a_active_streams` | gauge | `binding`, `operation` (`SubscribeToTask` streams are the subscribers) |
 //! | `a2a_extension_activations_total`, `_skips_total`, `_refusals_total`, `_hook_errors_total` | counter | `uri` |
+//! | `a2a_quota_refusals_total` | counter | `scope` (`principal`, `tenant`), `limit` (`rate`, `live_tasks`, `open_streams`, `callers`) |
+//! | `a2a_quota_principals`, `a2a_quota_tenants`, `a2a_quota_live_tasks`, `a2a_quota_open_streams` | gauge | (with [quotas](crate::service::Quotas)) |
 //!
 //! ```no_run
 //! # use a2a_runtime::server::{A2aServer, Metrics};
@@ -85,12 +87,36 @@ impl A2aServer {
                     let (server, metrics) = (server.clone(), metrics.clone());
                     async move {
                         server.export_extension_metrics();
+                        server.export_quota_metrics();
                         HttpResponse::Ok()
                             .insert_header((CONTENT_TYPE, "text/plain; version=0.0.4"))
                             .body(metrics.render())
                     }
                 }),
             );
+        }
+    }
+
+    /// Copies the quotas' refusals and what they hold into the recorder.
+    fn export_quota_metrics(&self) {
+        let Some(usage) = self.pipeline().quota_usage() else {
+            return;
+        };
+        for limit in crate::service::Limit::ALL {
+            let (principal, tenant) = usage.refusals(limit);
+            let name = limit.name();
+            metrics::counter!("a2a_quota_refusals_total", "scope" => "principal", "limit" => name)
+                .absolute(principal);
+            metrics::counter!("a2a_quota_refusals_total", "scope" => "tenant", "limit" => name)
+                .absolute(tenant);
+        }
+        // Gauges of counts far below 2^52: exact as f64.
+        #[allow(clippy::cast_precision_loss)]
+        {
+            metrics::gauge!("a2a_quota_principals").set(usage.principals as f64);
+            metrics::gauge!("a2a_quota_tenants").set(usage.tenants as f64);
+            metrics::gauge!("a2a_quota_live_tasks").set(usage.live_tasks as f64);
+            metrics::gauge!("a2a_quota_open_streams").set(usage.open_streams as f64);
         }
     }
 

@@ -10,9 +10,10 @@
 //! 4. extension negotiation: the requested extensions, the required ones,
 //! 5. the params ([`Payload::decode`]),
 //! 6. authorization of the operation (or extension method) in its tenant,
-//! 7. dispatch to the core, which activates the extensions and runs their request and
+//! 7. the caller's [quotas](quota) (request rate, live tasks, open streams), when configured,
+//! 8. dispatch to the core, which activates the extensions and runs their request and
 //!    response hooks around the operation,
-//! 8. the activated extensions to echo in the response.
+//! 9. the activated extensions to echo in the response.
 //!
 //! An internal error, answered or ending a stream, reaches the caller as its code, a generic
 //! message and a correlation id; its cause is logged under that id (see
@@ -40,11 +41,14 @@
 //! # }
 //! ```
 
+pub mod quota;
 mod request;
 
 use std::fmt;
+use std::net::SocketAddr;
 use std::sync::Arc;
 
+pub use quota::{Limit, QuotaUsage, Quotas, Rate, Share};
 pub(crate) use request::protocol_version;
 use request::resume_after;
 pub use request::{Decoded, Payload, RequestMeta, Target};
@@ -102,6 +106,7 @@ pub struct Pipeline {
     echo_extensions: bool,
     /// Whether internal errors show their causes on the wire (development only).
     show_causes: bool,
+    quotas: Option<Arc<quota::Ledger>>,
 }
 
 impl fmt::Debug for Pipeline {
@@ -111,6 +116,7 @@ impl fmt::Debug for Pipeline {
             .field("versions", &self.versions)
             .field("echo_extensions", &self.echo_extensions)
             .field("show_causes", &self.show_causes)
+            .field("quotas", &self.quotas.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -125,7 +131,19 @@ impl Pipeline {
             versions: Versions::default(),
             echo_extensions: true,
             show_causes: false,
+            quotas: None,
         }
+    }
+
+    /// Holds every caller to `quotas` (see [`quota`]).
+    pub fn with_quotas(mut self, quotas: Quotas) -> Self {
+        self.quotas = Some(Arc::new(quota::Ledger::new(quotas)));
+        self
+    }
+
+    /// What the quotas hold now and refused so far (`None` without quotas).
+    pub fn quota_usage(&self) -> Option<QuotaUsage> {
+        self.quotas.as_ref().map(|q| q.usage())
     }
 
     /// Authenticates and authorizes every request with `guard`.
@@ -197,6 +215,7 @@ impl Pipeline {
         meta: RequestMeta<'_>,
         payload: &mut P,
     ) -> Result<Answer, A2aError> {
+        let peer = meta.peer;
         let principal = match &self.guard {
             None => Principal::anonymous(),
             Some(guard) => {
@@ -241,19 +260,33 @@ impl Pipeline {
             ),
         };
         match (payload.decode(&target, self.limits()).await?, method) {
-            (Decoded::Operation(request), None) => self.operation(ctx, request).await,
+            (Decoded::Operation(request), None) => self.operation(ctx, request, peer).await,
             (Decoded::Method(params), Some(method)) => {
+                let tenant = if path_tenant {
+                    ctx.tenant.as_str()
+                } else {
+                    params
+                        .get("tenant")
+                        .and_then(serde_json::Value::as_str)
+                        .unwrap_or_default()
+                };
                 if let Some(guard) = &self.guard {
-                    let tenant = if path_tenant {
-                        ctx.tenant.as_str()
-                    } else {
-                        params
-                            .get("tenant")
-                            .and_then(serde_json::Value::as_str)
-                            .unwrap_or_default()
-                    };
                     guard.authorize_method(&ctx, method, tenant)?;
                 }
+                // A method takes a token of the rate; it holds nothing after.
+                let _ticket = match &self.quotas {
+                    Some(ledger) => {
+                        let admission = quota::Admission {
+                            key: quota_key(tenant, &ctx.principal, peer),
+                            ask: quota::Ask {
+                                tenant: true,
+                                ..quota::Ask::default()
+                            },
+                        };
+                        self.admit(ledger, admission, &ctx).await?
+                    }
+                    None => None,
+                };
                 // Boxed: its state would otherwise enlarge every request's future.
                 let (result, activated) =
                     Box::pin(self.service.call_method(ctx, method, params)).await?;
@@ -268,18 +301,86 @@ impl Pipeline {
         }
     }
 
-    /// Authorizes and dispatches a protocol operation.
+    /// Authorizes, admits (quotas) and dispatches a protocol operation.
     async fn operation(
         &self,
         mut ctx: RequestContext,
         request: A2aRequest,
+        peer: Option<SocketAddr>,
     ) -> Result<Answer, A2aError> {
+        let Some(ledger) = &self.quotas else {
+            if let Some(guard) = &self.guard {
+                guard.authorize(&mut ctx, &request)?;
+            }
+            let mut served = self.service.call(ctx, request).await?;
+            served.activated = self.echo(std::mem::take(&mut served.activated));
+            return Ok(Answer::Operation(served));
+        };
+        let tenant = if ctx.tenant.is_empty() {
+            request.tenant()
+        } else {
+            ctx.tenant.as_str()
+        };
+        let key = quota_key(tenant, &ctx.principal, peer);
+        let caller = ctx.principal.id.clone();
         if let Some(guard) = &self.guard {
             guard.authorize(&mut ctx, &request)?;
         }
-        let mut served = self.service.call(ctx, request).await?;
+        let new_task = ledger.tracks_tasks()
+            && matches!(
+                &request,
+                A2aRequest::SendMessage(r) | A2aRequest::SendStreamingMessage(r)
+                    if r.message.task_id.is_empty()
+            );
+        let admission = quota::Admission {
+            key,
+            ask: quota::Ask {
+                new_task,
+                stream: matches!(
+                    request,
+                    A2aRequest::SendStreamingMessage(_) | A2aRequest::SubscribeToTask(_)
+                ),
+                // Refused by the authorizer (it runs as nobody): not on the tenant's share.
+                tenant: ctx.principal.id == caller,
+            },
+        };
+        let ticket = self.admit(ledger, admission, &ctx).await?;
+        let outcome = self.service.call(ctx, request).await;
+        let mut served = match ticket {
+            Some(ticket) => ticket.settle(outcome)?,
+            None => outcome?,
+        };
         served.activated = self.echo(std::mem::take(&mut served.activated));
         Ok(Answer::Operation(served))
+    }
+
+    /// Admits a request under the quotas of `ledger`, after looking up the tasks of a caller
+    /// at its live-task limit once (the ended ones free their slots).
+    async fn admit(
+        &self,
+        ledger: &Arc<quota::Ledger>,
+        admission: quota::Admission,
+        ctx: &RequestContext,
+    ) -> Result<Option<quota::Ticket>, A2aError> {
+        if let Some(ids) = admission.ask(ledger, true)? {
+            let mut ended = Vec::new();
+            for id in ids {
+                let owner = RequestContext {
+                    tenant: admission.key.tenant.clone(),
+                    principal: ctx.principal.clone(),
+                    ..RequestContext::v1()
+                };
+                match self.service.task_state(owner, id.clone()).await {
+                    Ok(None) => ended.push(id),
+                    Ok(Some(state)) if state.is_terminal() => ended.push(id),
+                    // Live, or not known now: it keeps its slot.
+                    _ => {}
+                }
+            }
+            ledger.ended(&admission.key, &ended);
+            admission.ask(ledger, false)?;
+        }
+        Ok(Some(quota::Ticket::new(ledger.clone(), admission)))
     }
 
     /// The version check of `target`'s dialect; a v0.3 request enters the core as v1.0.
@@ -313,9 +414,59 @@ impl Pipeline {
     }
 }
 
+/// Who a request is, to the quotas: its principal in its tenant; an unauthenticated caller by
+/// its address (the anonymous principal is everyone without a credential) — an IPv6 one by its
+/// /64 network, which one host usually holds whole.
+fn quota_key(tenant: &str, principal: &Principal, peer: Option<SocketAddr>) -> quota::CallerKey {
+    let principal = match (principal.authenticated, peer) {
+        // Starts with a control character: no authenticated principal's id does.
+        (false, Some(peer)) => match peer.ip() {
+            std::net::IpAddr::V6(v6) if v6.to_ipv4_mapped().is_none() => {
+                let s = v6.segments();
+                let id = principal.id();
+                format!("\u{1}{id}@{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+            }
+            std::net::IpAddr::V6(v6) => {
+                let v4 = v6
+                    .to_ipv4_mapped()
+                    .unwrap_or(std::net::Ipv4Addr::UNSPECIFIED);
+                format!("\u{1}{}@{v4}", principal.id())
+            }
+            ip => format!("\u{1}{}@{ip}", principal.id()),
+        },
+        _ => principal.id().to_owned(),
+    };
+    quota::CallerKey {
+        tenant: tenant.to_owned(),
+        principal,
+    }
+}
+
 fn method_not_found(method: &str) -> A2aError {
     A2aError::MethodNotFound {
         method: method.to_owned(),
         hint: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn anonymous_callers_are_told_apart_by_address_and_ipv6_by_network() {
+        let anonymous = Principal::anonymous();
+        let key = |addr: &str| quota_key("", &anonymous, Some(addr.parse().unwrap())).principal;
+        assert_ne!(key("127.0.0.2:1"), key("127.0.0.3:1"));
+        assert_eq!(key("127.0.0.2:1"), key("127.0.0.2:2"));
+        assert_eq!(key("[2001:db8:1:2::1]:1"), key("[2001:db8:1:2:ffff::9]:1"));
+        assert_ne!(key("[2001:db8:1:2::1]:1"), key("[2001:db8:1:3::1]:1"));
+        assert_eq!(key("[::ffff:10.0.0.1]:1"), key("10.0.0.1:1"));
+        // An authenticated principal is its id, wherever it calls from.
+        let alice = Principal::authenticated("alice");
+        let a = quota_key("t", &alice, Some("127.0.0.2:1".parse().unwrap()));
+        assert_eq!((a.tenant.as_str(), a.principal.as_str()), ("t", "alice"));
+        assert_eq!(quota_key("", &anonymous, None).principal, "anonymous");
     }
 }

@@ -10,8 +10,12 @@
 //! Open to anyone by default. `--auth-token NAME=TOKEN` (repeatable) or
 //! `A2A_AUTH_TOKENS=NAME=TOKEN,NAME=TOKEN` requires `Authorization: Bearer TOKEN` on every call;
 //! each name is a principal with its own tasks.
+//!
+//! Each caller (each principal; each address without authentication) and each tenant is held
+//! to a fair share ([`demo_quotas`]): a flooding caller is answered 429 with `Retry-After`,
+//! and the others keep being served. `A2A_QUOTAS=off` lifts the limits (for load tests).
 
-use a2a_examples::{DemoAgent, Locale, demo_card};
+use a2a_examples::{DemoAgent, Locale, demo_card, demo_quotas};
 use a2a_runtime::auth::StaticTokens;
 use a2a_runtime::extension::TimestampExtension;
 use a2a_runtime::push::PushConfig;
@@ -108,6 +112,9 @@ async fn main() -> std::io::Result<()> {
         .push(PushConfig::new())
         .grpc_addr(grpc_addr)
         .openapi("/openapi.json");
+    if std::env::var("A2A_QUOTAS").as_deref() != Ok("off") {
+        builder = builder.quotas(demo_quotas());
+    }
     if !tokens.is_empty() {
         let mut bearer = StaticTokens::bearer();
         for (name, token) in &tokens {

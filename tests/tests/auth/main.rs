@@ -28,6 +28,7 @@ use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 mod authenticators;
 mod every_operation;
 mod front_ends;
+mod namespaces;
 mod signed_cards;
 
 // ---------------------------------------------------------------------------------------------
@@ -297,7 +298,8 @@ async fn guarded_server(jwks: Jwks) -> RunningServer {
                 .token("bob", BOB),
         )
         .authenticator(jwt)
-        .authorizer(DefaultAuthorizer::new().member("acme", "alice"))
+        // Two authenticators: ids are namespaced (`bearer:alice`, `jwt:<issuer>:jane`).
+        .authorizer(DefaultAuthorizer::new().member("acme", "bearer:alice"))
         .workers(1)
         .build()
         .unwrap();

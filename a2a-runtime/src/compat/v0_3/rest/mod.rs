@@ -78,6 +78,7 @@ pub(crate) fn http_status(error: &A2aError) -> u16 {
         -32006 => 502,
         -31401 => 401,
         -31403 => 403,
+        -31429 => 429,
         -32603 => match error {
             A2aError::Unavailable(_) => 503,
             _ => 500,

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use futures::stream::BoxStream;
 
-use super::{Scope, StoreError};
+use super::{Scope, StoreError, TaskRef};
 use crate::types::TaskId;
 
 /// A committed task write, as a notification reports it.
@@ -70,6 +70,15 @@ pub trait Cluster: Send + Sync + std::fmt::Debug + 'static {
     /// Takes an expired lease so as to end its task: true for exactly one caller (the others,
     /// and a lease renewed meanwhile, get false).
     async fn claim_expired(&self, lease: &Lease) -> Result<bool, StoreError>;
+
+    /// Up to `limit` SUBMITTED or WORKING tasks, over all scopes, last written before
+    /// `before_ms` (ms since the epoch) and named by no lease: no instance runs them (one died
+    /// between the task's first write and its lease's, or an execution returned and left its
+    /// task active). The default finds none.
+    async fn unleased(&self, before_ms: i64, limit: usize) -> Result<Vec<TaskRef>, StoreError> {
+        let _ = (before_ms, limit);
+        Ok(Vec::new())
+    }
 }
 
 /// Implements [`Cluster`] for `$store`, a struct with `pool: sqlx::Pool<_>` and
@@ -181,6 +190,42 @@ macro_rules! sql_cluster {
                 .await
                 .map_err(backend)?;
                 Ok(done.rows_affected() == 1)
+            }
+
+            async fn unleased(
+                &self,
+                before_ms: i64,
+                limit: usize,
+            ) -> Result<Vec<$crate::store::TaskRef>, $crate::store::StoreError> {
+                use sqlx::Row as _;
+                use $crate::store::sql::{backend, to_i64, to_u64};
+                // The state and age from `a2a_tasks_state_age`, each lease looked up by
+                // `a2a_leases_task` (migration 0008).
+                let rows = sqlx::query(
+                    "SELECT t.tenant, t.owner, t.id, t.version FROM a2a_tasks t \
+                 WHERE t.state IN ($1, $2) AND t.updated_ms < $3 AND NOT EXISTS \
+                 (SELECT 1 FROM a2a_leases l WHERE l.tenant = t.tenant AND l.owner = t.owner \
+                 AND l.task_id = t.id) LIMIT $4",
+                )
+                .bind($crate::types::TaskState::Submitted.as_str())
+                .bind($crate::types::TaskState::Working.as_str())
+                .bind(before_ms)
+                .bind(to_i64(limit as u64)?)
+                .fetch_all(&self.pool)
+                .await
+                .map_err(backend)?;
+                let mut tasks = Vec::with_capacity(rows.len());
+                for row in rows {
+                    let tenant: String = row.try_get(0).map_err(backend)?;
+                    let owner: String = row.try_get(1).map_err(backend)?;
+                    let id: String = row.try_get(2).map_err(backend)?;
+                    tasks.push($crate::store::TaskRef {
+                        scope: $crate::store::Scope::new(tenant, owner),
+                        id: $crate::types::TaskId::from(id),
+                        version: to_u64(row.try_get(3).map_err(backend)?)?,
+                    });
+                }
+                Ok(tasks)
             }
         }
     };

@@ -99,6 +99,7 @@ pub struct A2aServerBuilder {
     retain_finished: usize,
     max_tasks: usize,
     retention: Option<crate::core::Retention>,
+    recovery: crate::core::Recovery,
     authenticators: Vec<Arc<dyn Authenticator>>,
     authorizer: Option<Arc<dyn Authorizer>>,
     #[cfg(feature = "jwt")]
@@ -149,6 +150,7 @@ impl A2aServerBuilder {
             retain_finished: 10_000,
             max_tasks: crate::store::DEFAULT_MAX_TASKS,
             retention: None,
+            recovery: crate::core::Recovery::default(),
             authenticators: Vec::new(),
             authorizer: None,
             #[cfg(feature = "jwt")]
@@ -253,6 +255,17 @@ impl A2aServerBuilder {
     /// another). See [`Retention`](crate::core::Retention).
     pub fn retention(mut self, retention: crate::core::Retention) -> Self {
         self.retention = Some(retention);
+        self
+    }
+
+    /// How tasks whose executor is gone (the process died, the instance lost its lease, the
+    /// execution returned and left its task active) and tasks of hung agents are handled
+    /// (default [`Recovery::default`](crate::core::Recovery): taken over within 30 s, at once
+    /// at startup on a store one process serves, and ended FAILED, saying the agent stopped
+    /// before finishing; a task silent for 15 minutes ends FAILED too). See
+    /// [`Recovery`](crate::core::Recovery). Ignored with a custom [`handler`](Self::handler).
+    pub fn recovery(mut self, recovery: crate::core::Recovery) -> Self {
+        self.recovery = recovery;
         self
     }
 
@@ -635,7 +648,9 @@ impl A2aServerBuilder {
                 if let Some(retention) = self.retention {
                     handler = handler.with_retention(retention);
                 }
+                handler = handler.with_recovery(self.recovery);
                 handler.start_retention();
+                handler.start_recovery();
                 let handler = Arc::new(handler);
                 built = Some(handler.clone());
                 handler

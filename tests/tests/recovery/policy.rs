@@ -244,3 +244,29 @@ async fn a_pass_takes_over_at_most_its_batch() {
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test]
+async fn on_the_in_memory_store_a_task_left_working_ends_failed_too() {
+    let (server, handler, mut seen) = server(
+        store::connect("memory:").await.unwrap(),
+        Recovery::default(),
+    )
+    .await;
+    let answer = server.ok(Binding::Rest, "SendMessage", msg("leave")).await;
+    let task_id = id(task_of(&answer));
+    started(&mut seen).await;
+    let done = handler
+        .recover(later(Duration::from_secs(20)))
+        .await
+        .unwrap();
+    assert_eq!(done, Recovered::default());
+    let done = handler
+        .recover(later(Duration::from_secs(31)))
+        .await
+        .unwrap();
+    assert_eq!(done.failed, 1);
+    let task = server
+        .ok(Binding::JsonRpc, "GetTask", json!({"id": task_id}))
+        .await;
+    assert_eq!(state(&task), "TASK_STATE_FAILED");
+}

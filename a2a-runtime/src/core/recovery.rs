@@ -7,7 +7,10 @@
 //!   written before this handler started was left by a process that died, and is taken over
 //!   by the first pass (at startup); later, a task that is active while no execution of this
 //!   process runs it (its execution returned and left it active) is taken over once it has gone
-//!   [`Recovery::unowned_after`] without a write.
+//!   [`Recovery::unowned_after`] without a write. A handler without a cluster assumes it is
+//!   the store's only user: two processes on one SQLite file (or a PostgreSQL store served
+//!   without [`with_cluster`](super::DefaultRequestHandler::with_cluster)) would take over
+//!   each other's tasks.
 //! - **many instances** (a [`Cluster`](crate::store::Cluster): PostgreSQL): each execution holds
 //!   a lease its instance renews (see [`ClusterOptions`](super::ClusterOptions)); a lease past
 //!   its expiry belongs to an instance that died or lost it, and exactly one instance claims it

@@ -156,7 +156,7 @@ async fn a_task_run_again_too_often_fails() {
     assert_eq!(started(&mut seen).await, (task_id.clone(), true));
     // The re-run left it WORKING again: the second time it fails.
     let mut done = Recovered::default();
-    for _ in 0..100 {
+    for _ in 0..1_000 {
         // The re-run's execution may still be finishing: the task is taken over only once it
         // has none, and a pass later than the first sees its later write.
         done = handler

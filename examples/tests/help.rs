@@ -44,7 +44,10 @@ fn every_binary_answers_help_and_version_and_does_nothing_else() {
             let out = run(bin, arg, &dir);
             assert!(out.status.success(), "{name} {arg}: {out:?}");
             let text = String::from_utf8(out.stdout).unwrap();
-            assert!(text.starts_with(&format!("usage: {name}")), "{name} {arg}: {text}");
+            assert!(
+                text.starts_with(&format!("usage: {name}")),
+                "{name} {arg}: {text}"
+            );
         }
         for arg in ["--version", "-V"] {
             let out = run(bin, arg, &dir);

@@ -795,6 +795,8 @@ async fn last_event_id_metadata_resumes_a_task_stream() {
         "{}",
         status.message()
     );
+    running.stop().await;
+}
 
 /// A raw h2c gRPC call: `grpc-status` and `grpc-message` (percent-decoded), from the headers of a
 /// trailers-only answer or from the trailers.

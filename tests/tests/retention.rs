@@ -148,11 +148,15 @@ async fn a_task_touched_since_it_was_found_is_not_ended() {
 }
 
 #[tokio::test]
-async fn durable_stores_keep_interrupted_tasks_and_purge_old_finished_ones() {
+async fn durable_stores_end_interrupted_tasks_after_a_week_and_purge_old_finished_ones() {
     let (dir, url) = sqlite_file("a2a-retention-");
     let (server, handler) = server(store::connect(&url).await.unwrap(), None).await;
-    // The durable default: finished tasks kept 30 days, interrupted ones for ever.
+    // The durable default: finished tasks kept 30 days, interrupted ones 7 days untouched.
     assert_eq!(*handler.retention(), Retention::durable());
+    assert_eq!(
+        handler.retention().interrupted_ttl,
+        Some(Duration::from_secs(7 * 86_400))
+    );
     let done = server
         .ok(Binding::JsonRpc, "SendMessage", msg("done"))
         .await;
@@ -160,10 +164,30 @@ async fn durable_stores_keep_interrupted_tasks_and_purge_old_finished_ones() {
     let waiting = server.ok(Binding::Rest, "SendMessage", msg("hello")).await;
     let waiting_id = id(task_of(&waiting));
     let swept = handler
-        .sweep(later(Duration::from_secs(29 * 86_400)))
+        .sweep(later(Duration::from_secs(6 * 86_400)))
         .await
         .unwrap();
     assert_eq!(swept, Swept::default());
+    let swept = handler
+        .sweep(later(Duration::from_secs(8 * 86_400)))
+        .await
+        .unwrap();
+    assert_eq!(
+        swept,
+        Swept {
+            purged: 0,
+            ended: 1
+        }
+    );
+    for binding in Binding::BOTH {
+        let task = server
+            .ok(binding, "GetTask", json!({"id": waiting_id}))
+            .await;
+        assert_eq!(state(&task), "TASK_STATE_FAILED");
+        let task = server.ok(binding, "GetTask", json!({"id": done_id})).await;
+        assert_eq!(state(&task), "TASK_STATE_COMPLETED");
+    }
+    // Both finished tasks were last written now: past 30 days, both go.
     let swept = handler
         .sweep(later(Duration::from_secs(31 * 86_400)))
         .await
@@ -171,20 +195,18 @@ async fn durable_stores_keep_interrupted_tasks_and_purge_old_finished_ones() {
     assert_eq!(
         swept,
         Swept {
-            purged: 1,
+            purged: 2,
             ended: 0
         }
     );
     for binding in Binding::BOTH {
-        server
-            .call(binding, "GetTask", json!({"id": done_id}))
-            .await
-            .unwrap_err()
-            .assert_task_not_found();
-        let task = server
-            .ok(binding, "GetTask", json!({"id": waiting_id}))
-            .await;
-        assert_eq!(state(&task), "TASK_STATE_INPUT_REQUIRED");
+        for task_id in [&done_id, &waiting_id] {
+            server
+                .call(binding, "GetTask", json!({"id": task_id}))
+                .await
+                .unwrap_err()
+                .assert_task_not_found();
+        }
     }
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);

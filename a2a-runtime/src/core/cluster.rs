@@ -7,9 +7,10 @@
 //!   instance logged, in order and without gaps, and a task another instance ended (a
 //!   CancelTask served there) cancels its agent here;
 //! - every execution of the agent holds a lease renewed every third of
-//!   [`ClusterOptions::lease_ttl`]; every [`ClusterOptions::check_every`] each instance looks
-//!   for leases past their expiry (their instance died) and one of them ends such a task as
-//!   FAILED, saying why.
+//!   [`ClusterOptions::lease_ttl`]; every [`ClusterOptions::check_every`] each instance's
+//!   recovery pass looks for leases past their expiry (their instance died) and one of them
+//!   takes such a task over by the [`Recovery`](super::Recovery) policy (by default it ends
+//!   FAILED, saying why).
 
 use std::sync::{Arc, Weak};
 use std::time::Duration;
@@ -19,10 +20,7 @@ use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
 use super::events::{Registry, TaskRuntime};
-use super::executor::EventSink;
-use super::lifecycle::HistoryPolicy;
-use crate::store::{Cluster, Lease, StoreError, TaskChange, TaskStore};
-use crate::types::TaskState;
+use crate::store::{Cluster, Lease, TaskChange, TaskStore};
 
 /// How instances sharing a store coordinate.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,7 +29,8 @@ pub struct ClusterOptions {
     /// every third of it. A task whose instance died is ended within this plus
     /// [`check_every`](Self::check_every).
     pub lease_ttl: Duration,
-    /// How often each instance looks for expired leases (default 10 s).
+    /// How often each instance looks for expired leases (default 10 s): its recovery pass
+    /// runs at the shorter of this and [`Recovery::every`](super::Recovery::every).
     pub check_every: Duration,
     /// How often live tasks re-read the store in case a notification was lost (default 2 s;
     /// the bound on the extra latency a lost notification costs).
@@ -47,16 +46,6 @@ impl Default for ClusterOptions {
         }
     }
 }
-
-/// The most expired leases handled per check.
-const REAP_BATCH: usize = 100;
-
-/// How often ending an orphaned task is tried against concurrent writers.
-const REAP_ATTEMPTS: usize = 4;
-
-/// The reason an orphaned task fails with.
-pub(crate) const ORPHANED: &str =
-    "the server instance running this task stopped before it finished (its lease expired)";
 
 /// This instance's membership in a cluster.
 pub(crate) struct Member {
@@ -78,15 +67,14 @@ impl std::fmt::Debug for Member {
 }
 
 impl Member {
-    /// Joins `cluster`: starts following the store, renewing leases and ending orphans (on
-    /// the current tokio runtime; without one, nothing runs in the background and a warning
+    /// Joins `cluster`: starts following the store and renewing leases (on the current tokio
+    /// runtime; without one, nothing runs in the background and a warning
     /// says so).
     pub(crate) fn join(
         cluster: Arc<dyn Cluster>,
         options: ClusterOptions,
         registry: &Arc<Registry>,
         store: Arc<dyn TaskStore>,
-        policy: HistoryPolicy,
     ) -> Self {
         let instance = uuid::Uuid::new_v4().to_string();
         registry.follow_store();
@@ -97,14 +85,12 @@ impl Member {
                     cluster: cluster.clone(),
                     registry: Arc::downgrade(registry),
                     store,
-                    policy,
                     instance: instance.clone(),
                     options: options.clone(),
                 };
                 handle.spawn(stop.clone().run_until_cancelled_owned(ctx.clone().follow()));
                 handle.spawn(stop.clone().run_until_cancelled_owned(ctx.clone().poll()));
-                handle.spawn(stop.clone().run_until_cancelled_owned(ctx.clone().renew()));
-                handle.spawn(stop.clone().run_until_cancelled_owned(ctx.reap()));
+                handle.spawn(stop.clone().run_until_cancelled_owned(ctx.renew()));
             }
             Err(_) => tracing::warn!(
                 "the cluster was joined outside a tokio runtime: tasks do not follow other instances"
@@ -154,7 +140,6 @@ struct Background {
     cluster: Arc<dyn Cluster>,
     registry: Weak<Registry>,
     store: Arc<dyn TaskStore>,
-    policy: HistoryPolicy,
     instance: String,
     options: ClusterOptions,
 }
@@ -235,78 +220,11 @@ impl Background {
             }
         }
     }
-
-    /// Ends the tasks of expired leases.
-    async fn reap(self) {
-        let mut tick = tokio::time::interval(self.options.check_every);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            tick.tick().await;
-            let Some(registry) = self.registry.upgrade() else {
-                return;
-            };
-            if let Err(e) = self.reap_once(&registry).await {
-                tracing::warn!(error = %e, "cannot look for tasks of stopped instances");
-            }
-        }
-    }
-
-    async fn reap_once(&self, registry: &Arc<Registry>) -> Result<(), StoreError> {
-        for lease in self.cluster.expired(REAP_BATCH).await? {
-            if !self.cluster.claim_expired(&lease).await? {
-                continue;
-            }
-            tracing::warn!(task_id = %lease.task_id, instance = %lease.instance, "the instance running this task stopped; ending it");
-            let rt = match registry
-                .load(self.store.as_ref(), &lease.scope, &lease.task_id)
-                .await
-            {
-                Ok(Some(rt)) => rt,
-                Ok(None) => continue,
-                Err(e) => {
-                    tracing::warn!(task_id = %lease.task_id, error = %e, "cannot load an orphaned task");
-                    continue;
-                }
-            };
-            end_orphan(&rt, self.store.clone(), self.policy).await;
-            registry.release(&rt);
-        }
-        Ok(())
-    }
 }
 
 /// [`TaskRuntime::catch_up`], logging a failure.
 async fn catch_up(rt: &TaskRuntime, store: &dyn TaskStore, version: Option<u64>) {
     if let Err(e) = rt.catch_up(store, version).await {
         tracing::warn!(task_id = %rt.id, error = %e, "cannot follow a task written by another instance");
-    }
-}
-
-/// Fails an orphaned task that is still active (SUBMITTED or WORKING), retrying against
-/// concurrent writers.
-async fn end_orphan(rt: &Arc<TaskRuntime>, store: Arc<dyn TaskStore>, policy: HistoryPolicy) {
-    for _ in 0..REAP_ATTEMPTS {
-        let Some(task) = rt.snapshot().await else {
-            return;
-        };
-        if task.status.state.is_terminal()
-            || task.status.state.is_interrupted()
-            || task.status.state == TaskState::Unspecified
-        {
-            return;
-        }
-        let sink = EventSink {
-            rt: rt.clone(),
-            store: store.clone(),
-            policy,
-            task_id: task.id.clone(),
-            context_id: task.context_id.clone(),
-            extensions: Arc::default(),
-        };
-        match sink.fail(ORPHANED).await {
-            Ok(()) => return,
-            // A concurrent write: the live copy was reloaded; look again.
-            Err(e) => tracing::debug!(task_id = %task.id, error = %e, "ending an orphan raced"),
-        }
     }
 }

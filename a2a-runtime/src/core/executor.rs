@@ -205,6 +205,11 @@ pub struct AgentInput {
     pub configuration: Option<SendMessageConfiguration>,
     /// The request's metadata.
     pub metadata: Metadata,
+    /// True when the runtime runs the agent again on a task whose earlier execution stopped
+    /// before finishing ([`RecoveryPolicy::Rerun`](crate::core::RecoveryPolicy::Rerun)):
+    /// `task` is the task as it stands (with what the earlier execution published), `message`
+    /// the user message its turn began with, and there is no client request behind it.
+    pub recovered: bool,
     pub(crate) cancel: CancellationToken,
 }
 

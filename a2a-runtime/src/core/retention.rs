@@ -29,7 +29,7 @@ use crate::types::{
 /// use std::time::Duration;
 /// use a2a_runtime::core::Retention;
 /// let r = Retention { finished_ttl: Some(Duration::from_secs(7 * 86_400)), ..Retention::durable() };
-/// assert_eq!(r.interrupted_ttl, None);
+/// assert_eq!(r.interrupted_ttl, Some(Duration::from_secs(7 * 86_400)));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Retention {
@@ -58,11 +58,12 @@ impl Retention {
     }
 
     /// The default with a durable store (SQLite, PostgreSQL): finished tasks are kept 30 days;
-    /// interrupted tasks wait for ever.
+    /// interrupted tasks wait 7 days untouched (a client may come back after a restart), then
+    /// end FAILED.
     pub fn durable() -> Self {
         Self {
             finished_ttl: Some(Duration::from_secs(30 * 86_400)),
-            interrupted_ttl: None,
+            interrupted_ttl: Some(Duration::from_secs(7 * 86_400)),
             ..Self::in_memory()
         }
     }

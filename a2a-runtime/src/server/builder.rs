@@ -100,6 +100,7 @@ pub struct A2aServerBuilder {
     retain_finished: usize,
     max_tasks: usize,
     retention: Option<crate::core::Retention>,
+    recovery: crate::core::Recovery,
     authenticators: Vec<Arc<dyn Authenticator>>,
     authorizer: Option<Arc<dyn Authorizer>>,
     principal_aliases: Vec<(String, String)>,
@@ -153,6 +154,7 @@ impl A2aServerBuilder {
             retain_finished: 10_000,
             max_tasks: crate::store::DEFAULT_MAX_TASKS,
             retention: None,
+            recovery: crate::core::Recovery::default(),
             authenticators: Vec::new(),
             authorizer: None,
             principal_aliases: Vec::new(),
@@ -259,6 +261,17 @@ impl A2aServerBuilder {
     /// another). See [`Retention`](crate::core::Retention).
     pub fn retention(mut self, retention: crate::core::Retention) -> Self {
         self.retention = Some(retention);
+        self
+    }
+
+    /// How tasks whose executor is gone (the process died, the instance lost its lease, the
+    /// execution returned and left its task active) and tasks of hung agents are handled
+    /// (default [`Recovery::default`](crate::core::Recovery): taken over within 30 s, at once
+    /// at startup on a store one process serves, and ended FAILED, saying the agent stopped
+    /// before finishing; a task silent for 15 minutes ends FAILED too). See
+    /// [`Recovery`](crate::core::Recovery). Ignored with a custom [`handler`](Self::handler).
+    pub fn recovery(mut self, recovery: crate::core::Recovery) -> Self {
+        self.recovery = recovery;
         self
     }
 
@@ -674,7 +687,9 @@ impl A2aServerBuilder {
                 if let Some(retention) = self.retention {
                     handler = handler.with_retention(retention);
                 }
+                handler = handler.with_recovery(self.recovery);
                 handler.start_retention();
+                handler.start_recovery();
                 let handler = Arc::new(handler);
                 built = Some(handler.clone());
                 handler

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use futures::stream::BoxStream;
 
-use super::{Scope, StoreError};
+use super::{Scope, StoreError, TaskRef};
 use crate::types::TaskId;
 
 /// A committed task write, as a notification reports it.
@@ -70,4 +70,13 @@ pub trait Cluster: Send + Sync + std::fmt::Debug + 'static {
     /// Takes an expired lease so as to end its task: true for exactly one caller (the others,
     /// and a lease renewed meanwhile, get false).
     async fn claim_expired(&self, lease: &Lease) -> Result<bool, StoreError>;
+
+    /// Up to `limit` SUBMITTED or WORKING tasks, over all scopes, last written before
+    /// `before_ms` (ms since the epoch) and named by no lease: no instance runs them (one died
+    /// between the task's first write and its lease's, or an execution returned and left its
+    /// task active). The default finds none.
+    async fn unleased(&self, before_ms: i64, limit: usize) -> Result<Vec<TaskRef>, StoreError> {
+        let _ = (before_ms, limit);
+        Ok(Vec::new())
+    }
 }

@@ -447,6 +447,10 @@ impl Cluster for PostgresStore {
     async fn claim_expired(&self, lease: &Lease) -> Result<bool, StoreError> {
         self.leases().claim_expired(lease).await
     }
+
+    async fn unleased(&self, before_ms: i64, limit: usize) -> Result<Vec<TaskRef>, StoreError> {
+        self.leases().unleased(before_ms, limit).await
+    }
 }
 
 #[cfg(test)]

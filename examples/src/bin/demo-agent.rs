@@ -7,6 +7,11 @@
 //! them serves any task, and the tasks of one that died end FAILED after its leases expire
 //! (`A2A_LEASE_TTL_MS`, default 20,000).
 //!
+//! Recovery is on ([`Recovery::default`](a2a_runtime::core::Recovery)): after a crash, the
+//! tasks the dead process was running end FAILED, saying the agent stopped before finishing
+//! (on SQLite at once at startup), and a task whose agent publishes nothing for 15 minutes
+//! ends FAILED too (`A2A_IDLE_WORKING_S` to change it, 0 for no bound).
+//!
 //! Open to anyone by default. `--auth-token NAME=TOKEN` (repeatable) or
 //! `A2A_AUTH_TOKENS=NAME=TOKEN,NAME=TOKEN` requires `Authorization: Bearer TOKEN` on every call;
 //! each name is a principal with its own tasks.
@@ -102,9 +107,17 @@ async fn main() -> std::io::Result<()> {
         cluster.lease_ttl = std::time::Duration::from_millis(ms.max(30));
         cluster.check_every = cluster.lease_ttl / 2;
     }
+    let mut recovery = a2a_runtime::core::Recovery::default();
+    if let Ok(s) = std::env::var("A2A_IDLE_WORKING_S") {
+        let s: u64 = s.parse().map_err(|_| {
+            std::io::Error::other(format!("A2A_IDLE_WORKING_S: {s:?} is not a number"))
+        })?;
+        recovery.idle_working = (s > 0).then(|| std::time::Duration::from_secs(s));
+    }
     let mut builder = A2aServer::builder()
         .stores(stores)
         .cluster_options(cluster)
+        .recovery(recovery)
         .card(demo_card())
         .executor(DemoAgent)
         .extension(TimestampExtension::default())

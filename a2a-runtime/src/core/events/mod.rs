@@ -24,8 +24,9 @@
 //! The files, each depending only on those listed before it: `listeners` (what listeners
 //! receive), `state` (the task under its lock, and delivery), `reply` (a blocking SendMessage's
 //! result, encoded once), `runtime` (the live task, its executions and subscriptions), `follow`
-//! (catching up with the store), `publish` (an agent's event), `turn` (a new turn on a task),
-//! `registry` (the live tasks).
+//! (catching up with the store), `publish` (an agent's event), `take_over` (recovery's event
+//! on a task whose executor is gone or hung), `turn` (a new turn on a task), `registry` (the
+//! live tasks).
 
 mod follow;
 mod listeners;
@@ -34,6 +35,7 @@ mod registry;
 mod reply;
 mod runtime;
 mod state;
+mod take_over;
 #[cfg(test)]
 mod tests;
 mod turn;
@@ -49,6 +51,7 @@ pub use crate::store::SeqEvent;
 pub(crate) use listeners::{BusItem, Listen, WaitOutcome};
 pub(crate) use registry::Registry;
 pub(crate) use runtime::{Listener, Subscription, TaskRuntime};
+pub(crate) use take_over::Running;
 
 /// A stream of task events, as returned by the streaming operations.
 ///

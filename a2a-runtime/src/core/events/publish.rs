@@ -45,7 +45,7 @@ pub(crate) type Publish<'a> = Either<
 // Returned once per event and only kept by the (boxed) deferred write: a box for the large
 // variant would be one more allocation on that path, and save nothing on the other.
 #[allow(clippy::large_enum_variant)]
-enum Step {
+pub(super) enum Step {
     /// TaskToWrite and delivered: the event's sequence number.
     Done(u64),
     /// Applied; the store's write is to be awaited, then the event delivered.
@@ -55,7 +55,7 @@ enum Step {
 }
 
 /// An applied event waiting for its store write.
-enum Applied {
+pub(super) enum Applied {
     /// The event creates the task (with the task as it was before it, for subscribers).
     Create {
         event: StreamResponse,
@@ -112,7 +112,7 @@ impl TaskRuntime {
 
     /// Applies an event under the lock and writes it when the store can do so at once. The
     /// lifecycle checks everything before it changes anything: on error the task is as it was.
-    fn apply(
+    pub(super) fn apply(
         &self,
         st: &mut RuntimeState,
         store: &dyn TaskStore,
@@ -313,7 +313,7 @@ impl TaskRuntime {
 
     /// Finishes, still under the lock, what [`apply`](Self::apply) left: the awaited store
     /// write and the delivery, or the reload after a refused write.
-    async fn complete(
+    pub(super) async fn complete(
         &self,
         mut guard: tokio::sync::MutexGuard<'_, RuntimeState>,
         store: &dyn TaskStore,

@@ -77,6 +77,7 @@ impl DefaultRequestHandler {
                 task: Some(task.clone()),
                 configuration: None,
                 metadata: req.metadata,
+                recovered: false,
                 cancel: token,
             });
             let grace = self.limits.cancel_grace;

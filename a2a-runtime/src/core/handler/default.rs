@@ -8,6 +8,7 @@ use super::super::executor::{AgentExecutor, DynExecutor};
 use super::super::lifecycle::HistoryPolicy;
 use super::super::limits::Limits;
 use super::super::push::PushDispatcher;
+use super::super::recovery::{Recovered, Recoverer, Recovery, RecoveryMetrics};
 use super::super::retention::{Retention, RetentionMetrics, Sweeper, Swept};
 use crate::error::A2aError;
 use crate::extension::RequestContext;
@@ -30,6 +31,10 @@ pub struct DefaultRequestHandler {
     pub(super) cluster: Option<Arc<Member>>,
     /// Retention's passes.
     pub(super) sweeper: Arc<Sweeper>,
+    /// How tasks whose executor is gone or hung are handled.
+    pub(super) recovery: Recovery,
+    /// Recovery's passes, made when they start (once every part they use is configured).
+    pub(super) recoverer: std::sync::OnceLock<Arc<Recoverer>>,
 }
 
 impl std::fmt::Debug for DefaultRequestHandler {
@@ -79,6 +84,8 @@ impl DefaultRequestHandler {
             push: None,
             cluster: None,
             sweeper,
+            recovery: Recovery::default(),
+            recoverer: std::sync::OnceLock::new(),
         }
     }
 
@@ -95,9 +102,58 @@ impl DefaultRequestHandler {
             options,
             &self.registry,
             self.store.clone(),
-            self.policy(),
         )));
+        self.recoverer = std::sync::OnceLock::new();
         self
+    }
+
+    /// How tasks whose executor is gone (a process that died, an instance that lost its
+    /// lease, an execution that returned and left its task active) and tasks of hung agents
+    /// are found and handled (default [`Recovery::default`]: they end FAILED, saying why). The
+    /// passes start with the first request served inside a tokio runtime (or with
+    /// [`start_recovery`](Self::start_recovery)); the first one at once.
+    pub fn with_recovery(mut self, recovery: Recovery) -> Self {
+        self.recovery = recovery;
+        self.recoverer = std::sync::OnceLock::new();
+        self
+    }
+
+    /// The recovery in force.
+    pub fn recovery(&self) -> &Recovery {
+        &self.recovery
+    }
+
+    /// Starts recovery's passes now, when called inside a tokio runtime: the first at once
+    /// (on a store one instance serves, it takes over every task a process that died left
+    /// active), then one every [`Recovery::every`]. They stop when the handler is dropped.
+    pub fn start_recovery(&self) {
+        self.recoverer().ensure_started();
+    }
+
+    /// Runs one recovery pass as of `now` (the periodic passes call it with the current time).
+    pub async fn recover(&self, now: std::time::SystemTime) -> Result<Recovered, A2aError> {
+        self.recoverer().pass(now).await
+    }
+
+    /// What recovery did so far.
+    pub fn recovery_metrics(&self) -> RecoveryMetrics {
+        self.recoverer().metrics()
+    }
+
+    pub(super) fn recoverer(&self) -> &Arc<Recoverer> {
+        self.recoverer.get_or_init(|| {
+            Arc::new(Recoverer {
+                recovery: self.recovery.clone(),
+                executor: self.executor.clone(),
+                store: self.store.clone(),
+                registry: self.registry.clone(),
+                policy: self.policy(),
+                member: self.cluster.clone(),
+                boot: std::time::SystemTime::now(),
+                started: std::sync::atomic::AtomicBool::new(false),
+                counters: Default::default(),
+            })
+        })
     }
 
     /// How long tasks are kept (default: [`Retention::durable`] with a durable store, see
@@ -143,6 +199,7 @@ impl DefaultRequestHandler {
         self.registry =
             Arc::new(Registry::new(self.limits.subscriber_buffer).with_push(push.clone()));
         self.push = Some(push);
+        self.recoverer = std::sync::OnceLock::new();
         let retention = self.sweeper.retention.clone();
         self.with_retention(retention)
     }

@@ -32,6 +32,7 @@ impl DefaultRequestHandler {
         listen: Listen,
     ) -> Start<'_> {
         self.sweeper.ensure_started();
+        self.start_recovery();
         if req.message.task_id.is_empty() && push_config_of(req.configuration.as_ref()).is_none() {
             return Either::Left(std::future::ready(self.start_new(ctx, req, listen)));
         }
@@ -56,6 +57,7 @@ impl DefaultRequestHandler {
             task: None,
             configuration: req.configuration,
             metadata: req.metadata,
+            recovered: false,
             cancel: token,
         };
         Ok(self.launch(input, rt, None, listener, execution))
@@ -104,6 +106,7 @@ impl DefaultRequestHandler {
             task: prior,
             configuration: req.configuration,
             metadata: req.metadata,
+            recovered: false,
             cancel: token,
         };
         Ok(self.launch(input, rt, first, listener, execution))

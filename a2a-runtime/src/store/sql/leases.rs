@@ -8,8 +8,8 @@ use sqlx::{ColumnIndex, Database, Executor, IntoArguments, Pool, Row as _};
 use super::codec::{backend, to_i64, to_u64};
 use super::dialect::{Column, Dialect, Param};
 use crate::store::sql_writer::{Op, Writer};
-use crate::store::{Lease, Scope, StoreError, now_ms};
-use crate::types::TaskId;
+use crate::store::{Lease, Scope, StoreError, TaskRef, now_ms};
+use crate::types::{TaskId, TaskState};
 
 /// The leases of running executions in a SQL store of dialect `D`.
 ///
@@ -114,6 +114,41 @@ where
         .await
         .map_err(backend)?;
         Ok(D::rows_affected(&done) == 1)
+    }
+
+    /// Up to `limit` active tasks last written before `before_ms` that no lease names.
+    pub(in crate::store) async fn unleased(
+        &self,
+        before_ms: i64,
+        limit: usize,
+    ) -> Result<Vec<TaskRef>, StoreError> {
+        // The state and age from `a2a_tasks_state_age`, each lease looked up by
+        // `a2a_leases_task` (migration 0008).
+        let rows = sqlx::query(
+            "SELECT t.tenant, t.owner, t.id, t.version FROM a2a_tasks t \
+             WHERE t.state IN ($1, $2) AND t.updated_ms < $3 AND NOT EXISTS \
+             (SELECT 1 FROM a2a_leases l WHERE l.tenant = t.tenant AND l.owner = t.owner \
+             AND l.task_id = t.id) LIMIT $4",
+        )
+        .bind(TaskState::Submitted.as_str())
+        .bind(TaskState::Working.as_str())
+        .bind(before_ms)
+        .bind(to_i64(limit as u64)?)
+        .fetch_all(self.pool)
+        .await
+        .map_err(backend)?;
+        let mut tasks = Vec::with_capacity(rows.len());
+        for row in rows {
+            let tenant: String = row.try_get(0).map_err(backend)?;
+            let owner: String = row.try_get(1).map_err(backend)?;
+            let id: String = row.try_get(2).map_err(backend)?;
+            tasks.push(TaskRef {
+                scope: Scope::new(tenant, owner),
+                id: TaskId::from(id),
+                version: to_u64(row.try_get(3).map_err(backend)?)?,
+            });
+        }
+        Ok(tasks)
     }
 }
 

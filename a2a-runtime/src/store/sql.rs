@@ -10,7 +10,9 @@
 //! - `a2a_task_items`: the messages, artifacts and parts of large tasks, one row each (see
 //!   [`layout`](super::layout)), so that a long streamed task does not rewrite itself whole at
 //!   every event;
-//! - `a2a_push_outbox` and `a2a_push_dead`: the push outbox (see [`outbox`]).
+//! - `a2a_push_outbox` and `a2a_push_dead`: the push outbox (see [`outbox`]);
+//! - `a2a_message_claims`: which message started which task, for idempotent sends (see
+//!   [`retention`]).
 //!
 //! Each statement is written once (numbered `$n` parameters, which both drivers accept), in
 //! code generic over a [`Dialect`]: the store type, which says what differs by database. A
@@ -18,12 +20,14 @@
 //! ([`Tasks`], [`Configs`], [`Outbox`]) over its pool.
 //!
 //! The files, each using only those above it: `codec` (values as columns), `dialect`,
-//! `writes` (the batched writes of the write queue), `tasks`, `configs`, `outbox`.
+//! `writes` (the batched writes of the write queue), `tasks`, `retention` (purges and the
+//! message claims of idempotent sends), `configs`, `outbox`.
 
 mod codec;
 mod configs;
 mod dialect;
 mod outbox;
+mod retention;
 mod tasks;
 mod writes;
 
@@ -33,5 +37,6 @@ pub(super) use dialect::Dialect;
 #[cfg(test)]
 pub(super) use outbox::CLAIM_DUE;
 pub(super) use outbox::{DEFAULT_MAX_DEAD, Outbox, claim_statement};
+pub(super) use retention::Retained;
 pub(super) use tasks::Tasks;
 pub(super) use writes::writer_for;

@@ -46,6 +46,7 @@ pub(super) async fn run(opts: &Options, pin: bool, report: &mut Report) -> Resul
         StoreServer::start("retention-disk", &file.url(), &["--agent", "demo"], pin).await?;
     tokio::time::sleep(Duration::from_millis(300)).await;
     let mut samples = Vec::new();
+    let mut parts = Vec::new();
     let mut sent = 0;
     let started = Instant::now();
     while sent < opts.disk_tasks {
@@ -54,12 +55,17 @@ pub(super) async fn run(opts: &Options, pin: bool, report: &mut Report) -> Resul
         send(server.addr, req, Check::Completed, batch).await?;
         sent += batch;
         let (disk, rss) = (on_disk(&file), server.rss());
+        let (anon, mapped) = crate::procfs::rss_parts(server.pid).unwrap_or_default();
         eprintln!(
-            "retention-disk: {sent} tasks, file {:.1} MiB, RSS {:.1} MiB",
+            "retention-disk: {sent} tasks, file {:.1} MiB, RSS {:.1} MiB (anonymous {:.1}, \
+             file-backed {:.1})",
             mib(disk),
-            mib(rss)
+            mib(rss),
+            mib(anon),
+            mib(mapped)
         );
         samples.push((sent, disk, rss));
+        parts.push((anon, mapped));
     }
     let rate = sent as f64 / started.elapsed().as_secs_f64();
     // A pass (every 5 s) after the last call: what the store holds under its bound.
@@ -74,7 +80,17 @@ pub(super) async fn run(opts: &Options, pin: bool, report: &mut Report) -> Resul
     let (disk_spread, rss_spread) = (spread(&disks), spread(&rsss));
     let list: Vec<String> = samples
         .iter()
-        .map(|(n, d, r)| format!("{}k {:.0}/{:.0}", n / 1000, mib(*d), mib(*r)))
+        .zip(&parts)
+        .map(|((n, d, r), (a, f))| {
+            format!(
+                "{}k {:.0}/{:.0} ({:.0}+{:.0})",
+                n / 1000,
+                mib(*d),
+                mib(*r),
+                mib(*a),
+                mib(*f)
+            )
+        })
         .collect();
     report.row(Row {
         figure: format!(
@@ -84,7 +100,7 @@ pub(super) async fn run(opts: &Options, pin: bool, report: &mut Report) -> Resul
         ),
         store: "sqlite (demo agent)".into(),
         value: format!(
-            "by calls (file/RSS MiB): {}; **after the bound: file spread {disk_spread:.1}%, \
+            "by calls (file/RSS MiB, RSS as anonymous+file-backed): {}; **after the bound: file spread {disk_spread:.1}%, \
              RSS spread {rss_spread:.1}%**; at the end {held} tasks held, file {:.1} MiB, RSS \
              {:.1} MiB; {rate:.0} calls/s",
             list.join(", "),

@@ -15,7 +15,7 @@ usage: a2a-bench [--smoke] [--duration 10s] [--rounds 3] [--servers LIST] [--tas
        a2a-bench push <memory|sqlite> [tasks] [clients]
                        (push notifications to a local webhook: deliveries/s, event->webhook
                        latency; default 2000 tasks, 8 clients)
-       a2a-bench store <send|stream|latency|list|retention|all> [--stores LIST] [--duration 10s]
+       a2a-bench store <send|stream|latency|list|retention|disk|all> [--stores LIST] [--duration 10s]
                        [--rounds 2] [--conns 16] [--instances 3] [--tasks 100000]
                        [--tenants 200000] [--asks 50000] [--no-pin] (`store --help`: all)
                        (the stores: SendMessage/s and events/s on memory, SQLite and

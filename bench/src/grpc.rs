@@ -463,7 +463,13 @@ async fn grpc_send(
                 // A lane that keeps failing gives up rather than spinning.
                 while r.errors < 100 && Instant::now() < deadline {
                     let t0 = Instant::now();
-                    let outcome = match client.send_message(call((*message).clone())).await {
+                    let mut each = (*message).clone();
+                    // A message id of its own per call (a repeated one answers with its first
+                    // task: see `load::unique_message_id`).
+                    if let Some(m) = each.message.as_mut() {
+                        m.message_id = crate::load::next_message_id();
+                    }
+                    let outcome = match client.send_message(call(each)).await {
                         Ok(reply) => match reply.into_inner().payload {
                             Some(pb::send_message_response::Payload::Task(t))
                                 if completed(t.status.as_ref()) =>

@@ -20,6 +20,14 @@ pub(crate) fn rss(pid: u32) -> Option<u64> {
     status_kib(pid, "VmRSS").map(|k| k * 1024)
 }
 
+/// The anonymous part of the resident set (heap, stacks) and the file-backed part (mapped
+/// files, such as SQLite's memory-mapped pages), in bytes.
+pub(crate) fn rss_parts(pid: u32) -> Option<(u64, u64)> {
+    let anon = status_kib(pid, "RssAnon")?;
+    let file = status_kib(pid, "RssFile")? + status_kib(pid, "RssShmem").unwrap_or(0);
+    Some((anon * 1024, file * 1024))
+}
+
 /// Peak resident set size since the process started, in bytes.
 pub(crate) fn peak_rss(pid: u32) -> Option<u64> {
     status_kib(pid, "VmHWM").map(|k| k * 1024)

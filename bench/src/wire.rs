@@ -19,7 +19,7 @@ pub(crate) fn rpc_body(method: &str, text: &str) -> bytes::Bytes {
         "jsonrpc": "2.0",
         "id": 1,
         "method": method,
-        "params": {"message": {"messageId": "bench-message", "role": "ROLE_USER", "parts": [{"text": text}]}}
+        "params": {"message": {"messageId": crate::load::MESSAGE_ID, "role": "ROLE_USER", "parts": [{"text": text}]}}
     });
     bytes::Bytes::from(body.to_string())
 }

@@ -588,7 +588,7 @@ async fn notary_server() -> (A2aServer, RunningServer) {
 
 async fn send_with(url: &str, extensions: &str) -> Value {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
-        "params": {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "sign this"}]}}});
+        "params": {"message": {"messageId": a2a_tests::params::mid(), "role": "ROLE_USER", "parts": [{"text": "sign this"}]}}});
     reqwest::Client::new()
         .post(format!("{url}/"))
         .header("content-type", "application/json")

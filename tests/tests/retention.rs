@@ -280,3 +280,60 @@ async fn the_default_in_memory_store_is_capped_over_every_tenant() {
         .unwrap();
     assert_eq!(resp.status(), 404);
 }
+
+#[tokio::test]
+async fn finished_tasks_beyond_the_count_bound_are_purged_oldest_first() {
+    let (dir, url) = sqlite_file("a2a-retention-count-");
+    let retention = Retention {
+        max_finished: Some(2),
+        batch: 2,
+        ..Retention::durable()
+    };
+    let (server, handler) = server(store::connect(&url).await.unwrap(), Some(retention)).await;
+    let mut ids = Vec::new();
+    for _ in 0..5 {
+        let done = server.ok(Binding::Rest, "SendMessage", msg("done")).await;
+        ids.push(id(task_of(&done)));
+    }
+    let waiting = server.ok(Binding::Rest, "SendMessage", msg("hi")).await;
+    // Now: within every age bound; over the count by 3, in batches of 2.
+    let swept = handler.sweep(SystemTime::now()).await.unwrap();
+    assert_eq!(swept.purged, 3);
+    let mut held = Vec::new();
+    for task_id in &ids {
+        let found = server
+            .call(Binding::JsonRpc, "GetTask", json!({"id": task_id}))
+            .await;
+        held.push(found.is_ok());
+    }
+    // The newest two stay (two finishing in the same millisecond may trade places).
+    assert_eq!(held.iter().filter(|h| **h).count(), 2, "{held:?}");
+    assert!(!held[0] && !held[1], "the oldest went: {held:?}");
+    let live = server
+        .ok(
+            Binding::JsonRpc,
+            "GetTask",
+            json!({"id": id(task_of(&waiting))}),
+        )
+        .await;
+    assert_eq!(state(&live), "TASK_STATE_INPUT_REQUIRED");
+    assert_eq!(handler.sweep(SystemTime::now()).await.unwrap().purged, 0);
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn message_claims_past_the_idempotency_window_are_purged() {
+    let (server, handler) = server(store::connect("memory:").await.unwrap(), None).await;
+    let window = handler.idempotency().unwrap().window;
+    for _ in 0..3 {
+        server.ok(Binding::Rest, "SendMessage", msg("done")).await;
+    }
+    handler.sweep(SystemTime::now()).await.unwrap();
+    assert_eq!(handler.retention_metrics().claims_purged, 0);
+    handler
+        .sweep(later(window + Duration::from_secs(1)))
+        .await
+        .unwrap();
+    assert_eq!(handler.retention_metrics().claims_purged, 3);
+}

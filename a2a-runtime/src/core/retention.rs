@@ -1,10 +1,14 @@
 //! [`Retention`]: how long finished tasks are kept, and how long an interrupted task may wait
 //! untouched, enforced by a background pass over any [`TaskStore`].
 //!
-//! Each pass does bounded work: it purges at most [`Retention::batch`] finished tasks older
-//! than [`Retention::finished_ttl`] (with their event logs and push configs, in the store), and
-//! ends at most as many INPUT_REQUIRED or AUTH_REQUIRED tasks left untouched longer than
-//! [`Retention::interrupted_ttl`]. An ended task moves to FAILED with an agent message saying
+//! Each pass purges at most [`Retention::batch`] finished tasks older than
+//! [`Retention::finished_ttl`] (with their event logs, push configs and dead deliveries, in the
+//! store); then, while more finished tasks are held than [`Retention::max_finished`] (over all
+//! scopes) or [`Retention::max_finished_per_scope`] (in one tenant and owner), the oldest of
+//! them, a batch at a time (at most [`MAX_BATCHES`] batches a pass); and ends at most a batch of
+//! INPUT_REQUIRED or AUTH_REQUIRED tasks left untouched longer than
+//! [`Retention::interrupted_ttl`]. A SQL store removes tasks in small transactions of their own,
+//! so the writes of running tasks go on between them. An ended task moves to FAILED with an agent message saying
 //! why, through the task lifecycle: its subscribers and push configs get the final status
 //! update, GetTask returns it FAILED, and a message sent to it afterwards is answered
 //! UnsupportedOperationError (a terminal task accepts no more messages; a follow-up starts a
@@ -15,6 +19,7 @@ use std::sync::{Arc, Weak};
 use std::time::{Duration, SystemTime};
 
 use super::events::Registry;
+use super::idempotency::Idempotency;
 use super::lifecycle::HistoryPolicy;
 use crate::error::A2aError;
 use crate::store::{TaskRef, TaskStore};
@@ -22,8 +27,7 @@ use crate::types::{
     Message, Part, Role, StreamResponse, TaskState, TaskStatus, TaskStatusUpdateEvent, Timestamp,
 };
 
-/// How long tasks are kept: finished ones by age, interrupted ones untouched, each pass at
-/// most `batch` of each.
+/// How long tasks are kept: finished ones by age and by count, interrupted ones untouched.
 ///
 /// ```
 /// use std::time::Duration;
@@ -39,11 +43,21 @@ pub struct Retention {
     /// An INPUT_REQUIRED or AUTH_REQUIRED task untouched this long is ended (FAILED); `None`
     /// lets it wait for ever.
     pub interrupted_ttl: Option<Duration>,
+    /// At most this many finished tasks are kept over all scopes, the newest (by last write);
+    /// `None`: no bound. A durable store applies it; the in-memory store has its own cap.
+    pub max_finished: Option<usize>,
+    /// At most this many finished tasks are kept in each scope (tenant and owner), the newest
+    /// (by status timestamp); `None`: no bound.
+    pub max_finished_per_scope: Option<usize>,
     /// How often a pass runs.
     pub every: Duration,
-    /// The most tasks one pass purges, and the most it ends.
+    /// The most tasks one pass purges by age, the most it ends, and the size of each batch
+    /// purged by count.
     pub batch: usize,
 }
+
+/// The most batches of finished tasks one pass purges by count.
+pub const MAX_BATCHES: usize = 100;
 
 impl Retention {
     /// The default with the in-memory store: interrupted tasks wait at most an hour; finished
@@ -52,18 +66,23 @@ impl Retention {
         Self {
             finished_ttl: None,
             interrupted_ttl: Some(Duration::from_secs(3_600)),
+            max_finished: None,
+            max_finished_per_scope: None,
             every: Duration::from_secs(60),
             batch: 1_000,
         }
     }
 
-    /// The default with a durable store (SQLite, PostgreSQL): finished tasks are kept 30 days;
+    /// The default with a durable store (SQLite, PostgreSQL): finished tasks are kept 30 days,
+    /// and at most [`DURABLE_MAX_FINISHED`] of them (the newest); a pass every 5 s;
     /// interrupted tasks wait 7 days untouched (a client may come back after a restart), then
     /// end FAILED.
     pub fn durable() -> Self {
         Self {
             finished_ttl: Some(Duration::from_secs(30 * 86_400)),
             interrupted_ttl: Some(Duration::from_secs(7 * 86_400)),
+            max_finished: Some(DURABLE_MAX_FINISHED),
+            every: Duration::from_secs(5),
             ..Self::in_memory()
         }
     }
@@ -76,7 +95,19 @@ impl Retention {
             ..Self::in_memory()
         }
     }
+
+    /// Whether a pass has anything to do.
+    fn enforces(&self) -> bool {
+        self.finished_ttl.is_some()
+            || self.interrupted_ttl.is_some()
+            || self.max_finished.is_some()
+            || self.max_finished_per_scope.is_some()
+    }
 }
+
+/// How many finished tasks [`Retention::durable`] keeps over all scopes: at the 3.4 KB a task
+/// of the demo agent, about 340 MB of SQLite file.
+pub const DURABLE_MAX_FINISHED: usize = 100_000;
 
 /// What one retention pass did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -98,12 +129,16 @@ pub struct RetentionMetrics {
     pub ended: u64,
     /// Passes that failed (the store's error is logged).
     pub errors: u64,
+    /// Message claims of idempotent sends removed (past their window, or beyond the bound).
+    pub claims_purged: u64,
 }
 
 /// Runs the passes of one handler.
 #[derive(Debug)]
 pub(crate) struct Sweeper {
     pub(crate) retention: Retention,
+    /// Repeated sends recognised (`None`: off); its claims are purged by the passes.
+    pub(crate) idempotency: Option<Idempotency>,
     store: Arc<dyn TaskStore>,
     registry: Arc<Registry>,
     policy: HistoryPolicy,
@@ -112,6 +147,7 @@ pub(crate) struct Sweeper {
     purged: AtomicU64,
     ended: AtomicU64,
     errors: AtomicU64,
+    claims_purged: AtomicU64,
 }
 
 /// The states an untouched task is ended from.
@@ -126,12 +162,14 @@ fn before(now: SystemTime, ttl: Duration) -> Timestamp {
 impl Sweeper {
     pub(crate) fn new(
         retention: Retention,
+        idempotency: Option<Idempotency>,
         store: Arc<dyn TaskStore>,
         registry: Arc<Registry>,
         policy: HistoryPolicy,
     ) -> Self {
         Self {
             retention,
+            idempotency,
             store,
             registry,
             policy,
@@ -140,6 +178,7 @@ impl Sweeper {
             purged: AtomicU64::new(0),
             ended: AtomicU64::new(0),
             errors: AtomicU64::new(0),
+            claims_purged: AtomicU64::new(0),
         }
     }
 
@@ -150,6 +189,7 @@ impl Sweeper {
             purged: get(&self.purged),
             ended: get(&self.ended),
             errors: get(&self.errors),
+            claims_purged: get(&self.claims_purged),
         }
     }
 
@@ -160,7 +200,7 @@ impl Sweeper {
             return;
         }
         let r = &self.retention;
-        if r.finished_ttl.is_none() && r.interrupted_ttl.is_none() {
+        if !r.enforces() && self.idempotency.is_none() {
             return;
         }
         let Ok(handle) = tokio::runtime::Handle::try_current() else {
@@ -220,6 +260,28 @@ impl Sweeper {
         let mut swept = Swept::default();
         if let Some(ttl) = r.finished_ttl {
             swept.purged = self.store.purge_finished(before(now, ttl), r.batch).await?;
+        }
+        let bounds = [(r.max_finished, false), (r.max_finished_per_scope, true)];
+        for (keep, per_scope) in bounds {
+            let Some(keep) = keep else { continue };
+            for _ in 0..MAX_BATCHES {
+                let n = self
+                    .store
+                    .purge_finished_beyond(keep, per_scope, r.batch)
+                    .await?;
+                swept.purged += n;
+                if n < r.batch {
+                    break;
+                }
+                tokio::task::yield_now().await;
+            }
+        }
+        if let Some(idem) = &self.idempotency {
+            let n = self
+                .store
+                .purge_claims(before(now, idem.window), idem.max_claims, r.batch)
+                .await?;
+            self.claims_purged.fetch_add(n as u64, Ordering::Relaxed);
         }
         if let Some(ttl) = r.interrupted_ttl {
             let found = self

@@ -35,7 +35,8 @@ use std::fmt;
 pub use cluster::{Cluster, Lease, TaskChange};
 pub use error::StoreError;
 pub use memory::{
-    DEFAULT_FINISHED_EVENTS, DEFAULT_MAX_TASKS, InMemoryPushConfigStore, InMemoryTaskStore,
+    DEFAULT_FINISHED_EVENTS, DEFAULT_MAX_CLAIMS, DEFAULT_MAX_TASKS, InMemoryPushConfigStore,
+    InMemoryTaskStore,
 };
 pub use outbox::{DEFAULT_MAX_PENDING, Delivery, InMemoryPushOutbox, NewDelivery, PushOutbox};
 #[cfg(feature = "postgres")]
@@ -51,8 +52,8 @@ pub use url::{Stores, connect};
 pub use crate::protocol::{Scope, SeqEvent};
 
 use crate::types::{
-    ContextId, PushConfigId, StreamResponse, Task, TaskId, TaskPushNotificationConfig, TaskState,
-    Timestamp,
+    ContextId, MessageId, PushConfigId, StreamResponse, Task, TaskId, TaskPushNotificationConfig,
+    TaskState, Timestamp,
 };
 
 /// A task as stored, with the version of the write that produced it.
@@ -305,6 +306,49 @@ pub trait TaskStore: Send + Sync + fmt::Debug + 'static {
     /// The default removes none.
     async fn purge_finished(&self, before: Timestamp, limit: usize) -> Result<usize, StoreError> {
         let _ = (before, limit);
+        Ok(0)
+    }
+
+    /// Retention by count: removes the oldest finished (terminal) tasks beyond the newest
+    /// `keep`, counted over all scopes, or in each scope (tenant and owner) with `per_scope`;
+    /// at most `limit` in one call, each with its event log, push configs and dead deliveries;
+    /// returns how many. The default removes none ([`InMemoryTaskStore`] has bounds of its
+    /// own).
+    async fn purge_finished_beyond(
+        &self,
+        keep: usize,
+        per_scope: bool,
+        limit: usize,
+    ) -> Result<usize, StoreError> {
+        let _ = (keep, per_scope, limit);
+        Ok(0)
+    }
+
+    /// Idempotent sends: claims `message_id`, sent in `scope`, for the new task `task_id`.
+    /// `None`: the claim is this call's (no claim made at or after `since` held the id; an
+    /// older one is replaced). `Some(task)`: a claim holds it, for `task`. Atomic in the
+    /// store: of claims racing for one id (from any instance sharing the store) exactly one
+    /// gets `None`. The default claims every id (no deduplication).
+    async fn claim_message(
+        &self,
+        scope: &Scope,
+        message_id: &MessageId,
+        task_id: &TaskId,
+        since: Timestamp,
+    ) -> Result<Option<TaskId>, StoreError> {
+        let _ = (scope, message_id, task_id, since);
+        Ok(None)
+    }
+
+    /// Idempotent sends: removes the claims made before `before`, then the oldest beyond
+    /// `keep`; at most `limit` in one call; returns how many. The default removes none.
+    async fn purge_claims(
+        &self,
+        before: Timestamp,
+        keep: usize,
+        limit: usize,
+    ) -> Result<usize, StoreError> {
+        let _ = (before, keep, limit);
         Ok(0)
     }
 }

@@ -7,13 +7,16 @@ use std::time::Duration;
 use futures::stream::BoxStream;
 use sqlx::postgres::{PgPoolOptions, PgQueryResult};
 
-use super::sql::{Configs, Dialect, Leases, Outbox, Tasks, backend, claim_statement, writer_for};
+use super::sql::{
+    Configs, Dialect, Leases, Outbox, Retained, Tasks, backend, claim_statement, writer_for,
+};
 use super::{
     Cluster, Delivery, Lease, NewDelivery, PushConfigStore, PushOutbox, Scope, SeqEvent,
     StoreError, StoredTask, TaskChange, TaskPage, TaskQuery, TaskRef, TaskStore,
 };
 use crate::types::{
-    PushConfigId, StreamResponse, Task, TaskId, TaskPushNotificationConfig, TaskState, Timestamp,
+    MessageId, PushConfigId, StreamResponse, Task, TaskId, TaskPushNotificationConfig, TaskState,
+    Timestamp,
 };
 
 /// The embedded schema.
@@ -88,6 +91,11 @@ impl PostgresStore {
     /// The tasks (the statements of [`TaskStore`]).
     fn tasks(&self) -> Tasks<'_, Self> {
         Tasks::new(&self.pool, &self.writer)
+    }
+
+    /// Retention and message claims (the statements of [`TaskStore`]'s retention methods).
+    fn retained(&self) -> Retained<'_, Self> {
+        Retained::new(&self.pool)
     }
 
     /// The push configs (the statements of [`PushConfigStore`]).
@@ -334,7 +342,39 @@ impl TaskStore for PostgresStore {
     }
 
     async fn purge_finished(&self, before: Timestamp, limit: usize) -> Result<usize, StoreError> {
-        self.tasks().purge_finished(before, limit).await
+        self.retained().purge_finished(before, limit).await
+    }
+
+    async fn purge_finished_beyond(
+        &self,
+        keep: usize,
+        per_scope: bool,
+        limit: usize,
+    ) -> Result<usize, StoreError> {
+        self.retained()
+            .purge_finished_beyond(keep, per_scope, limit)
+            .await
+    }
+
+    async fn claim_message(
+        &self,
+        scope: &Scope,
+        message_id: &MessageId,
+        task_id: &TaskId,
+        since: Timestamp,
+    ) -> Result<Option<TaskId>, StoreError> {
+        self.retained()
+            .claim_message(scope, message_id, task_id, since)
+            .await
+    }
+
+    async fn purge_claims(
+        &self,
+        before: Timestamp,
+        keep: usize,
+        limit: usize,
+    ) -> Result<usize, StoreError> {
+        self.retained().purge_claims(before, keep, limit).await
     }
 }
 

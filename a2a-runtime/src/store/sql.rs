@@ -10,7 +10,9 @@
 //! - `a2a_task_items`: the messages, artifacts and parts of large tasks, one row each (see
 //!   [`layout`](super::layout)), so that a long streamed task does not rewrite itself whole at
 //!   every event;
-//! - `a2a_push_outbox` and `a2a_push_dead`: the push outbox (see [`outbox`]).
+//! - `a2a_push_outbox` and `a2a_push_dead`: the push outbox (see [`outbox`]);
+//! - `a2a_message_claims`: which message started which task, for idempotent sends (see
+//!   [`retention`]).
 //!
 //! Each statement is written once (numbered `$n` parameters, which both drivers accept), in
 //! code generic over a [`Dialect`]: the store type, which says what differs by database. A
@@ -19,13 +21,15 @@
 //!
 //! The files, each using only those above it: `codec` (values as columns), `dialect`,
 //! `writes` (the batched writes of the write queue), `tasks`, `secrets` (push credentials
-//! sealed at rest), `configs`, `outbox`, `leases`.
+//! sealed at rest), `retention` (purges and the message claims of idempotent sends), `configs`,
+//! `outbox`, `leases`.
 
 mod codec;
 mod configs;
 mod dialect;
 mod leases;
 mod outbox;
+mod retention;
 mod secrets;
 mod tasks;
 mod writes;
@@ -37,6 +41,7 @@ pub(super) use leases::Leases;
 #[cfg(test)]
 pub(super) use outbox::CLAIM_DUE;
 pub(super) use outbox::{DEFAULT_MAX_DEAD, Outbox, claim_statement};
+pub(super) use retention::Retained;
 pub(super) use secrets::Key;
 pub(super) use tasks::Tasks;
 pub(super) use writes::writer_for;

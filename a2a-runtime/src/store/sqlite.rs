@@ -1,5 +1,5 @@
 //! The SQLite store: tasks, event logs and push configs in one database file (WAL,
-//! `synchronous=NORMAL`), created with its schema when missing.
+//! `synchronous=NORMAL`, incremental auto-vacuum), created with its schema when missing.
 
 use std::str::FromStr as _;
 use std::sync::{Arc, LazyLock};
@@ -7,17 +7,20 @@ use std::time::Duration;
 
 use futures::stream::BoxStream;
 use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteQueryResult,
-    SqliteSynchronous,
+    SqliteAutoVacuum, SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions,
+    SqliteQueryResult, SqliteSynchronous,
 };
 
-use super::sql::{Configs, Dialect, Leases, Outbox, Tasks, backend, claim_statement, writer_for};
+use super::sql::{
+    Configs, Dialect, Leases, Outbox, Retained, Tasks, backend, claim_statement, writer_for,
+};
 use super::{
     Cluster, Delivery, Lease, NewDelivery, PushConfigStore, PushOutbox, Scope, SeqEvent,
     StoreError, StoredTask, TaskChange, TaskPage, TaskQuery, TaskRef, TaskStore,
 };
 use crate::types::{
-    PushConfigId, StreamResponse, Task, TaskId, TaskPushNotificationConfig, TaskState, Timestamp,
+    MessageId, PushConfigId, StreamResponse, Task, TaskId, TaskPushNotificationConfig, TaskState,
+    Timestamp,
 };
 
 /// The embedded schema.
@@ -52,6 +55,10 @@ impl SqliteStore {
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
+            // Pages freed by retention can be given back to the file system (see `give_back`).
+            // Set on every connection: it takes effect on a file without tables (before the
+            // migrations create them), or at the next VACUUM (`incremental_vacuum_on`).
+            .auto_vacuum(SqliteAutoVacuum::Incremental)
             .busy_timeout(Duration::from_secs(10))
             // Checkpoints run off the writer (see `Checkpoints`). SQLite's own, in the
             // connection that commits past 16,000 WAL pages (64 MiB), bounds the WAL: under
@@ -63,6 +70,7 @@ impl SqliteStore {
             // Pages read through a shared mapping rather than copied into each connection.
             .pragma("mmap_size", "268435456");
         private_file(options.get_filename())?;
+        incremental_vacuum_on(&options).await?;
         let pool = SqlitePoolOptions::new()
             .max_connections(4)
             .connect_with(options)
@@ -97,6 +105,38 @@ impl SqliteStore {
     /// The path of the database file.
     pub fn path(&self) -> std::path::PathBuf {
         self.pool.connect_options().get_filename().to_path_buf()
+    }
+
+    /// Gives free pages back to the file system after retention removed `purged` tasks: those
+    /// beyond a quarter of the file (see [`FREE_SLACK_DIVISOR`]), at most
+    /// [`GIVE_BACK_MAX_PAGES`] at a time (an incremental vacuum holds the write lock while it
+    /// moves pages). The file shrinks at the next checkpoint. A failure is logged: the pages
+    /// stay free for later writes.
+    async fn give_back(&self, purged: usize) {
+        if purged == 0 {
+            return;
+        }
+        if let Err(e) = self.vacuum_free_pages().await {
+            tracing::warn!(error = %e, "cannot give free SQLite pages back");
+        }
+    }
+
+    /// [`give_back`](Self::give_back)'s work; returns how many pages it asked to free.
+    async fn vacuum_free_pages(&self) -> Result<i64, sqlx::Error> {
+        let pages: i64 = sqlx::query_scalar("PRAGMA page_count")
+            .fetch_one(&self.pool)
+            .await?;
+        let free: i64 = sqlx::query_scalar("PRAGMA freelist_count")
+            .fetch_one(&self.pool)
+            .await?;
+        // Free pages kept: a quarter of the file once the others went, a third of the used.
+        let excess = (free - (pages - free) / (FREE_SLACK_DIVISOR - 1)).min(GIVE_BACK_MAX_PAGES);
+        if excess > 0 {
+            sqlx::query(&format!("PRAGMA incremental_vacuum({excess})"))
+                .execute(&self.pool)
+                .await?;
+        }
+        Ok(excess.max(0))
     }
 }
 
@@ -144,6 +184,52 @@ fn private_file(path: &std::path::Path) -> Result<(), StoreError> {
         Err(e) => Err(io("create", path, e)),
     }
 }
+
+/// Switches an existing file made without incremental auto-vacuum (by a release before it)
+/// to it: one VACUUM at the first open, which rewrites the file (its time grows with the
+/// file's size). Done on a connection of its own in rollback-journal mode, before the pool
+/// opens: a VACUUM in WAL mode keeps the file's auto-vacuum mode.
+async fn incremental_vacuum_on(options: &SqliteConnectOptions) -> Result<(), StoreError> {
+    use sqlx::{ConnectOptions as _, Connection as _};
+    if !options.get_filename().exists() {
+        return Ok(());
+    }
+    let mut conn = options.connect().await.map_err(backend)?;
+    let mode: i64 = sqlx::query_scalar("PRAGMA auto_vacuum")
+        .fetch_one(&mut conn)
+        .await
+        .map_err(backend)?;
+    conn.close().await.map_err(backend)?;
+    // 0 none, 1 full, 2 incremental.
+    if mode == 2 {
+        return Ok(());
+    }
+    tracing::info!("switching the SQLite file to incremental auto-vacuum (one VACUUM)");
+    let switched = async {
+        let mut conn = options
+            .clone()
+            .journal_mode(SqliteJournalMode::Delete)
+            .connect()
+            .await?;
+        sqlx::query("VACUUM").execute(&mut conn).await?;
+        conn.close().await
+    };
+    // Another connection holds the file (WAL mode cannot be left then): the store works, and
+    // gives pages back once a later open switches it.
+    if let Err(e) = switched.await {
+        tracing::warn!(error = %e, "cannot switch the SQLite file to incremental auto-vacuum now");
+    }
+    Ok(())
+}
+
+/// The share of the file's pages kept free for the next writes when freed pages are given
+/// back: a store whose tasks are bounded by count frees about as many pages per pass as the
+/// writes until the next pass take again, so its file stays flat instead of shrinking and
+/// growing back.
+const FREE_SLACK_DIVISOR: i64 = 4;
+
+/// The most pages one [`SqliteStore::give_back`] returns (4 KiB each: 32 MiB).
+const GIVE_BACK_MAX_PAGES: i64 = 8_192;
 
 /// Write transactions committed between two checkpoints of the WAL.
 const CHECKPOINT_EVERY: usize = 32;
@@ -232,6 +318,11 @@ impl SqliteStore {
     /// The tasks (the statements of [`TaskStore`]).
     fn tasks(&self) -> Tasks<'_, Self> {
         Tasks::new(&self.pool, &self.writer)
+    }
+
+    /// Retention and message claims (the statements of [`TaskStore`]'s retention methods).
+    fn retained(&self) -> Retained<'_, Self> {
+        Retained::new(&self.pool)
     }
 
     /// The push configs (the statements of [`PushConfigStore`]).
@@ -346,7 +437,44 @@ impl TaskStore for SqliteStore {
     }
 
     async fn purge_finished(&self, before: Timestamp, limit: usize) -> Result<usize, StoreError> {
-        self.tasks().purge_finished(before, limit).await
+        let n = self.retained().purge_finished(before, limit).await?;
+        self.give_back(n).await;
+        Ok(n)
+    }
+
+    async fn purge_finished_beyond(
+        &self,
+        keep: usize,
+        per_scope: bool,
+        limit: usize,
+    ) -> Result<usize, StoreError> {
+        let n = self
+            .retained()
+            .purge_finished_beyond(keep, per_scope, limit)
+            .await?;
+        self.give_back(n).await;
+        Ok(n)
+    }
+
+    async fn claim_message(
+        &self,
+        scope: &Scope,
+        message_id: &MessageId,
+        task_id: &TaskId,
+        since: Timestamp,
+    ) -> Result<Option<TaskId>, StoreError> {
+        self.retained()
+            .claim_message(scope, message_id, task_id, since)
+            .await
+    }
+
+    async fn purge_claims(
+        &self,
+        before: Timestamp,
+        keep: usize,
+        limit: usize,
+    ) -> Result<usize, StoreError> {
+        self.retained().purge_claims(before, keep, limit).await
     }
 }
 

@@ -141,7 +141,12 @@ impl SqliteFile {
     }
 
     pub(crate) fn url(&self) -> String {
-        format!("sqlite://{}", self.dir.join("tasks.db").display())
+        format!("sqlite://{}", self.path().display())
+    }
+
+    /// The database file.
+    pub(crate) fn path(&self) -> PathBuf {
+        self.dir.join("tasks.db")
     }
 }
 

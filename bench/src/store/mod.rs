@@ -8,12 +8,15 @@
 //!   one PostgreSQL database (LISTEN/NOTIFY), against a subscriber on A itself;
 //! - [`list`]: ListTasks pages of 50 among 100,000 tasks of one owner, and the query plans;
 //! - [`retention`]: a server's RSS under 200,000 tenants on the default in-memory store, and
-//!   50,000 abandoned INPUT_REQUIRED tasks under an idle bound.
+//!   50,000 abandoned INPUT_REQUIRED tasks under an idle bound;
+//! - [`disk`]: the demo agent's SQLite file and RSS under 250,000 tasks and the default
+//!   retention bound.
 //!
 //! Every run makes its own SQLite files (a fresh temporary directory) and PostgreSQL databases
 //! (`a2a_bench_<pid>_<n>`, dropped at the end); only 127.0.0.1 is addressed; every loop is
 //! bounded in count and time.
 
+mod disk;
 mod fixtures;
 mod latency;
 mod list;
@@ -65,6 +68,8 @@ pub(crate) struct Options {
     pub(crate) tenants: u64,
     pub(crate) sample_every: u64,
     pub(crate) asks: u64,
+    pub(crate) disk_tasks: u64,
+    pub(crate) disk_every: u64,
     pub(crate) idle: Duration,
     pub(crate) pin: bool,
     pub(crate) pg: String,
@@ -73,7 +78,7 @@ pub(crate) struct Options {
 }
 
 pub(crate) const USAGE: &str = "\
-usage: a2a-bench store <send|stream|latency|list|retention|all>[,…] [options]
+usage: a2a-bench store <send|stream|latency|list|retention|disk|all>[,…] [options]
   --stores LIST     memory,sqlite,postgres (default all three)
   --duration D      measured time per throughput run (default 10s)
   --warmup D        unmeasured load before it (default 1s)
@@ -87,12 +92,14 @@ usage: a2a-bench store <send|stream|latency|list|retention|all>[,…] [options]
   --every N         RSS sampled every N of them (default 20000)
   --asks N          abandoned INPUT_REQUIRED tasks (default 50000)
   --idle D          the idle bound on them (default 10s)
+  --disk-tasks N    SendMessage calls on the SQLite store for disk (default 250000)
+  --disk-every N    file size and RSS sampled every N of them (default 25000)
   --pg URL          PostgreSQL admin URL on 127.0.0.1 (default postgres://postgres@127.0.0.1:5432/postgres)
   --no-analyze      measure PostgreSQL throughput on the new database as it is, without the
                     ANALYZE (after 2,000 tasks) that autovacuum does in a running deployment
   --no-pin          do not pin servers to core 0 and the load generator to core 1";
 
-const WHATS: &[&str] = &["send", "stream", "latency", "list", "retention"];
+const WHATS: &[&str] = &["send", "stream", "latency", "list", "retention", "disk"];
 
 impl Options {
     fn parse(args: &[String]) -> Result<Self, String> {
@@ -123,6 +130,8 @@ impl Options {
             tenants: 200_000,
             sample_every: 20_000,
             asks: 50_000,
+            disk_tasks: 250_000,
+            disk_every: 25_000,
             idle: Duration::from_secs(10),
             pin: true,
             pg: "postgres://postgres@127.0.0.1:5432/postgres".into(),
@@ -166,6 +175,8 @@ impl Options {
                 "--tenants" => o.tenants = number(value()?)?.clamp(1, 2_000_000),
                 "--every" => o.sample_every = number(value()?)?.max(1),
                 "--asks" => o.asks = number(value()?)?.clamp(1, 500_000),
+                "--disk-tasks" => o.disk_tasks = number(value()?)?.clamp(1, 5_000_000),
+                "--disk-every" => o.disk_every = number(value()?)?.max(1),
                 "--pg" => o.pg = value()?,
                 other => return Err(format!("unknown argument {other:?}")),
             }
@@ -223,6 +234,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                 "latency" => latency::run(&opts, pinned, &mut report).await?,
                 "list" => list::run(&opts, &mut report).await?,
                 "retention" => retention::run(&opts, pinned, &mut report).await?,
+                "disk" => disk::run(&opts, pinned, &mut report).await?,
                 _ => {}
             }
         }

@@ -34,14 +34,19 @@ fn mib(b: u64) -> f64 {
 /// The HTTP+JSON SendMessage body of `text`.
 fn rest_body(text: &str) -> bytes::Bytes {
     bytes::Bytes::from(
-        json!({"message": {"messageId": "retention", "role": "ROLE_USER",
+        json!({"message": {"messageId": crate::load::MESSAGE_ID, "role": "ROLE_USER",
                            "parts": [{"text": text}]}})
         .to_string(),
     )
 }
 
 /// `count` requests like `req` on 16 connections (at most 10 minutes); fails on any error.
-async fn send(addr: SocketAddr, req: Req, check: Check, count: u64) -> Result<f64, String> {
+pub(super) async fn send(
+    addr: SocketAddr,
+    req: Req,
+    check: Check,
+    count: u64,
+) -> Result<f64, String> {
     let r = load::run(
         addr,
         req,
@@ -66,7 +71,7 @@ async fn send(addr: SocketAddr, req: Req, check: Check, count: u64) -> Result<f6
 }
 
 /// ListTasks (JSON-RPC) `totalSize` with `params`.
-async fn total(addr: SocketAddr, params: Value) -> Result<u64, String> {
+pub(super) async fn total(addr: SocketAddr, params: Value) -> Result<u64, String> {
     let mut params = params;
     params["pageSize"] = json!(1);
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": params});

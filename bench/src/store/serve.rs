@@ -167,6 +167,7 @@ pub(crate) fn serve(args: &[String]) -> Result<(), String> {
                 finished_ttl: o.purge.or(base.finished_ttl),
                 every: o.sweep.unwrap_or(base.every),
                 batch: o.batch.unwrap_or(base.batch),
+                ..base
             });
         }
         let server = builder.build().map_err(|e| e.to_string())?;

@@ -368,53 +368,57 @@ fn echoed(values: impl Iterator<Item = String>) -> BTreeSet<String> {
 /// The row's request over an HTTP binding, and its normalised outcome.
 async fn over_http(http: &reqwest::Client, url: &str, binding: Binding, row: &Row) -> Outcome {
     let v0_3 = binding.v0_3();
-    let (method, path, body): (reqwest::Method, String, Option<Value>) =
-        match (binding, &row.action) {
-            (Binding::JsonRpc | Binding::JsonRpcV03, action) => {
-                let (name, params) = match action {
-                    Action::GetTask(id) if v0_3 => ("tasks/get", json!({"id": id})),
-                    Action::GetTask(id) => ("GetTask", json!({"id": id})),
-                    Action::Send(text) if v0_3 => (
-                        "message/send",
-                        json!({"message": {"kind": "message", "messageId": "m1", "role": "user",
+    let (method, path, body): (reqwest::Method, String, Option<Value>) = match (
+        binding,
+        &row.action,
+    ) {
+        (Binding::JsonRpc | Binding::JsonRpcV03, action) => {
+            let (name, params) = match action {
+                Action::GetTask(id) if v0_3 => ("tasks/get", json!({"id": id})),
+                Action::GetTask(id) => ("GetTask", json!({"id": id})),
+                Action::Send(text) if v0_3 => (
+                    "message/send",
+                    json!({"message": {"kind": "message", "messageId": a2a_tests::params::mid(), "role": "user",
                         "parts": [{"kind": "text", "text": text}]}}),
-                    ),
-                    Action::Send(text) => (
-                        "SendMessage",
-                        json!({"message": {"messageId": "m1", "role": "ROLE_USER",
+                ),
+                Action::Send(text) => (
+                    "SendMessage",
+                    json!({"message": {"messageId": a2a_tests::params::mid(), "role": "ROLE_USER",
                         "parts": [{"text": text}]}}),
-                    ),
-                    Action::ListTasksIn(tenant) => ("ListTasks", json!({"tenant": tenant})),
-                    Action::Ping(say) => ("pinger/ping", json!({"say": say})),
-                };
-                let envelope = json!({"jsonrpc": "2.0", "id": 7, "method": name, "params": params});
-                (reqwest::Method::POST, "/".to_owned(), Some(envelope))
-            }
-            (_, Action::GetTask(id)) if v0_3 => {
-                (reqwest::Method::GET, format!("/v1/tasks/{id}"), None)
-            }
-            (_, Action::GetTask(id)) => (reqwest::Method::GET, format!("/tasks/{id}"), None),
-            (_, Action::Send(text)) if v0_3 => (
-                reqwest::Method::POST,
-                "/v1/message:send".to_owned(),
-                Some(json!({"message": {"messageId": "m1", "role": "ROLE_USER",
-                "content": [{"text": text}]}})),
+                ),
+                Action::ListTasksIn(tenant) => ("ListTasks", json!({"tenant": tenant})),
+                Action::Ping(say) => ("pinger/ping", json!({"say": say})),
+            };
+            let envelope = json!({"jsonrpc": "2.0", "id": 7, "method": name, "params": params});
+            (reqwest::Method::POST, "/".to_owned(), Some(envelope))
+        }
+        (_, Action::GetTask(id)) if v0_3 => (reqwest::Method::GET, format!("/v1/tasks/{id}"), None),
+        (_, Action::GetTask(id)) => (reqwest::Method::GET, format!("/tasks/{id}"), None),
+        (_, Action::Send(text)) if v0_3 => (
+            reqwest::Method::POST,
+            "/v1/message:send".to_owned(),
+            Some(
+                json!({"message": {"messageId": a2a_tests::params::mid(), "role": "ROLE_USER",
+                "content": [{"text": text}]}}),
             ),
-            (_, Action::Send(text)) => (
-                reqwest::Method::POST,
-                "/message:send".to_owned(),
-                Some(json!({"message": {"messageId": "m1", "role": "ROLE_USER",
-                "parts": [{"text": text}]}})),
+        ),
+        (_, Action::Send(text)) => (
+            reqwest::Method::POST,
+            "/message:send".to_owned(),
+            Some(
+                json!({"message": {"messageId": a2a_tests::params::mid(), "role": "ROLE_USER",
+                "parts": [{"text": text}]}}),
             ),
-            (_, Action::ListTasksIn(tenant)) => {
-                (reqwest::Method::GET, format!("/{tenant}/tasks"), None)
-            }
-            (_, Action::Ping(say)) => (
-                reqwest::Method::POST,
-                "/extensions/pinger/v1/ping".to_owned(),
-                Some(json!({"say": say})),
-            ),
-        };
+        ),
+        (_, Action::ListTasksIn(tenant)) => {
+            (reqwest::Method::GET, format!("/{tenant}/tasks"), None)
+        }
+        (_, Action::Ping(say)) => (
+            reqwest::Method::POST,
+            "/extensions/pinger/v1/ping".to_owned(),
+            Some(json!({"say": say})),
+        ),
+    };
     let mut req = http.request(method, format!("{url}{path}"));
     if let Some(token) = row.token {
         req = req.bearer_auth(token);
@@ -708,7 +712,7 @@ async fn over_lines(addr: std::net::SocketAddr, row: &Row) -> Outcome {
         Action::GetTask(id) => ("GetTask", json!({"id": id})),
         Action::Send(text) => (
             "SendMessage",
-            json!({"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": text}]}}),
+            json!({"message": {"messageId": a2a_tests::params::mid(), "role": "ROLE_USER", "parts": [{"text": text}]}}),
         ),
         Action::ListTasksIn(tenant) => ("ListTasks", json!({"tenant": tenant})),
         Action::Ping(say) => ("pinger/ping", json!({"say": say})),

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use super::super::cluster::{ClusterOptions, Member};
 use super::super::events::Registry;
 use super::super::executor::{AgentExecutor, DynExecutor};
+use super::super::idempotency::Idempotency;
 use super::super::lifecycle::HistoryPolicy;
 use super::super::limits::Limits;
 use super::super::push::PushDispatcher;
@@ -69,6 +70,7 @@ impl DefaultRequestHandler {
         };
         let sweeper = Arc::new(Sweeper::new(
             retention,
+            Some(Idempotency::default()),
             store.clone(),
             registry.clone(),
             policy,
@@ -163,11 +165,31 @@ impl DefaultRequestHandler {
     pub fn with_retention(mut self, retention: Retention) -> Self {
         self.sweeper = Arc::new(Sweeper::new(
             retention,
+            self.sweeper.idempotency.clone(),
             self.store.clone(),
             self.registry.clone(),
             self.policy(),
         ));
         self
+    }
+
+    /// How repeated SendMessage requests (the same `messageId` from the same principal) are
+    /// answered with the task the first one started, the agent running once (default:
+    /// [`Idempotency::default`]); `None` turns it off. See [`Idempotency`].
+    pub fn with_idempotency(mut self, idempotency: Option<Idempotency>) -> Self {
+        self.sweeper = Arc::new(Sweeper::new(
+            self.sweeper.retention.clone(),
+            idempotency,
+            self.store.clone(),
+            self.registry.clone(),
+            self.policy(),
+        ));
+        self
+    }
+
+    /// The idempotency in force (`None`: off).
+    pub fn idempotency(&self) -> Option<&Idempotency> {
+        self.sweeper.idempotency.as_ref()
     }
 
     /// The retention in force.

@@ -1,16 +1,13 @@
 //! [`RequestHandler`] for [`DefaultRequestHandler`]: each operation over the pieces in the
 //! sibling files.
 
-use std::sync::Arc;
-
-use futures::StreamExt as _;
-
 use super::super::events::{EventStream, Listen, Listener};
 use super::default::DefaultRequestHandler;
 use super::default::trim_history;
+use super::repeat::Claim;
 use super::request_handler::RequestHandler;
 use super::send::Started;
-use super::stream::bus_stream;
+use super::stream::{OnFinished, bus_stream, task_stream};
 use crate::error::A2aError;
 use crate::extension::RequestContext;
 use crate::store::TaskQuery;
@@ -70,13 +67,17 @@ impl RequestHandler for DefaultRequestHandler {
                 "this agent does not support streaming".into(),
             ));
         }
+        let reserved = match self.claim(&ctx.scope(), &req.message).await? {
+            Claim::First(reserved) => reserved,
+            Claim::Repeat(task_id) => return self.stream_repeat(&ctx, &task_id).await,
+        };
         let Started {
             rt,
             first,
             listener,
             execution,
             run,
-        } = self.start(ctx, req, Listen::Stream).await?;
+        } = self.start(ctx, req, Listen::Stream, reserved).await?;
         tokio::spawn(run);
         let Listener::Stream(sub) = listener else {
             self.registry.release(&rt);
@@ -172,60 +173,19 @@ impl RequestHandler for DefaultRequestHandler {
             });
         };
         let resume_after = ctx.resume_after;
-        let Some((first, state, sub)) = rt.snapshot_and_subscribe().await else {
+        let Some(subscribed) = rt.snapshot_and_subscribe().await else {
             self.registry.release(&rt);
             return Err(A2aError::TaskNotFound {
                 task_id: req.id.to_string(),
             });
         };
-        if let Some(after) = resume_after {
-            // Resuming: what followed `after` from the log, then the live events.
-            if after > first.seq {
-                drop(sub);
-                self.registry.release(&rt);
-                return Err(A2aError::invalid_field(
-                    "Last-Event-ID",
-                    format!(
-                        "task {} has no event {after} yet (its last is {})",
-                        req.id, first.seq
-                    ),
-                ));
-            }
-            if state.is_terminal() && after == first.seq {
-                drop(sub);
-                self.registry.release(&rt);
-                return Ok(Box::pin(futures::stream::empty()));
-            }
-            return Ok(bus_stream(
-                self.registry.clone(),
-                self.store.clone(),
-                sub,
-                None,
-                None,
-                Some((after, first.seq)),
-            ));
-        }
-        if state.is_terminal() {
-            drop(sub);
-            self.registry.release(&rt);
-            return Err(A2aError::UnsupportedOperation(format!(
-                "task {} is {state} (terminal); there is nothing to subscribe to — use GetTask",
-                req.id
-            )));
-        }
-        // The opening snapshot of an interrupted task does not end the stream: it waits for the
-        // next turn.
-        let rest = bus_stream(
+        task_stream(
             self.registry.clone(),
             self.store.clone(),
-            sub,
-            None,
-            None,
-            None,
-        );
-        Ok(Box::pin(
-            futures::stream::once(async move { Ok(Arc::new(first)) }).chain(rest),
-        ))
+            subscribed,
+            resume_after,
+            OnFinished::Refuse,
+        )
     }
 
     async fn create_task_push_notification_config(

@@ -11,6 +11,7 @@ use super::super::events::{Listen, Listener, SeqEvent, TaskRuntime, WaitOutcome}
 use super::super::executor::{AgentContext, AgentInput, EventSink, ExecutionEnd};
 use super::default::DefaultRequestHandler;
 use super::default::trim_history;
+use super::repeat::Claim;
 use crate::error::A2aError;
 use crate::extension::RequestContext;
 use crate::store::Scope;
@@ -25,18 +26,22 @@ impl DefaultRequestHandler {
     /// A new task without a push config needs no I/O: it is begun by this call and the future is
     /// a ready value; a continued task (read from the store) or a push config (written to its
     /// store) is begun in one boxed future.
+    /// `reserved`: the id claimed for a new task (see [`claim`](Self::claim)).
     pub(super) fn start(
         &self,
         ctx: RequestContext,
         req: SendMessageRequest,
         listen: Listen,
+        reserved: Option<TaskId>,
     ) -> Start<'_> {
         self.sweeper.ensure_started();
         self.start_recovery();
         if req.message.task_id.is_empty() && push_config_of(req.configuration.as_ref()).is_none() {
-            return Either::Left(std::future::ready(self.start_new(ctx, req, listen)));
+            return Either::Left(std::future::ready(
+                self.start_new(ctx, req, listen, reserved),
+            ));
         }
-        Either::Right(Box::pin(self.start_with_io(ctx, req, listen)))
+        Either::Right(Box::pin(self.start_with_io(ctx, req, listen, reserved)))
     }
 
     /// [`start`](Self::start) for a new task without a push config.
@@ -45,12 +50,19 @@ impl DefaultRequestHandler {
         ctx: RequestContext,
         req: SendMessageRequest,
         listen: Listen,
+        reserved: Option<TaskId>,
     ) -> Result<Started, A2aError> {
         let mut message = req.message;
         let execution = self.registry.next_execution_id();
         let token = CancellationToken::new();
-        let (rt, listener) =
-            self.create_runtime(ctx.scope(), &mut message, execution, token.clone(), listen);
+        let (rt, listener) = self.create_runtime(
+            ctx.scope(),
+            &mut message,
+            execution,
+            token.clone(),
+            listen,
+            reserved,
+        );
         let input = AgentInput {
             request: Arc::new(ctx),
             message,
@@ -69,6 +81,7 @@ impl DefaultRequestHandler {
         ctx: RequestContext,
         req: SendMessageRequest,
         listen: Listen,
+        reserved: Option<TaskId>,
     ) -> Result<Started, A2aError> {
         let scope = ctx.scope();
         let mut message = req.message;
@@ -86,6 +99,7 @@ impl DefaultRequestHandler {
                 execution,
                 token.clone(),
                 listen,
+                reserved,
             );
             (rt, None, listener, None)
         } else {
@@ -113,7 +127,8 @@ impl DefaultRequestHandler {
     }
 
     /// The runtime of a new task (created by the agent's first event), with ids given to the
-    /// message: a fresh task id, and a fresh context id unless the message names one.
+    /// message: the `reserved` task id or a fresh one, and a fresh context id unless the
+    /// message names one.
     fn create_runtime(
         &self,
         scope: Scope,
@@ -121,10 +136,11 @@ impl DefaultRequestHandler {
         execution: u64,
         token: CancellationToken,
         listen: Listen,
+        reserved: Option<TaskId>,
     ) -> (Arc<TaskRuntime>, Listener) {
         // One clock read for both ids and the SUBMITTED status.
         let millis = crate::types::unix_millis();
-        let task_id = TaskId::at_millis(millis);
+        let task_id = reserved.unwrap_or_else(|| TaskId::at_millis(millis));
         if message.context_id.is_empty() {
             message.context_id = ContextId::at_millis(millis);
         }
@@ -190,7 +206,8 @@ impl DefaultRequestHandler {
         }
     }
 
-    /// SendMessage: begins the task at once, then waits. The answer comes with the task's JSON
+    /// SendMessage: begins the task at once (a repeated message: answers with the task its
+    /// first request started, see [`Idempotency`](super::super::Idempotency)), then waits. The answer comes with the task's JSON
     /// when the store encoded the final task already (the service then sends those bytes).
     pub(crate) fn send(
         &self,
@@ -212,8 +229,20 @@ impl DefaultRequestHandler {
                 until_created: return_immediately,
             }
         };
-        let start = self.start(ctx, req, listen);
-        self.answer(start, history_length)
+        async move {
+            let scope = ctx.scope();
+            let reserved = match self.claim(&scope, &req.message).await? {
+                Claim::First(reserved) => reserved,
+                Claim::Repeat(task_id) => {
+                    let answer = self
+                        .answer_repeat(&scope, &task_id, history_length, return_immediately)
+                        .await?;
+                    return Ok((answer, None));
+                }
+            };
+            let start = self.start(ctx, req, listen, reserved);
+            self.answer(start, history_length).await
+        }
     }
 
     /// The blocking SendMessage's wait: drives the agent until its answer.

@@ -11,11 +11,81 @@ use crate::error::A2aError;
 use crate::store::TaskStore;
 use crate::types::{Role, StreamResponse, TaskState};
 
+/// What [`task_stream`] gives for a task already finished (and not resumed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum OnFinished {
+    /// UnsupportedOperationError (SubscribeToTask: there is nothing to subscribe to).
+    Refuse,
+    /// The task's snapshot alone (a repeated SendStreamingMessage: the first one's stream).
+    Snapshot,
+}
+
+/// The stream of a task subscribed to as SubscribeToTask opens it: the snapshot `first`
+/// (of state `state`) and the events that follow from `sub`; with `resume_after` (a
+/// `Last-Event-ID`), the logged events after it instead of the snapshot. Releases `rt` when the
+/// stream ends (or at once when there is none).
+pub(super) fn task_stream(
+    registry: Arc<Registry>,
+    store: Arc<dyn TaskStore>,
+    (first, state, sub): (SeqEvent, TaskState, Subscription),
+    resume_after: Option<u64>,
+    on_finished: OnFinished,
+) -> Result<EventStream, A2aError> {
+    let rt = sub.runtime().clone();
+    let release = |sub: Subscription| {
+        drop(sub);
+        registry.release(&rt);
+    };
+    if let Some(after) = resume_after {
+        // Resuming: what followed `after` from the log, then the live events.
+        if after > first.seq {
+            release(sub);
+            return Err(A2aError::invalid_field(
+                "Last-Event-ID",
+                format!(
+                    "task {} has no event {after} yet (its last is {})",
+                    rt.id, first.seq
+                ),
+            ));
+        }
+        if state.is_terminal() && after == first.seq {
+            release(sub);
+            return Ok(Box::pin(futures::stream::empty()));
+        }
+        return Ok(bus_stream(
+            registry.clone(),
+            store,
+            sub,
+            None,
+            None,
+            Some((after, first.seq)),
+        ));
+    }
+    if state.is_terminal() {
+        release(sub);
+        return match on_finished {
+            OnFinished::Refuse => Err(A2aError::UnsupportedOperation(format!(
+                "task {} is {state} (terminal); there is nothing to subscribe to — use GetTask",
+                rt.id
+            ))),
+            OnFinished::Snapshot => Ok(Box::pin(futures::stream::once(async move {
+                Ok(Arc::new(first))
+            }))),
+        };
+    }
+    // The opening snapshot of an interrupted task does not end the stream: it waits for the
+    // next turn.
+    let rest = bus_stream(registry.clone(), store, sub, None, None, None);
+    Ok(Box::pin(
+        futures::stream::once(async move { Ok(Arc::new(first)) }).chain(rest),
+    ))
+}
+
 /// Does this event end a stream? Terminal states do, and INPUT_REQUIRED (the client must send a
 /// message); AUTH_REQUIRED keeps the stream open while credentials arrive out of band. A task
 /// snapshot still INPUT_REQUIRED whose newest message is the user's is the start of the turn
 /// that answers it (as a continued task's turn is logged): the turn's events follow.
-fn ends_stream(event: &StreamResponse) -> bool {
+pub(super) fn ends_stream(event: &StreamResponse) -> bool {
     match event {
         StreamResponse::Message(_) => true,
         StreamResponse::Task(t) => {

@@ -9,6 +9,7 @@
 //! listing index.
 //!
 //! [`Task`]: crate::types::Task
+mod claims;
 mod memory_task;
 mod push_configs;
 mod task_store;
@@ -19,6 +20,7 @@ mod write;
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
+pub use claims::DEFAULT_MAX_CLAIMS;
 pub use push_configs::InMemoryPushConfigStore;
 
 use super::InMemoryPushOutbox;
@@ -84,6 +86,8 @@ pub struct InMemoryTaskStore {
     outbox: Option<Arc<InMemoryPushOutbox>>,
     /// Tasks evicted so far (global cap, per-scope retention, age).
     evicted: std::sync::atomic::AtomicU64,
+    /// The message claims of idempotent sends.
+    claims: claims::Claims,
 }
 
 impl Default for InMemoryTaskStore {
@@ -97,6 +101,7 @@ impl Default for InMemoryTaskStore {
             push_configs: None,
             outbox: None,
             evicted: std::sync::atomic::AtomicU64::new(0),
+            claims: claims::Claims::default(),
         }
     }
 }
@@ -168,6 +173,20 @@ impl InMemoryTaskStore {
     pub fn with_finished_events(mut self, events: usize) -> Self {
         self.finished_events = events;
         self
+    }
+
+    /// Holds at most `max` message claims of idempotent sends (default
+    /// [`DEFAULT_MAX_CLAIMS`]; at least 1): past it, the oldest claim goes, and a SendMessage
+    /// repeating its message id starts a new task. See
+    /// [`TaskStore::claim_message`](super::TaskStore::claim_message).
+    pub fn with_max_claims(mut self, max: usize) -> Self {
+        self.claims.max = max.max(1);
+        self
+    }
+
+    /// The number of message claims held.
+    pub fn claims(&self) -> usize {
+        self.claims.len()
     }
 
     /// The number of tasks held, over all scopes.

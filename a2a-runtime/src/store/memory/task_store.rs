@@ -12,7 +12,7 @@ use super::super::{
 use super::InMemoryTaskStore;
 use super::memory_task::{MemoryTask, Snapshot};
 use super::tasks::{Gone, Position};
-use crate::types::{StreamResponse, Task, TaskId, TaskState, Timestamp};
+use crate::types::{MessageId, StreamResponse, Task, TaskId, TaskState, Timestamp};
 
 #[async_trait::async_trait]
 impl TaskStore for InMemoryTaskStore {
@@ -275,5 +275,26 @@ impl TaskStore for InMemoryTaskStore {
         let n = gone.len();
         self.forget(gone);
         Ok(n)
+    }
+
+    async fn claim_message(
+        &self,
+        scope: &Scope,
+        message_id: &MessageId,
+        task_id: &TaskId,
+        since: Timestamp,
+    ) -> Result<Option<TaskId>, StoreError> {
+        Ok(self
+            .claims
+            .claim(scope, message_id, task_id, since, crate::store::now_ms()))
+    }
+
+    async fn purge_claims(
+        &self,
+        before: Timestamp,
+        keep: usize,
+        limit: usize,
+    ) -> Result<usize, StoreError> {
+        Ok(self.claims.purge(before, keep, limit))
     }
 }

@@ -1,8 +1,6 @@
 //! The task statements of the SQL stores: [`TaskStore`](crate::store::TaskStore) on a pool, its
 //! writes handed to the store's write queue (see [`writes`](super::writes)).
 
-use std::collections::BTreeMap;
-
 use sqlx::{ColumnIndex, Database, Executor, IntoArguments, Pool, QueryBuilder, Row as _};
 
 use super::codec::{backend, decode_event, decode_task, encode_event, encode_task, status_ms};
@@ -16,19 +14,22 @@ use crate::store::{
 };
 use crate::types::{StreamResponse, Task, TaskId, TaskState, Timestamp};
 
-/// The terminal states, whose tasks retention purges by age.
-const FINISHED: [TaskState; 4] = [
+/// The terminal states, whose tasks retention purges (see [`retention`](super::retention)).
+pub(super) const FINISHED: [TaskState; 4] = [
     TaskState::Completed,
     TaskState::Failed,
     TaskState::Canceled,
     TaskState::Rejected,
 ];
 
-/// The tables besides `a2a_tasks` that hold rows of a task, with their task id column.
-const TASK_PARTS: [(&str, &str); 3] = [
+/// The tables besides `a2a_tasks` that hold rows of a task, with their task id column: all
+/// removed with the task (the dead push deliveries too; a delivery still pending is left to be
+/// sent).
+pub(super) const TASK_PARTS: [(&str, &str); 4] = [
     ("a2a_events", "task_id"),
     ("a2a_push_configs", "task_id"),
     ("a2a_task_items", "task_id"),
+    ("a2a_push_dead", "task_id"),
 ];
 
 /// The most events one `events_after` call returns.
@@ -340,76 +341,6 @@ where
             .collect()
     }
 
-    /// Removes at most `limit` finished tasks last written before `before`, with all their
-    /// rows; returns how many.
-    pub(in crate::store) async fn purge_finished(
-        &self,
-        before: Timestamp,
-        limit: usize,
-    ) -> Result<usize, StoreError> {
-        if limit == 0 {
-            return Ok(0);
-        }
-        let before = before.millis();
-        let mut tx = self.pool.begin().await.map_err(backend)?;
-        let mut q = QueryBuilder::<D::Db>::new("SELECT tenant, owner, id FROM a2a_tasks");
-        push_age_filter(&mut q, &FINISHED, before);
-        q.push(" LIMIT ");
-        q.push_bind(to_i64(limit as u64)?);
-        let rows = D::build(&mut q)
-            .fetch_all(&mut *tx)
-            .await
-            .map_err(backend)?;
-        let mut purged = 0;
-        let mut counts = BTreeMap::new();
-        for row in rows {
-            let tenant: String = row.try_get(0).map_err(backend)?;
-            let owner: String = row.try_get(1).map_err(backend)?;
-            let id: String = row.try_get(2).map_err(backend)?;
-            // Still finished and old (not written since it was found).
-            let mut del = QueryBuilder::<D::Db>::new("DELETE FROM a2a_tasks");
-            push_age_filter(&mut del, &FINISHED, before);
-            del.push(" AND tenant = ");
-            del.push_bind(tenant.as_str());
-            del.push(" AND owner = ");
-            del.push_bind(owner.as_str());
-            del.push(" AND id = ");
-            del.push_bind(id.as_str());
-            let done = D::build(&mut del)
-                .execute(&mut *tx)
-                .await
-                .map_err(backend)?;
-            if D::rows_affected(&done) == 0 {
-                continue;
-            }
-            purged += 1;
-            *counts.entry((tenant.clone(), owner.clone())).or_insert(0) -= 1;
-            for (table, key) in TASK_PARTS {
-                sqlx::query(&format!(
-                    "DELETE FROM {table} WHERE tenant = $1 AND owner = $2 AND {key} = $3"
-                ))
-                .bind(tenant.as_str())
-                .bind(owner.as_str())
-                .bind(id.as_str())
-                .execute(&mut *tx)
-                .await
-                .map_err(backend)?;
-            }
-        }
-        adjust_counts::<D>(&mut tx, &counts).await?;
-        // A scope left without tasks keeps no count.
-        for (tenant, owner) in counts.keys() {
-            sqlx::query("DELETE FROM a2a_task_counts WHERE tenant = $1 AND owner = $2 AND n <= 0")
-                .bind(tenant.as_str())
-                .bind(owner.as_str())
-                .execute(&mut *tx)
-                .await
-                .map_err(backend)?;
-        }
-        tx.commit().await.map_err(backend)?;
-        Ok(purged)
-    }
-
     /// The number of tasks in `scope` matching `query`'s filters: the kept count of the scope
     /// when there are none (`unfiltered`), else a count the indexes answer.
     async fn count_matching(
@@ -478,8 +409,11 @@ where
 
 /// Appends `WHERE state IN (states) AND updated_ms < before` to a statement on `a2a_tasks`
 /// (served by the index on `(state, updated_ms)`).
-fn push_age_filter<DB: Database>(q: &mut QueryBuilder<'_, DB>, states: &[TaskState], before: i64)
-where
+pub(super) fn push_age_filter<DB: Database>(
+    q: &mut QueryBuilder<'_, DB>,
+    states: &[TaskState],
+    before: i64,
+) where
     for<'q> &'q str: Param<'q, DB>,
     for<'q> i64: Param<'q, DB>,
 {

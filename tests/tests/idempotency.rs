@@ -283,3 +283,35 @@ async fn a_repeated_stream_follows_the_first_task_live() {
     );
     assert_eq!(agent.runs(), 1);
 }
+
+/// A repeated SendStreamingMessage whose task waits for the client's input answers as the first
+/// stream did: the task, then the end of the stream (not a subscription waiting for the next
+/// turn), on both bindings; the agent ran once.
+#[tokio::test]
+async fn a_repeated_stream_of_a_task_asking_for_input_ends_like_the_first() {
+    let agent = Counted::default();
+    let server = TestServer::start(builder(&agent)).await;
+    let params = send_with(&mid(), "ask");
+    let first = server
+        .stream(Binding::Rest, "SendStreamingMessage", params.clone())
+        .await
+        .unwrap()
+        .collect()
+        .await;
+    let task_id = id(&first[0].data["task"]);
+    for binding in Binding::BOTH {
+        let repeat = within(
+            "the repeated stream's end",
+            server
+                .stream(binding, "SendStreamingMessage", params.clone())
+                .await
+                .unwrap()
+                .collect(),
+        )
+        .await;
+        assert_eq!(repeat.len(), 1, "{binding:?}: {repeat:?}");
+        assert_eq!(id(&repeat[0].data["task"]), task_id);
+        assert_eq!(repeat[0].state(), Some("TASK_STATE_INPUT_REQUIRED"));
+    }
+    assert_eq!(agent.runs(), 1);
+}

@@ -16,7 +16,8 @@ use crate::types::{Role, StreamResponse, TaskState};
 pub(super) enum OnFinished {
     /// UnsupportedOperationError (SubscribeToTask: there is nothing to subscribe to).
     Refuse,
-    /// The task's snapshot alone (a repeated SendStreamingMessage: the first one's stream).
+    /// The task's snapshot alone (a repeated SendStreamingMessage: the first one's stream), also
+    /// for a task waiting for the client's input.
     Snapshot,
 }
 
@@ -61,7 +62,10 @@ pub(super) fn task_stream(
             Some((after, first.seq)),
         ));
     }
-    if state.is_terminal() {
+    // A repeated SendStreamingMessage answers as the first one's stream did: it ended at
+    // INPUT_REQUIRED (the client's turn) as well as at a terminal state.
+    let repeat_ends = matches!(on_finished, OnFinished::Snapshot) && ends_stream(&first.event);
+    if state.is_terminal() || repeat_ends {
         release(sub);
         return match on_finished {
             OnFinished::Refuse => Err(A2aError::UnsupportedOperation(format!(

@@ -247,6 +247,17 @@ async fn a_repeated_message_to_a_continued_task_returns_the_task() {
         assert_eq!(state(task_of(&repeat)), "TASK_STATE_COMPLETED");
     }
     assert_eq!(agent.runs(), 2);
+    // The same id for another message: a client's mistake, not a retry; refused, no run.
+    let mut reused = again.clone();
+    reused["message"]["parts"] = json!([{"text": "something else"}]);
+    for binding in Binding::BOTH {
+        server
+            .call(binding, "SendMessage", reused.clone())
+            .await
+            .unwrap_err()
+            .assert_invalid("message.messageId");
+    }
+    assert_eq!(agent.runs(), 2);
     // A new message id to the finished task: refused as before.
     answer["message"]["messageId"] = json!(mid());
     server

@@ -6,13 +6,15 @@
 //! `messageId`
 //! - for a new task (no `taskId`), within [`Idempotency::window`] of the first: answers with
 //!   the task the first one started, and the agent does not run again;
-//! - for a continued task (`taskId` set): whenever the task's history holds that message id,
-//!   the same.
+//! - for a continued task (`taskId` set): whenever the task's history holds that message id
+//!   with the same parts, the same; with other parts, the id was reused for a new message: an
+//!   invalid-params error naming `message.messageId`.
 //!
 //! The answer is the one the first request would have had: a blocking SendMessage waits for
 //! the task to reach a state that answers it (terminal, INPUT_REQUIRED, AUTH_REQUIRED; at once
 //! with `returnImmediately`) and returns it; a streaming one gets the task's stream as
-//! SubscribeToTask gives it (its snapshot, then its events; a finished task's snapshot alone),
+//! SubscribeToTask gives it (its snapshot, then its events; a finished task's snapshot alone, as
+//! is the snapshot of a task waiting for the client's input, where the first stream ended),
 //! resumable with `Last-Event-ID`. A repeat may change nothing: its own message, configuration
 //! and metadata are not used. A repeat whose first request started no task (its agent answered
 //! with a message alone, or has not published within [`Idempotency::wait_for_task`]) is refused

@@ -54,16 +54,28 @@ impl DefaultRequestHandler {
                 // Answered TaskNotFound by the turn.
                 return Ok(Claim::First(None));
             };
-            let held = rt
-                .snapshot()
-                .await
-                .is_some_and(|t| t.history.iter().any(|m| m.message_id == message.message_id));
-            self.registry.release(&rt);
-            return Ok(if held {
-                Claim::Repeat(message.task_id.clone())
-            } else {
-                Claim::First(None)
+            // The same id with the same parts is a retry; with other parts, a client reusing an
+            // id for a new message: refused, as before there were repeats.
+            let held = rt.snapshot().await.and_then(|t| {
+                t.history
+                    .iter()
+                    .find(|m| m.message_id == message.message_id)
+                    .map(|m| m.parts == message.parts)
             });
+            self.registry.release(&rt);
+            return match held {
+                Some(true) => Ok(Claim::Repeat(message.task_id.clone())),
+                Some(false) => Err(A2aError::invalid_field(
+                    "message.messageId",
+                    format!(
+                        "task {} already holds another message with id {}; give each new \
+                         message a new id",
+                        message.task_id,
+                        crate::error::quoted(message.message_id.as_str())
+                    ),
+                )),
+                None => Ok(Claim::First(None)),
+            };
         }
         let now = crate::types::unix_millis();
         let window = i64::try_from(idem.window.as_millis()).unwrap_or(i64::MAX);

@@ -528,33 +528,34 @@ async fn logged_cause(id: &str) -> String {
 async fn internal_errors(srv: &RunningServer, text: &str) -> Vec<(&'static str, String, String)> {
     let http = reqwest::Client::new();
     let url = srv.url();
-    let v1 = json!({"message": {"role": "ROLE_USER", "messageId": format!("m-{text}"), "parts": [{"text": text}]}});
-    let v03 = json!({"message": {"kind": "message", "role": "user", "messageId": format!("o-{text}"), "parts": [{"kind": "text", "text": text}]}});
+    // A new message id per call: the same id again would be a repeat of the first call.
+    let v1 = |n: u8| json!({"message": {"role": "ROLE_USER", "messageId": format!("m-{text}-{n}"), "parts": [{"text": text}]}});
+    let v03 = |n: u8| json!({"message": {"kind": "message", "role": "user", "messageId": format!("o-{text}-{n}"), "parts": [{"kind": "text", "text": text}]}});
     let mut out = Vec::new();
     let calls = [
         (
             "JSONRPC",
             format!("{url}/"),
             Some("1.0"),
-            json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": v1}),
+            json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": v1(1)}),
         ),
         (
             "HTTP+JSON",
             format!("{url}/message:send"),
             Some("1.0"),
-            v1.clone(),
+            v1(2),
         ),
         (
             "JSONRPC v0.3",
             format!("{url}/"),
             None,
-            json!({"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": v03}),
+            json!({"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": v03(3)}),
         ),
         (
             "HTTP+JSON v0.3",
             format!("{url}/v1/message:send"),
             None,
-            v03.clone(),
+            v03(4),
         ),
     ];
     for (binding, at, version, body) in calls {

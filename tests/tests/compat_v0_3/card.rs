@@ -258,11 +258,10 @@ async fn a_mounted_server_without_url_points_at_the_mount() {
     handle.stop(false).await;
 }
 
-/// A follow-up whose `messageId` the task already holds is a repeat (a client retrying): JSON-RPC,
-/// REST and v0.3 answer with the task as it stands, and the agent does not run again: the task
-/// stays as it was.
+/// A follow-up whose `messageId` the task already holds is InvalidParams on JSON-RPC, REST and
+/// v0.3, and does not run: the task stays as it was.
 #[tokio::test]
-async fn a_repeated_message_id_answers_with_the_task_on_every_binding() {
+async fn a_repeated_message_id_is_refused_on_every_binding() {
     let srv = TestServer::start(builder("dup")).await;
     let (asked, _) = rpc(
         srv.url(),
@@ -278,17 +277,18 @@ async fn a_repeated_message_id_answers_with_the_task_on_every_binding() {
     );
     let mut again = user_v1("Ada", "dup-1");
     again["taskId"] = json!(task);
-    let (repeat, _) = rpc(
+    let (err, _) = rpc(
         srv.url(),
         Some("1.0"),
         "SendMessage",
         json!({"message": again}),
     )
     .await;
-    assert_eq!(repeat["result"]["task"]["id"], task, "{repeat}");
-    assert_eq!(
-        repeat["result"]["task"]["status"]["state"],
-        "TASK_STATE_INPUT_REQUIRED"
+    assert_eq!(err["error"]["code"], -32602, "{err}");
+    assert!(
+        err["error"]["message"].as_str().unwrap().contains("dup-1")
+            || err.to_string().contains("dup-1"),
+        "{err}"
     );
     let resp = http()
         .post(format!("{}/message:send", srv.url()))
@@ -297,13 +297,13 @@ async fn a_repeated_message_id_answers_with_the_task_on_every_binding() {
         .send()
         .await
         .unwrap();
-    assert_eq!(resp.status(), 200);
+    assert_eq!(resp.status(), 400);
     let body: Value = resp.json().await.unwrap();
-    assert_eq!(body["task"]["id"], task, "{body}");
+    assert_eq!(body["error"]["status"], "INVALID_ARGUMENT", "{body}");
     let mut v03 = user("Ada", "dup-1");
     v03["taskId"] = json!(task);
-    let (repeat, _) = rpc(srv.url(), None, "message/send", json!({"message": v03})).await;
-    assert_eq!(repeat["result"]["id"], task, "{repeat}");
+    let (err, _) = rpc(srv.url(), None, "message/send", json!({"message": v03})).await;
+    assert_eq!(err["error"]["code"], -32602, "{err}");
     let (got, _) = rpc(srv.url(), Some("1.0"), "GetTask", json!({"id": task})).await;
     assert_eq!(
         got["result"]["status"]["state"], "TASK_STATE_INPUT_REQUIRED",

@@ -50,7 +50,7 @@ async fn python_0_3_client(python: &std::path::Path, url: &str, binding: &str) {
         url,
         Some("1.0"),
         "SendMessage",
-        json!({"message": user_v1("wait", "py-v1"), "configuration": {"returnImmediately": true}}),
+        json!({"message": user_v1("wait", &format!("py-v1-{binding}")), "configuration": {"returnImmediately": true}}),
     )
     .await;
     let from_v1 = made["result"]["task"]["id"].as_str().unwrap().to_owned();

@@ -326,3 +326,40 @@ async fn a_repeated_stream_of_a_task_asking_for_input_ends_like_the_first() {
     }
     assert_eq!(agent.runs(), 1);
 }
+
+/// A send refused after its message id was claimed (a push config the URL guard refuses) gives
+/// the claim back: the same message id sent again is a first send (a task, the agent runs),
+/// not a repeat waiting for a task that was never made.
+#[tokio::test]
+async fn a_send_refused_after_its_claim_leaves_the_id_free() {
+    let agent = Counted::default();
+    let mut card = agent_card("counted");
+    card.capabilities.streaming = Some(true);
+    card.capabilities.push_notifications = Some(true);
+    let server = TestServer::start(
+        A2aServer::builder()
+            .card(card)
+            .executor(agent.clone())
+            .push(a2a_runtime::push::PushConfig::new()),
+    )
+    .await;
+    let message_id = mid();
+    for (n, binding) in Binding::BOTH.into_iter().enumerate() {
+        let message_id = format!("{message_id}-{n}");
+        let mut refused = send_with(&message_id, "hi");
+        refused["configuration"] =
+            json!({"taskPushNotificationConfig": {"url": "http://127.0.0.1:1/hook"}});
+        server
+            .call(binding, "SendMessage", refused)
+            .await
+            .unwrap_err()
+            .assert_invalid("configuration.taskPushNotificationConfig.url");
+        let sent = within(
+            "the second send",
+            server.ok(binding, "SendMessage", send_with(&message_id, "hi")),
+        )
+        .await;
+        assert_eq!(state(task_of(&sent)), "TASK_STATE_COMPLETED");
+    }
+    assert_eq!(agent.runs(), 2);
+}

@@ -340,6 +340,19 @@ pub trait TaskStore: Send + Sync + fmt::Debug + 'static {
         Ok(None)
     }
 
+    /// Idempotent sends: removes the claim of `message_id` in `scope` if it is still for
+    /// `task_id` (a send that failed before its task existed: a retry is a first send again).
+    /// The default does nothing.
+    async fn release_message_claim(
+        &self,
+        scope: &Scope,
+        message_id: &MessageId,
+        task_id: &TaskId,
+    ) -> Result<(), StoreError> {
+        let _ = (scope, message_id, task_id);
+        Ok(())
+    }
+
     /// Idempotent sends: removes the claims made before `before`, then the oldest beyond
     /// `keep`; at most `limit` in one call; returns how many. The default removes none.
     async fn purge_claims(

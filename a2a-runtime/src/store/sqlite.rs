@@ -468,6 +468,17 @@ impl TaskStore for SqliteStore {
             .await
     }
 
+    async fn release_message_claim(
+        &self,
+        scope: &Scope,
+        message_id: &MessageId,
+        task_id: &TaskId,
+    ) -> Result<(), StoreError> {
+        self.retained()
+            .release_message_claim(scope, message_id, task_id)
+            .await
+    }
+
     async fn purge_claims(
         &self,
         before: Timestamp,

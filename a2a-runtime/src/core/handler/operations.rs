@@ -67,17 +67,25 @@ impl RequestHandler for DefaultRequestHandler {
                 "this agent does not support streaming".into(),
             ));
         }
-        let reserved = match self.claim(&ctx.scope(), &req.message).await? {
+        let scope = ctx.scope();
+        let reserved = match self.claim(&scope, &req.message).await? {
             Claim::First(reserved) => reserved,
             Claim::Repeat(task_id) => return self.stream_repeat(&ctx, &task_id).await,
         };
+        let message_id = req.message.message_id.clone();
+        let started = self.start(ctx, req, Listen::Stream, reserved.clone()).await;
+        if started.is_err()
+            && let Some(task_id) = &reserved
+        {
+            self.release_claim(&scope, &message_id, task_id).await;
+        }
         let Started {
             rt,
             first,
             listener,
             execution,
             run,
-        } = self.start(ctx, req, Listen::Stream, reserved).await?;
+        } = started?;
         tokio::spawn(run);
         let Listener::Stream(sub) = listener else {
             self.registry.release(&rt);

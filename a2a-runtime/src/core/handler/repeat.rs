@@ -11,7 +11,9 @@ use super::stream::{OnFinished, bus_stream, ends_stream, task_stream};
 use crate::error::A2aError;
 use crate::extension::RequestContext;
 use crate::store::Scope;
-use crate::types::{Message, SendMessageResponse, StreamResponse, TaskId, TaskState, Timestamp};
+use crate::types::{
+    Message, MessageId, SendMessageResponse, StreamResponse, TaskId, TaskState, Timestamp,
+};
 
 /// How often a repeat looks again for its first request's task while that one is starting.
 const POLL: Duration = Duration::from_millis(20);
@@ -143,6 +145,25 @@ impl DefaultRequestHandler {
         };
         trim_history(&mut task, history_length);
         Ok(SendMessageResponse::Task(task))
+    }
+
+    /// Gives up the claim of a send that failed (`message_id` for `task_id`) when its task was
+    /// never created: a retry is then a first send, not a repeat waiting for a task that will
+    /// not come.
+    pub(super) async fn release_claim(
+        &self,
+        scope: &Scope,
+        message_id: &MessageId,
+        task_id: &TaskId,
+    ) {
+        if matches!(self.store.get(scope, task_id).await, Ok(None))
+            && let Err(e) = self
+                .store
+                .release_message_claim(scope, message_id, task_id)
+                .await
+        {
+            tracing::warn!(error = %e, "cannot release the message claim of a failed send");
+        }
     }
 
     /// A repeated SendStreamingMessage's answer: the task's stream as SubscribeToTask opens it

@@ -240,8 +240,15 @@ impl DefaultRequestHandler {
                     return Ok((answer, None));
                 }
             };
-            let start = self.start(ctx, req, listen, reserved);
-            self.answer(start, history_length).await
+            let message_id = req.message.message_id.clone();
+            let start = self.start(ctx, req, listen, reserved.clone());
+            let answer = self.answer(start, history_length).await;
+            if answer.is_err()
+                && let Some(task_id) = reserved
+            {
+                self.release_claim(&scope, &message_id, &task_id).await;
+            }
+            answer
         }
     }
 

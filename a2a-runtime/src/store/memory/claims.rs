@@ -79,6 +79,20 @@ impl Claims {
         None
     }
 
+    /// See [`TaskStore::release_message_claim`](crate::store::TaskStore::release_message_claim).
+    pub(super) fn release(&self, scope: &Scope, message_id: &MessageId, task_id: &TaskId) {
+        let mut inner = self.lock();
+        let key = (scope.clone(), message_id.as_str().to_owned());
+        if inner
+            .held
+            .get(&key)
+            .is_some_and(|(held, _)| held == task_id)
+        {
+            // Its entry in `order` is stale now, dropped as the others are.
+            inner.held.remove(&key);
+        }
+    }
+
     /// See [`TaskStore::purge_claims`](crate::store::TaskStore::purge_claims).
     pub(super) fn purge(&self, before: Timestamp, keep: usize, limit: usize) -> usize {
         let mut inner = self.lock();

@@ -289,6 +289,16 @@ impl TaskStore for InMemoryTaskStore {
             .claim(scope, message_id, task_id, since, crate::store::now_ms()))
     }
 
+    async fn release_message_claim(
+        &self,
+        scope: &Scope,
+        message_id: &MessageId,
+        task_id: &TaskId,
+    ) -> Result<(), StoreError> {
+        self.claims.release(scope, message_id, task_id);
+        Ok(())
+    }
+
     async fn purge_claims(
         &self,
         before: Timestamp,

@@ -164,6 +164,27 @@ where
         Ok(purged)
     }
 
+    /// Removes the claim of `message_id` in `scope` if it is for `task_id`.
+    pub(in crate::store) async fn release_message_claim(
+        &self,
+        scope: &Scope,
+        message_id: &MessageId,
+        task_id: &TaskId,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "DELETE FROM a2a_message_claims \
+             WHERE tenant = $1 AND owner = $2 AND message_id = $3 AND task_id = $4",
+        )
+        .bind(scope.tenant.as_str())
+        .bind(&*scope.owner)
+        .bind(message_id.as_str())
+        .bind(task_id.as_str())
+        .execute(self.pool)
+        .await
+        .map_err(backend)?;
+        Ok(())
+    }
+
     /// Claims `message_id` in `scope` for `task_id`, unless a claim made at or after `since`
     /// holds it: then its task id.
     pub(in crate::store) async fn claim_message(

@@ -108,6 +108,7 @@ pub struct A2aServerBuilder {
     #[cfg(feature = "jwt")]
     card_signer: Option<crate::auth::signing::CardSigner>,
     versions: Versions,
+    v0_3_card: bool,
     #[cfg(feature = "push")]
     push: Option<crate::push::PushConfig>,
     /// Where the gRPC listener is served, when there is one.
@@ -162,6 +163,7 @@ impl A2aServerBuilder {
             #[cfg(feature = "jwt")]
             card_signer: None,
             versions: Versions::default(),
+            v0_3_card: false,
             #[cfg(feature = "push")]
             push: None,
             #[cfg(feature = "grpc")]
@@ -507,7 +509,8 @@ impl A2aServerBuilder {
 
     /// The protocol versions served (default: both v1.0 and v0.3). A request without
     /// `A2A-Version` (or with `0.3`) is v0.3: the v0.3 method names and shapes, served by the
-    /// same tasks and extensions as v1.0; the card carries v0.3's members beside v1.0's.
+    /// same tasks and extensions as v1.0. The card stays a v1.0 card; see
+    /// [`v0_3_card`](Self::v0_3_card) for v0.3 clients that discover agents from it.
     ///
     /// ```
     /// use a2a_runtime::compat::ProtocolVersion;
@@ -541,6 +544,15 @@ impl A2aServerBuilder {
             }
         }
         self.versions = chosen;
+        self
+    }
+
+    /// Whether the agent card also carries v0.3's members (`url`, `preferredTransport`,
+    /// `additionalInterfaces`, `protocolVersion: "0.3.0"`, ...) beside v1.0's, for v0.3
+    /// clients that discover the agent from its card (default: false, a strict v1.0 card).
+    /// Only while v0.3 is served ([`protocol_versions`](Self::protocol_versions)).
+    pub fn v0_3_card(mut self, on: bool) -> Self {
+        self.v0_3_card = on;
         self
     }
 
@@ -696,8 +708,10 @@ impl A2aServerBuilder {
             }
             (None, None) => return Err(BuildError::NoAgent),
         };
-        // One card serves both versions: v0.3's members beside v1.0's.
-        let decorate: card::Decorate = if self.versions.v0_3 {
+        // A strict v1.0 card unless asked otherwise: v0.3's top-level members make the card
+        // fail v1.0 schema validation (the conformance suite's CARD-STRUCT-001), and v1.0
+        // clients, the ones a v1.0 card is for, ignore them. v0.3 requests are served either way.
+        let decorate: card::Decorate = if self.versions.v0_3 && self.v0_3_card {
             crate::compat::v0_3::convert::card_fields
         } else {
             |_| serde_json::Map::new()

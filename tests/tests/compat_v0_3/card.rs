@@ -131,7 +131,8 @@ async fn every_rest_route_is_reached_by_concatenating_the_card_url() {
 }
 
 /// The interfaces the user put on the card are kept after the served ones; v0.3's members are
-/// there beside v1.0's, and gone with `.protocol_versions([V1_0])`.
+/// there beside v1.0's with `.v0_3_card(true)`, and gone by default (a strict v1.0 card) and
+/// with `.protocol_versions([V1_0])`.
 #[tokio::test]
 async fn the_users_interfaces_are_kept_and_v0_3_members_added() {
     let mut card = a2a_tests::client::card("merged");
@@ -139,7 +140,30 @@ async fn the_users_interfaces_are_kept_and_v0_3_members_added() {
         "grpc.example.com:443",
         ProtocolBinding::Grpc,
     )];
-    let srv = TestServer::start(builder("merged").card(card.clone())).await;
+    let strict = TestServer::start(builder("strict").card(card.clone())).await;
+    let got: Value = http()
+        .get(format!("{}{CARD}", strict.url()))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    for member in [
+        "url",
+        "protocolVersion",
+        "preferredTransport",
+        "additionalInterfaces",
+    ] {
+        assert!(got.get(member).is_none(), "{member}: {got}");
+    }
+    assert_eq!(
+        got["supportedInterfaces"].as_array().unwrap().len(),
+        3,
+        "{got}"
+    );
+
+    let srv = TestServer::start(builder("merged").card(card.clone()).v0_3_card(true)).await;
     let got: Value = http()
         .get(format!("{}{CARD}", srv.url()))
         .send()
@@ -167,6 +191,7 @@ async fn the_users_interfaces_are_kept_and_v0_3_members_added() {
     let only_v1 = TestServer::start(
         builder("v1")
             .card(card)
+            .v0_3_card(true)
             .protocol_versions([ProtocolVersion::V1_0]),
     )
     .await;

@@ -14,7 +14,7 @@ use super::*;
 /// task shared with v1.0; with `A2A-Version: 1.0` the same paths are tenant `v1`'s v1.0 routes.
 #[tokio::test]
 async fn v0_3_rest_routes_shapes_and_errors() {
-    let srv = TestServer::start(builder("rest03")).await;
+    let srv = TestServer::start(builder("rest03").v0_3_card(true)).await;
     let card: Value = http()
         .get(format!("{}{CARD}", srv.url()))
         .send()

@@ -39,7 +39,8 @@ const PY_REQUIRED: &[&str] = &[
 )]
 async fn the_python_sdk_0_3_client() {
     let python = interop::setup(interop::python_v03).await;
-    let srv = TestServer::start(interop_builder()).await;
+    // The v0.3 SDKs discover the agent from its card: v0.3 members on.
+    let srv = TestServer::start(interop_builder().v0_3_card(true)).await;
     for binding in ["jsonrpc", "rest"] {
         python_0_3_client(&python, srv.url(), binding).await;
     }
@@ -122,7 +123,8 @@ const JS_REQUIRED: &[&str] = &[
 )]
 async fn the_js_sdk_0_3_client() {
     let dir = interop::setup(interop::js_v03_dir).await;
-    let srv = TestServer::start(interop_builder()).await;
+    // The v0.3 SDKs discover the agent from its card: v0.3 members on.
+    let srv = TestServer::start(interop_builder().v0_3_card(true)).await;
     for binding in ["jsonrpc", "rest"] {
         let mut cmd = tokio::process::Command::new("node");
         cmd.current_dir(&dir)

@@ -6,7 +6,7 @@
 //! below its own, never one of its layer or above (`.ci/layers` checks it on every CI run).
 //! From the bottom:
 //!
-//! 1. `error`: the errors every layer answers with
+//! 1. `error`, `log`: the errors every layer answers with; the readable log on stderr
 //! 2. `json`: reading and writing the wire format (ProtoJSON, JSON-RPC envelopes)
 //! 3. `types`: the protocol's data types
 //! 4. `protocol`: the request model: operations, their typed params, the caller, headers, trace
@@ -22,7 +22,8 @@
 //! `store`, `auth`, `push`, `service` and `server`.
 //! 9. `service`: the request pipeline every binding runs a request through (feature `server`)
 //! 10. `client`, `server`: the bindings
-//! 11. `test`: helpers to test an agent through both bindings (feature `test-util`)
+//! 11. `test`, `prelude`: helpers to test an agent through both bindings (feature `test-util`);
+//!     what agent and extension authors write with, in one import
 //! 12. `__private`: what the output of `#[a2a_extension]` names
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
@@ -42,8 +43,11 @@ pub mod extension;
 #[cfg(feature = "grpc")]
 pub mod grpc;
 pub mod json;
+#[cfg(feature = "log")]
+pub mod log;
 #[cfg(feature = "otel")]
 pub mod otel;
+pub mod prelude;
 pub mod protocol;
 #[cfg(feature = "push")]
 pub mod push;

@@ -139,8 +139,7 @@ pub fn init() -> Result<Otel, OtelError> {
     use tracing_subscriber::util::SubscriberInitExt as _;
 
     let otel = Otel::from_env()?;
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let filter = crate::log::filter();
     // `RUST_LOG` chooses what is printed, not what is exported.
     let log = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)

@@ -145,12 +145,14 @@ impl A2aServer {
             Some(addr) => {
                 let pipeline = self.inner.pipeline.clone();
                 let running = grpc::start(pipeline, addr, self.grpc_tls()).await?;
+                tracing::info!(target: "a2a::server", "gRPC listening on {}", running.addr);
                 add_grpc_interface(&self.inner, running.addr);
                 Some(running)
             }
             None => None,
         };
         let server = server.run();
+        tracing::info!(target: "a2a::server", "listening on {scheme}://{local}");
         let handle = server.handle();
         let join = tokio::spawn(server);
         Ok(RunningServer {

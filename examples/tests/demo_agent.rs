@@ -126,7 +126,7 @@ fn start_env(
         let trimmed = line.trim();
         if trimmed.starts_with("curl ") {
             demo.curls.push(trimmed.to_owned());
-        } else if trimmed.starts_with("Authentication:") {
+        } else if trimmed.starts_with("Authentication:") || trimmed.starts_with("WARNING:") {
             demo.notes.push(trimmed.to_owned());
         }
         if line.contains("Press Ctrl-C") {
@@ -341,6 +341,8 @@ fn readme_curl_commands_work_against_the_demo_agent() {
         .lines()
         .map(str::trim)
         .filter(|l| l.starts_with("curl "))
+        // The push walkthrough's, to a local receiver: its own test, below.
+        .filter(|l| !l.contains(LOCAL_HOOK))
         .collect();
     assert!(commands.len() >= 2, "{commands:?}");
     let (demo, _dir) = start();
@@ -350,6 +352,121 @@ fn readme_curl_commands_work_against_the_demo_agent() {
         let out = sh(&command);
         check(&command, &out);
     }
+}
+
+/// Where the README's push walkthrough has the local webhook receiver listen.
+const LOCAL_HOOK: &str = "http://127.0.0.1:9000";
+
+/// The webhook receiver example, killed when the test ends.
+struct Receiver {
+    child: Child,
+    url: String,
+    lines: mpsc::Receiver<String>,
+}
+
+impl Drop for Receiver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts the `webhook-receiver` binary on a free port.
+fn receiver() -> Receiver {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_webhook-receiver"))
+        .args(["--addr", "127.0.0.1:0"])
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start webhook-receiver");
+    let stdout = child.stdout.take().unwrap();
+    let (tx, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let first = lines
+        .recv_timeout(TIMEOUT)
+        .expect("the receiver prints where it listens");
+    let url = first
+        .split("listening on ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .expect("a URL")
+        .trim_end_matches('/')
+        .to_owned();
+    Receiver { child, url, lines }
+}
+
+/// The README's push walkthrough, as pasted: the receiver, the agent with
+/// `--allow-local-webhooks` (which warns), the curl; the receiver prints the deliveries of the
+/// task up to its completion, with the token. Without the flag the webhook is refused.
+#[test]
+fn readme_push_walkthrough_delivers_to_the_local_receiver() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
+        .expect("README.md");
+    let joined = readme.replace("\\\n", " ");
+    let walkthrough = joined
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("curl ") && l.contains(LOCAL_HOOK))
+        .expect("the README's push walkthrough curl")
+        .to_owned();
+    assert!(
+        joined.contains("--bin webhook-receiver") && joined.contains("-- --allow-local-webhooks"),
+        "the walkthrough starts the receiver and the agent with the flag"
+    );
+
+    let hook = receiver();
+    let (demo, _dir) = start_with(&["--allow-local-webhooks"]);
+    assert!(
+        demo.notes
+            .iter()
+            .any(|n| n.starts_with("WARNING:") && n.contains("local")),
+        "{:?}",
+        demo.notes
+    );
+    let command = walkthrough
+        .replace("http://127.0.0.1:8080", &demo.url)
+        .replace(LOCAL_HOOK, &hook.url);
+    let answer: Value = serde_json::from_str(&sh(&command)).expect("JSON");
+    let id = answer["task"]["id"].as_str().expect("a task").to_owned();
+    assert_eq!(
+        answer["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{answer}"
+    );
+    let mut seen = Vec::new();
+    loop {
+        let line = hook
+            .lines
+            .recv_timeout(TIMEOUT)
+            .unwrap_or_else(|_| panic!("no completed delivery; got {seen:#?}"));
+        assert!(
+            line.starts_with("delivery ") && line.contains(" /hook token=my-token "),
+            "{line}"
+        );
+        let done = line.contains(&id) && line.contains("TASK_STATE_COMPLETED");
+        seen.push(line);
+        if done {
+            break;
+        }
+    }
+
+    let (strict, _dir2) = start();
+    let refused = sh(&walkthrough
+        .replace("http://127.0.0.1:8080", &strict.url)
+        .replace(LOCAL_HOOK, &hook.url));
+    let refused: Value = serde_json::from_str(&refused).expect("JSON");
+    assert!(
+        refused.get("task").is_none() && refused.get("error").is_some(),
+        "{refused}"
+    );
 }
 
 /// Sends a blocking message over HTTP+JSON and returns the task.

@@ -10,8 +10,9 @@ use std::time::Duration;
 /// The safety net around a binary that should exit at once (never used to order things).
 const TIMEOUT: Duration = Duration::from_secs(60);
 
-const BINARIES: [(&str, &str); 5] = [
+const BINARIES: [(&str, &str); 6] = [
     ("demo-agent", env!("CARGO_BIN_EXE_demo-agent")),
+    ("webhook-receiver", env!("CARGO_BIN_EXE_webhook-receiver")),
     ("client", env!("CARGO_BIN_EXE_client")),
     ("extensions", env!("CARGO_BIN_EXE_extensions")),
     ("secure-passport", env!("CARGO_BIN_EXE_secure-passport")),

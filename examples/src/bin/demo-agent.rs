@@ -1,11 +1,15 @@
 //! The README's run command: the demo agent (echo + streaming + multi-turn) on
-//! http://127.0.0.1:8080 (`--addr HOST:PORT` or `A2A_ADDR` to change it) and the gRPC binding on
-//! 127.0.0.1:8081 (`--grpc-addr HOST:PORT` or `A2A_GRPC_ADDR`), keeping its tasks in the SQLite
-//! file `data/demo-agent.db` (`--store URL` or `A2A_STORE` to change it: `memory:`,
-//! `sqlite://path`, `postgres://…`), with push notifications on and the URL guard on (webhooks
-//! must be public http(s) URLs). On PostgreSQL, many demo agents share the database: any of
-//! them serves any task, and the tasks of one that died end FAILED after its leases expire
-//! (`A2A_LEASE_TTL_MS`, default 20,000).
+//! http://127.0.0.1:8080 (`--addr HOST:PORT` or `A2A_ADDR` to change it), over JSON-RPC and
+//! HTTP+JSON, keeping its tasks in the SQLite file `data/demo-agent.db` (`--store URL` or
+//! `A2A_STORE` to change it: `memory:`, `sqlite://path`, and with feature `postgres`,
+//! `postgres://…`).
+//!
+//! With feature `full` (or each alone): push notifications (`push`; the URL guard on: webhooks
+//! must be public http(s) URLs unless `--allow-local-webhooks`), the gRPC binding on
+//! 127.0.0.1:8081 (`grpc`; `--grpc-addr HOST:PORT` or `A2A_GRPC_ADDR`), PostgreSQL
+//! (`postgres`) and the OpenAPI document at `/openapi.json` (`openapi`). On PostgreSQL, many
+//! demo agents share the database: any of them serves any task, and the tasks of one that died
+//! end FAILED after its leases expire (`A2A_LEASE_TTL_MS`, default 20,000).
 //!
 //! Recovery is on ([`Recovery::default`](a2a_runtime::core::Recovery)): after a crash, the
 //! tasks the dead process was running end FAILED, saying the agent stopped before finishing
@@ -23,6 +27,7 @@
 use a2a_examples::{DemoAgent, Locale, demo_card, demo_quotas};
 use a2a_runtime::auth::StaticTokens;
 use a2a_runtime::extension::TimestampExtension;
+#[cfg(feature = "push")]
 use a2a_runtime::push::PushConfig;
 use a2a_runtime::server::A2aServer;
 
@@ -57,23 +62,30 @@ fn auth_tokens(args: &[String]) -> std::io::Result<Vec<(String, String)>> {
 /// What `--help` prints.
 const USAGE: &str = "\
 usage: demo-agent [--addr HOST:PORT] [--grpc-addr HOST:PORT] [--store URL]
-                  [--auth-token NAME=TOKEN]...
+                  [--auth-token NAME=TOKEN]... [--allow-local-webhooks] [--v0-3-card]
 
-The demo agent (echo; `stream`, `wait` and `ask` by the message's text) over JSON-RPC,
-HTTP+JSON and gRPC, with push notifications, keeping its tasks in a store.
+The demo agent (echo; `stream`, `wait` and `ask` by the message's text) over JSON-RPC and
+HTTP+JSON (and with feature `full`: gRPC, push notifications, PostgreSQL, OpenAPI), keeping its
+tasks in a store.
 
   --addr HOST:PORT       HTTP listener (A2A_ADDR; default 127.0.0.1:8080)
-  --grpc-addr HOST:PORT  gRPC listener (A2A_GRPC_ADDR; default 127.0.0.1:8081)
+  --grpc-addr HOST:PORT  gRPC listener (A2A_GRPC_ADDR; default 127.0.0.1:8081; feature grpc)
   --store URL            memory:, sqlite://PATH or postgres://... (A2A_STORE;
-                         default sqlite://data/demo-agent.db)
+                         default sqlite://data/demo-agent.db; postgres: feature postgres)
   --auth-token NAME=TOKEN
                          require `Authorization: Bearer TOKEN`; NAME is the principal
                          (repeatable; A2A_AUTH_TOKENS=NAME=TOKEN,NAME=TOKEN)
+  --allow-local-webhooks push to local and private addresses too, for development
+                         (A2A_ALLOW_LOCAL_WEBHOOKS=1; feature push)
+  --v0-3-card            add v0.3's members to the agent card, for v0.3 clients that
+                         discover the agent from it (A2A_V0_3_CARD=1; v0.3 requests are
+                         served either way)
   -h, --help             print this and exit
   -V, --version          print the version and exit
 
 Environment: A2A_LEASE_TTL_MS (PostgreSQL: lease of a running task, default 20000),
-OTEL_EXPORTER_OTLP_ENDPOINT (with the otel feature), RUST_LOG.
+A2A_IDLE_WORKING_S, A2A_QUOTAS=off, OTEL_EXPORTER_OTLP_ENDPOINT (with the otel feature),
+RUST_LOG (default info).
 ";
 
 #[actix_web::main]
@@ -82,7 +94,7 @@ async fn main() -> std::io::Result<()> {
     #[cfg(feature = "otel")]
     let otel = otlp()?;
     #[cfg(not(feature = "otel"))]
-    log();
+    a2a_runtime::log::init();
     let args: Vec<String> = std::env::args().collect();
     let flag = |name: &str, env: &str, default: &str| {
         args.iter()
@@ -95,6 +107,13 @@ async fn main() -> std::io::Result<()> {
     let grpc_addr = flag("--grpc-addr", "A2A_GRPC_ADDR", "127.0.0.1:8081");
     let store_url = flag("--store", "A2A_STORE", "sqlite://data/demo-agent.db");
     let tokens = auth_tokens(&args)?;
+    let local_webhooks = args.iter().any(|a| a == "--allow-local-webhooks")
+        || matches!(
+            std::env::var("A2A_ALLOW_LOCAL_WEBHOOKS").as_deref(),
+            Ok("1" | "true" | "yes")
+        );
+    #[cfg(not(feature = "grpc"))]
+    let _ = grpc_addr;
     let stores = a2a_runtime::store::connect(&store_url)
         .await
         .map_err(std::io::Error::other)?;
@@ -122,9 +141,25 @@ async fn main() -> std::io::Result<()> {
         .executor(DemoAgent)
         .extension(TimestampExtension::default())
         .extension(Locale::default())
-        .push(PushConfig::new())
-        .grpc_addr(grpc_addr)
-        .openapi("/openapi.json");
+        .v0_3_card(
+            args.iter().any(|a| a == "--v0-3-card")
+                || matches!(
+                    std::env::var("A2A_V0_3_CARD").as_deref(),
+                    Ok("1" | "true" | "yes")
+                ),
+        );
+    #[cfg(feature = "push")]
+    {
+        builder = builder.push(PushConfig::new().allow_private_networks(local_webhooks));
+    }
+    #[cfg(feature = "grpc")]
+    {
+        builder = builder.grpc_addr(grpc_addr);
+    }
+    #[cfg(feature = "openapi")]
+    {
+        builder = builder.openapi("/openapi.json");
+    }
     if std::env::var("A2A_QUOTAS").as_deref() != Ok("off") {
         builder = builder.quotas(demo_quotas());
     }
@@ -139,7 +174,21 @@ async fn main() -> std::io::Result<()> {
     let running = server.start(addr.as_str()).await?;
     let url = running.url();
     println!("A2A demo agent serving on {url}  (agent card: {url}/.well-known/agent-card.json)");
+    #[cfg(feature = "openapi")]
     println!("The HTTP+JSON binding's OpenAPI document: {url}/openapi.json");
+    #[cfg(feature = "push")]
+    if local_webhooks {
+        println!(
+            "WARNING: webhooks to local and private addresses are allowed \
+             (--allow-local-webhooks): for development only, never on a shared network."
+        );
+    }
+    #[cfg(not(feature = "push"))]
+    if local_webhooks {
+        println!(
+            "--allow-local-webhooks: push notifications are not built in (feature push or full)."
+        );
+    }
     // In the curl commands below: the header, when tokens are required.
     let auth = if tokens.is_empty() {
         println!(
@@ -171,12 +220,23 @@ async fn main() -> std::io::Result<()> {
     println!(
         r#"  curl -si {url}/message:send{auth} -H 'Content-Type: application/a2a+json' -H 'A2A-Version: 1.0' -H 'A2A-Extensions: https://github.com/a2aproject/a2a-samples/extensions/timestamp/v1, https://example.com/ext/locale/v1' -d '{{"message":{{"messageId":"m3","role":"ROLE_USER","parts":[{{"text":"hello"}}],"metadata":{{"https://example.com/ext/locale/v1":"fr"}}}}}}'"#
     );
-    println!(
-        "Get every event POSTed to your webhook (a public http(s) URL; the URL guard refuses local and private addresses):"
-    );
-    println!(
-        r#"  curl -s {url}/message:send{auth} -H 'Content-Type: application/a2a+json' -H 'A2A-Version: 1.0' -d '{{"message":{{"messageId":"m4","role":"ROLE_USER","parts":[{{"text":"hello"}}]}},"configuration":{{"taskPushNotificationConfig":{{"url":"https://receiver.example.com/hook","token":"my-token"}}}}}}'"#
-    );
+    #[cfg(feature = "push")]
+    if local_webhooks {
+        println!(
+            "Get every event POSTed to a local webhook (start one first: cargo run -p a2a-examples --bin webhook-receiver):"
+        );
+        println!(
+            r#"  curl -s {url}/message:send{auth} -H 'Content-Type: application/a2a+json' -H 'A2A-Version: 1.0' -d '{{"message":{{"messageId":"m5","role":"ROLE_USER","parts":[{{"text":"hello"}}]}},"configuration":{{"taskPushNotificationConfig":{{"url":"http://127.0.0.1:9000/hook","token":"my-token"}}}}}}'"#
+        );
+    } else {
+        println!(
+            "Get every event POSTed to your webhook (a public http(s) URL; the URL guard refuses local and private addresses, see --allow-local-webhooks):"
+        );
+        println!(
+            r#"  curl -s {url}/message:send{auth} -H 'Content-Type: application/a2a+json' -H 'A2A-Version: 1.0' -d '{{"message":{{"messageId":"m4","role":"ROLE_USER","parts":[{{"text":"hello"}}]}},"configuration":{{"taskPushNotificationConfig":{{"url":"https://receiver.example.com/hook","token":"my-token"}}}}}}'"#
+        );
+    }
+    #[cfg(feature = "grpc")]
     if let Some(grpc) = running.grpc_addr() {
         println!("The same over gRPC (lf.a2a.v1.A2AService on {grpc}, plain HTTP/2):");
         println!(
@@ -193,19 +253,6 @@ async fn main() -> std::io::Result<()> {
     served
 }
 
-/// The readable log on stderr, filtered by `RUST_LOG` (default `info`).
-fn log() {
-    use std::io::IsTerminal as _;
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
-        .with_writer(std::io::stderr)
-        // Colours only on a terminal: a log redirected to a file stays plain text.
-        .with_ansi(std::io::stderr().is_terminal())
-        .init();
-}
-
 /// With `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) set: the log
 /// and the spans exported over OTLP, configured by the `OTEL_*` variables. Else the log alone.
 #[cfg(feature = "otel")]
@@ -217,7 +264,7 @@ fn otlp() -> std::io::Result<Option<a2a_runtime::otel::Otel>> {
     .iter()
     .any(|v| std::env::var_os(v).is_some_and(|v| !v.is_empty()));
     if !set {
-        log();
+        a2a_runtime::log::init();
         return Ok(None);
     }
     let otel = a2a_runtime::otel::init().map_err(std::io::Error::other)?;

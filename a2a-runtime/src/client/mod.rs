@@ -22,6 +22,7 @@
 //! ```
 
 mod answer;
+mod card;
 mod error;
 mod events;
 #[cfg(feature = "grpc")]
@@ -41,6 +42,7 @@ use std::sync::{Arc, RwLock};
 
 use futures::StreamExt as _;
 
+pub use card::{CardSignature, FetchedCard};
 pub use error::{AgentError, ClientError};
 pub use options::{
     Auth, CallOptions, ClientLimits, ClientOptions, ClientTls, ExtensionCheck, OutgoingRequest,
@@ -56,6 +58,7 @@ use crate::extension::{Extension, ExtensionSet, Negotiated, Reply};
 use crate::extension::{ExtensionRegistry, RequestContext};
 use crate::protocol::A2aRequest;
 use crate::types::{AgentCard, AgentInterface, Message, Part, ProtocolBinding, SendMessageResponse};
+use card::CardCache;
 use response::Meta;
 use transport::Transport;
 
@@ -115,14 +118,6 @@ impl From<Vec<Part>> for MessageInput {
     fn from(parts: Vec<Part>) -> Self {
         Self(Message::new(crate::types::Role::User, parts))
     }
-}
-
-#[derive(Debug, Default)]
-struct CardCache {
-    card: AgentCard,
-    base_url: Option<String>,
-    etag: Option<String>,
-    last_modified: Option<String>,
 }
 
 /// An A2A client bound to one agent.
@@ -275,32 +270,10 @@ impl A2aClient {
         activated: Vec<String>,
     ) -> Result<Self, ClientError> {
         let http = http::http_client(&options)?;
-        let mut cache = CardCache::default();
-        match target {
-            Target::Card(card) => cache.card = *card,
-            Target::Url(url) => {
-                let base = url.trim_end_matches('/').to_owned();
-                let fetched = http::fetch_card(
-                    &http,
-                    &options,
-                    &format!("{base}{}", options.card_path),
-                    None,
-                    None,
-                )
-                .await?;
-                let Some((card, etag, last_modified)) = fetched else {
-                    return Err(ClientError::InvalidResponse(
-                        "the agent card request answered 304 without a cached card".into(),
-                    ));
-                };
-                cache = CardCache {
-                    card,
-                    base_url: Some(base),
-                    etag,
-                    last_modified,
-                };
-            }
-        }
+        let cache = match target {
+            Target::Card(card) => CardCache::given(*card),
+            Target::Url(url) => CardCache::fetch(&http, &options, &url).await?,
+        };
         let interface = choose_interface(&cache.card, options.preferred_binding.as_ref())
             .map_err(ClientError::Local)?;
         let transport = Transport::new(http, options, interface, &activated)?;
@@ -311,14 +284,6 @@ impl A2aClient {
             activated: activated.into(),
             checked: Arc::new(AtomicBool::new(false)),
         })
-    }
-
-    /// The agent card the client was built from (or last refreshed).
-    pub fn card(&self) -> AgentCard {
-        self.card
-            .read()
-            .map(|c| c.card.clone())
-            .unwrap_or_else(|p| p.into_inner().card.clone())
     }
 
     /// The interface in use.
@@ -356,45 +321,6 @@ impl A2aClient {
             return Ok(());
         }
         self.check_extensions()
-    }
-
-    /// Revalidates the card with `If-None-Match` / `If-Modified-Since`; returns true when it
-    /// changed. (The transport stays on the interface chosen at build time.)
-    pub async fn refresh_card(&self) -> Result<bool, ClientError> {
-        let poisoned = || ClientError::Local(A2aError::Internal("card cache poisoned".into()));
-        let (url, etag, lm) = {
-            let c = self.card.read().map_err(|_| poisoned())?;
-            let Some(base) = &c.base_url else {
-                return Ok(false);
-            };
-            (
-                format!("{base}{}", self.transport.options.card_path),
-                c.etag.clone(),
-                c.last_modified.clone(),
-            )
-        };
-        let fetched = http::fetch_card(
-            &self.transport.http,
-            &self.transport.options,
-            &url,
-            etag.as_deref(),
-            lm.as_deref(),
-        )
-        .await?;
-        match fetched {
-            None => Ok(false),
-            Some((card, etag, last_modified)) => {
-                let mut c = self.card.write().map_err(|_| poisoned())?;
-                let changed = c.card != card;
-                c.card = card;
-                c.etag = etag;
-                c.last_modified = last_modified;
-                if changed {
-                    self.checked.store(false, Ordering::Release);
-                }
-                Ok(changed)
-            }
-        }
     }
 
     /// The activated extensions whose hooks run in the client, negotiated for one call.

@@ -87,6 +87,11 @@ pub struct ClientOptions {
     pub reconnect: Reconnect,
     /// The most a server can make the client hold.
     pub limits: ClientLimits,
+    /// The keys (pinned, or a JWKS the caller names) a signed card is verified with when it
+    /// is fetched; the outcome is [`A2aClient::card_signature`](super::A2aClient::card_signature).
+    /// Without it, signatures are not checked ([`CardSignature::NotChecked`](super::CardSignature::NotChecked)).
+    #[cfg(feature = "jwt")]
+    pub card_verifier: Option<crate::auth::signing::CardVerifier>,
 }
 
 /// How a streaming call (SendStreamingMessage, SubscribeToTask) survives a dropped connection
@@ -260,6 +265,8 @@ impl Default for ClientOptions {
             tls: None,
             reconnect: Reconnect::default(),
             limits: ClientLimits::default(),
+            #[cfg(feature = "jwt")]
+            card_verifier: None,
         }
     }
 }

@@ -4,5 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod bad_servers;
+mod bounds;
 mod extensions;
 mod ops;
+mod resume;

@@ -5,10 +5,10 @@ use std::sync::atomic::Ordering;
 
 use serde_json::Value;
 
+use super::A2aClient;
 use super::error::ClientError;
 use super::http::{self, Fetched};
 use super::options::ClientOptions;
-use super::A2aClient;
 use crate::error::A2aError;
 use crate::types::AgentCard;
 
@@ -169,7 +169,10 @@ impl A2aClient {
     /// println!("{} ({:?})", fetched.card().name, fetched.signature());
     /// # Ok(()) }
     /// ```
-    pub async fn fetch_card(url: &str, options: &ClientOptions) -> Result<FetchedCard, ClientError> {
+    pub async fn fetch_card(
+        url: &str,
+        options: &ClientOptions,
+    ) -> Result<FetchedCard, ClientError> {
         let http = http::http_client(options)?;
         let cache = CardCache::fetch(&http, options, url).await?;
         Ok(FetchedCard {
@@ -254,7 +257,10 @@ mod tests {
             card_url("http://h:1/agents/a/", "/card.json"),
             "http://h:1/agents/a/card.json"
         );
-        assert_eq!(card_url("http://h:1/x/card.json", path), "http://h:1/x/card.json");
+        assert_eq!(
+            card_url("http://h:1/x/card.json", path),
+            "http://h:1/x/card.json"
+        );
         assert_eq!(
             card_url("https://h/.well-known/agent-card.json?v=2", path),
             "https://h/.well-known/agent-card.json?v=2"

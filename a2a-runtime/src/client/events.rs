@@ -81,7 +81,10 @@ pub(super) fn sse_events(
                         let limit = match e {
                             SseLimitError::Line(n) | SseLimitError::Event(n) => n,
                         };
-                        return Some((Item::Failed(ClientError::too_large(&s.url, what, limit)), s));
+                        return Some((
+                            Item::Failed(ClientError::too_large(&s.url, what, limit)),
+                            s,
+                        ));
                     }
                 }
                 continue;

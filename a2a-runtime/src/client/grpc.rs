@@ -414,9 +414,11 @@ impl GrpcTransport {
                     "the stream from {} ended before the task reached a final or interrupted state",
                     s.url
                 ))),
-                Ok(Err(status)) if is_too_large(&status) => {
-                    Item::Failed(ClientError::too_large(&s.url, "a gRPC message", s.max_message))
-                }
+                Ok(Err(status)) if is_too_large(&status) => Item::Failed(ClientError::too_large(
+                    &s.url,
+                    "a gRPC message",
+                    s.max_message,
+                )),
                 Ok(Err(status)) => match error_of(&s.url, status, s.idle) {
                     e @ (ClientError::Transport { .. } | ClientError::Timeout { .. }) => {
                         Item::Dropped(e)

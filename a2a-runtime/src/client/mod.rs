@@ -57,7 +57,9 @@ use crate::extension::registry::ExtensionConfig;
 use crate::extension::{Extension, ExtensionSet, Negotiated, Reply};
 use crate::extension::{ExtensionRegistry, RequestContext};
 use crate::protocol::A2aRequest;
-use crate::types::{AgentCard, AgentInterface, Message, Part, ProtocolBinding, SendMessageResponse};
+use crate::types::{
+    AgentCard, AgentInterface, Message, Part, ProtocolBinding, SendMessageResponse,
+};
 use card::CardCache;
 use response::Meta;
 use transport::Transport;

@@ -6,8 +6,8 @@ use futures::Stream;
 
 use super::error::ClientError;
 use super::options::{CallOptions, SendOptions};
-use super::resume::LAST_EVENT_ID;
 use super::response::Response;
+use super::resume::LAST_EVENT_ID;
 use super::stream::ClientStream;
 use super::{A2aClient, MessageInput, SendResult};
 use crate::error::A2aError;

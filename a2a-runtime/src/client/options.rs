@@ -145,7 +145,9 @@ impl Reconnect {
 
     /// The wait before attempt `n` (from 1).
     pub(crate) fn backoff(&self, n: u32) -> Duration {
-        let factor = 1u32.checked_shl(n.saturating_sub(1).min(16)).unwrap_or(u32::MAX);
+        let factor = 1u32
+            .checked_shl(n.saturating_sub(1).min(16))
+            .unwrap_or(u32::MAX);
         self.initial_backoff
             .saturating_mul(factor)
             .min(self.max_backoff)

@@ -10,7 +10,7 @@ use futures::{Stream, StreamExt as _};
 use super::A2aClient;
 use super::error::ClientError;
 use super::options::CallOptions;
-use super::stream::{Item, Received, Source, task_of};
+use super::stream::{Item, Received, Source, is_final, task_of};
 use crate::extension::{Negotiated, Reply};
 use crate::protocol::A2aRequest;
 use crate::types::SubscribeToTaskRequest;
@@ -30,6 +30,8 @@ struct Resume {
     last_id: Option<String>,
     /// Reconnections in a row without an event.
     attempts: u32,
+    /// The last event delivered is one after which the server may end the stream.
+    finished: bool,
     done: bool,
 }
 
@@ -58,6 +60,7 @@ pub(super) fn resuming(
         task_id,
         last_id,
         attempts: 0,
+        finished: false,
         done: false,
     };
     futures::stream::unfold(state, |mut s| async move {
@@ -73,6 +76,7 @@ pub(super) fn resuming(
                         continue;
                     }
                     s.attempts = 0;
+                    s.finished = is_final(&received.event);
                     if received.id.is_some() {
                         s.last_id.clone_from(&received.id);
                     }
@@ -91,6 +95,10 @@ pub(super) fn resuming(
                 Some(Item::Failed(e)) => {
                     s.done = true;
                     return Some((Err(e), s));
+                }
+                Some(Item::Dropped(_)) if s.finished => {
+                    // Broken after a final event: nothing was lost.
+                    return None;
                 }
                 Some(Item::Dropped(e)) => {
                     if let Err(e) = s.reconnect(e).await {
@@ -122,7 +130,8 @@ impl Resume {
         let mut call = self.call.clone();
         call.headers
             .retain(|(k, _)| !k.eq_ignore_ascii_case(LAST_EVENT_ID));
-        call.headers.push((LAST_EVENT_ID.to_owned(), last_id.clone()));
+        call.headers
+            .push((LAST_EVENT_ID.to_owned(), last_id.clone()));
         let mut req = A2aRequest::SubscribeToTask(SubscribeToTaskRequest {
             tenant: self.client.transport.interface.tenant.clone(),
             id: task_id.as_str().into(),

@@ -126,7 +126,11 @@ impl Transport {
         extra: impl IntoIterator<Item = &'a str>,
     ) -> Option<String> {
         let mut uris: Vec<&str> = match &self.extensions_header {
-            Some(h) => h.split(',').map(str::trim).filter(|u| !u.is_empty()).collect(),
+            Some(h) => h
+                .split(',')
+                .map(str::trim)
+                .filter(|u| !u.is_empty())
+                .collect(),
             None => Vec::new(),
         };
         for uri in extra {
@@ -273,9 +277,7 @@ impl Transport {
         #[cfg(feature = "grpc")]
         if let Some(grpc) = &self.grpc {
             let ext = self.extensions_for(call.extensions.iter().map(String::as_str));
-            let (response, meta) = grpc
-                .unary(req, &self.options, ext.as_deref(), call)
-                .await?;
+            let (response, meta) = grpc.unary(req, &self.options, ext.as_deref(), call).await?;
             return Ok((super::grpc::typed(response, req.operation())?, meta));
         }
         let timeout = call.timeout;
@@ -430,8 +432,7 @@ impl Transport {
             // A stream request carries no reqwest timeout: bound this body read here.
             let limit = timeout.unwrap_or(self.options.timeout);
             let max = self.options.limits.max_response_bytes;
-            let body = match tokio::time::timeout(limit, read_body(resp, &url, max, limit)).await
-            {
+            let body = match tokio::time::timeout(limit, read_body(resp, &url, max, limit)).await {
                 Err(_) => {
                     return Err(ClientError::Timeout {
                         url,

@@ -82,9 +82,7 @@ async fn raw(url: &str, binding: &ProtocolBinding) -> A2aClient {
 
 fn too_large(err: &ClientError, what: &str, context: &str) {
     match err {
-        ClientError::TooLarge {
-            what: w, limit, ..
-        } => {
+        ClientError::TooLarge { what: w, limit, .. } => {
             assert!(w.contains(what), "{context}: {err}");
             assert_eq!(*limit, LIMIT, "{context}");
             assert!(err.to_string().contains("limit"), "{context}: {err}");
@@ -157,10 +155,17 @@ async fn a_body_announced_larger_than_the_limit_is_refused_before_reading_it() {
         let c = raw(&url, &binding).await;
         let err = within("get", c.get_task("t-1", None)).await.unwrap_err();
         too_large(&err, "body", &format!("{binding}"));
-        let err = within("stream error body", c.stream_message("x", SendOptions::default()))
-            .await
-            .unwrap_err();
-        too_large(&err, "body", &format!("{binding} stream answered with JSON"));
+        let err = within(
+            "stream error body",
+            c.stream_message("x", SendOptions::default()),
+        )
+        .await
+        .unwrap_err();
+        too_large(
+            &err,
+            "body",
+            &format!("{binding} stream answered with JSON"),
+        );
     }
 }
 

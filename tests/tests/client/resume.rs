@@ -1,6 +1,6 @@
 //! Streams that survive: our server behind a proxy that cuts every connection after a few
-//! events (SSE: after N events, in the middle of the next one; gRPC: after N HTTP/2 DATA
-//! frames). The client's stream reconnects with `Last-Event-ID` and delivers every event once,
+//! events (SSE: after N events, in the middle of the next one; gRPC: after N messages, read
+//! from the HTTP/2 DATA frames, in the middle of the next one). The client's stream reconnects with `Last-Event-ID` and delivers every event once,
 //! in order, on JSON-RPC, HTTP+JSON and gRPC, for SendStreamingMessage and SubscribeToTask;
 //! `subscribe_from` resumes after a given event; a stream that cannot resume says so.
 
@@ -23,15 +23,20 @@ use tokio::net::{TcpListener, TcpStream};
 /// Chunks the agent streams.
 const CHUNKS: usize = 40;
 
-/// Streams `CHUNKS` appended artifact chunks; `wait` first waits for a go signal (a message
-/// that is the word `go`, on another task).
-#[derive(Clone, Default)]
-struct Chunks;
+/// Streams `CHUNKS` appended artifact chunks, each once the gate lets it (the test opens the
+/// gate one event at a time as it reads them: the events are live, not replayed in a burst).
+#[derive(Clone)]
+struct Chunks {
+    gate: Arc<tokio::sync::Semaphore>,
+}
 
 impl AgentExecutor for Chunks {
     async fn execute(&self, _ctx: AgentContext, events: EventSink) -> Result<(), A2aError> {
         events.working().await?;
         for i in 1..=CHUNKS {
+            if let Ok(permit) = self.gate.acquire().await {
+                permit.forget();
+            }
             events
                 .artifact_chunk(
                     "chunks",
@@ -40,9 +45,6 @@ impl AgentExecutor for Chunks {
                     i == CHUNKS,
                 )
                 .await?;
-            // Let the stream's writer run between events, so connections are cut while the
-            // task is still live, not only while the log is replayed.
-            tokio::task::yield_now().await;
         }
         events.complete().await
     }
@@ -53,8 +55,9 @@ impl AgentExecutor for Chunks {
 enum Cut {
     /// HTTP/1.1 with SSE: after this many events (`\n\n`), plus a few bytes of the next.
     SseEvents(usize),
-    /// HTTP/2 (gRPC): after this many non-empty DATA frames, plus a few bytes of the next.
-    H2DataFrames(usize),
+    /// HTTP/2 (gRPC): after the DATA frame that completes this many gRPC messages, plus a few
+    /// bytes of the next frame.
+    H2Messages(usize),
 }
 
 /// A TCP proxy on 127.0.0.1:0 in front of `upstream` that cuts every connection as `cut`
@@ -136,6 +139,12 @@ struct Counter {
     /// HTTP/2: bytes of the frame being read still to skip, and the header being read.
     skip: usize,
     header: Vec<u8>,
+    /// HTTP/2: the frame being read is a DATA frame.
+    data: bool,
+    /// gRPC: the message prefix being read (flag and length), and the bytes of the message
+    /// still to come.
+    prefix: Vec<u8>,
+    remaining: usize,
 }
 
 impl Counter {
@@ -146,7 +155,31 @@ impl Counter {
             newline: false,
             skip: 0,
             header: Vec::new(),
+            data: false,
+            prefix: Vec::new(),
+            remaining: 0,
         }
+    }
+
+    /// Reads one byte of DATA payload; true when it ends a gRPC message.
+    fn message(&mut self, b: u8) -> bool {
+        if self.remaining > 0 {
+            self.remaining -= 1;
+            return self.remaining == 0;
+        }
+        self.prefix.push(b);
+        if self.prefix.len() < 5 {
+            return false;
+        }
+        let len = u32::from_be_bytes([
+            self.prefix[1],
+            self.prefix[2],
+            self.prefix[3],
+            self.prefix[4],
+        ]);
+        self.prefix.clear();
+        self.remaining = len as usize;
+        self.remaining == 0
     }
 
     /// Where to cut `chunk` (an offset a few bytes into the event after the last one
@@ -165,13 +198,26 @@ impl Counter {
                 }
                 None
             }
-            Cut::H2DataFrames(n) => {
+            Cut::H2Messages(n) => {
                 let mut i = 0;
                 while i < chunk.len() {
                     if self.skip > 0 {
+                        // Inside a frame: a DATA frame's payload is read for gRPC messages.
                         let take = self.skip.min(chunk.len() - i);
+                        if self.data {
+                            for &b in &chunk[i..i + take] {
+                                if self.message(b) {
+                                    self.seen += 1;
+                                }
+                            }
+                        }
                         self.skip -= take;
                         i += take;
+                        if self.skip == 0 && self.data && self.seen >= n {
+                            // HTTP/2 delivers whole frames only: the cut goes after the frame
+                            // that completes the n-th message, a few bytes into the next one.
+                            return Some(i + 3);
+                        }
                         continue;
                     }
                     self.header.push(chunk[i]);
@@ -180,15 +226,8 @@ impl Counter {
                         let len = usize::from(self.header[0]) << 16
                             | usize::from(self.header[1]) << 8
                             | usize::from(self.header[2]);
-                        let kind = self.header[3];
+                        self.data = self.header[3] == 0;
                         self.header.clear();
-                        if kind == 0 && len > 0 {
-                            if self.seen == n {
-                                // The frame header and part of the message: a cut mid-event.
-                                return Some(i + len.min(3));
-                            }
-                            self.seen += 1;
-                        }
                         self.skip = len;
                     }
                 }
@@ -198,10 +237,10 @@ impl Counter {
     }
 }
 
-/// Our server (HTTP and gRPC listeners) streaming [`Chunks`].
-async fn server() -> a2a_runtime::server::RunningServer {
+/// Our server (HTTP and gRPC listeners) streaming [`Chunks`] behind `gate`.
+async fn server(gate: Arc<tokio::sync::Semaphore>) -> a2a_runtime::server::RunningServer {
     builder("resume")
-        .executor(Chunks)
+        .executor(Chunks { gate })
         .grpc_addr("127.0.0.1:0")
         .build()
         .unwrap()
@@ -251,13 +290,19 @@ async fn proxied(
     (c, proxy)
 }
 
-/// Every event of a stream with the id after it, until it ends (an error fails the test).
-async fn drain(mut stream: ClientStream, what: &str) -> Vec<(StreamResponse, Option<String>)> {
+/// Every event of a stream with the id after it, until it ends (an error fails the test),
+/// opening `gate` for one more event of the agent after each one read.
+async fn drain(
+    mut stream: ClientStream,
+    gate: &tokio::sync::Semaphore,
+    what: &str,
+) -> Vec<(StreamResponse, Option<String>)> {
     within(what, async move {
         let mut out = Vec::new();
         while let Some(item) = stream.next().await {
             let event = item.unwrap_or_else(|e| panic!("{what}: {e:?}"));
             out.push((event, stream.last_event_id().map(str::to_owned)));
+            gate.add_permits(1);
         }
         out
     })
@@ -299,22 +344,24 @@ const ALL: [ProtocolBinding; 3] = [
 
 fn cut_for(binding: &ProtocolBinding) -> Cut {
     match binding {
-        ProtocolBinding::Grpc => Cut::H2DataFrames(3),
+        ProtocolBinding::Grpc => Cut::H2Messages(4),
         _ => Cut::SseEvents(4),
     }
 }
 
 #[tokio::test]
 async fn a_stream_cut_every_few_events_delivers_every_event_once_in_order() {
-    let running = server().await;
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
+    let running = server(gate.clone()).await;
     let expected: Vec<String> = (1..=CHUNKS).map(|i| format!("chunk {i}")).collect();
     for binding in &ALL {
         let (c, proxy) = proxied(&running, binding, cut_for(binding)).await;
+        gate.forget_permits(gate.available_permits());
         let stream = within("stream", c.stream_message("go", SendOptions::default()))
             .await
             .unwrap_or_else(|e| panic!("{binding}: {e:?}"))
             .into_inner();
-        let events = drain(stream, &format!("{binding} stream")).await;
+        let events = drain(stream, &gate, &format!("{binding} stream")).await;
         let what = format!("{binding}: {}", describe_ids(&events));
         assert!(matches!(events[0].0, StreamResponse::Task(_)), "{what}");
         assert_eq!(chunks(&events), expected, "{what}");
@@ -343,7 +390,7 @@ async fn a_stream_cut_every_few_events_delivers_every_event_once_in_order() {
             .await
             .unwrap_or_else(|e| panic!("{binding}: {e:?}"))
             .into_inner();
-        let resumed = drain(stream, &format!("{binding} subscribe_from")).await;
+        let resumed = drain(stream, &gate, &format!("{binding} subscribe_from")).await;
         assert_eq!(
             resumed.len(),
             events.len() - 1,
@@ -369,7 +416,11 @@ fn describe_ids(events: &[(StreamResponse, Option<String>)]) -> String {
 
 #[tokio::test]
 async fn subscribe_from_an_id_gives_the_events_after_it() {
-    let running = server().await;
+    // The gate always open: the agent runs free.
+    let gate = Arc::new(tokio::sync::Semaphore::new(
+        tokio::sync::Semaphore::MAX_PERMITS / 2,
+    ));
+    let running = server(gate.clone()).await;
     for binding in &ALL {
         let c = client(&running.url(), binding).await;
         let stream = c
@@ -377,7 +428,7 @@ async fn subscribe_from_an_id_gives_the_events_after_it() {
             .await
             .unwrap()
             .into_inner();
-        let events = drain(stream, "direct stream").await;
+        let events = drain(stream, &gate, "direct stream").await;
         assert_gapless(&events, &format!("{binding}"));
         let StreamResponse::Task(task) = &events[0].0 else {
             panic!("{binding}: the task first");
@@ -389,6 +440,7 @@ async fn subscribe_from_an_id_gives_the_events_after_it() {
                 .await
                 .unwrap()
                 .into_inner(),
+            &gate,
             "subscribe_from",
         )
         .await;
@@ -401,7 +453,10 @@ async fn subscribe_from_an_id_gives_the_events_after_it() {
             .err()
             .expect("an error");
         let e = agent_err(err);
-        assert!(matches!(e, A2aError::InvalidParams { .. }), "{binding}: {e:?}");
+        assert!(
+            matches!(e, A2aError::InvalidParams { .. }),
+            "{binding}: {e:?}"
+        );
     }
 }
 
@@ -447,7 +502,9 @@ async fn reconnecting_gives_up_after_the_configured_attempts() {
     for binding in BOTH {
         let task = r#"{"id":"t-1","contextId":"c-1","status":{"state":"TASK_STATE_WORKING"}}"#;
         let body = match binding {
-            ProtocolBinding::JsonRpc => format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"task":{task}}}}}"#),
+            ProtocolBinding::JsonRpc => {
+                format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"task":{task}}}}}"#)
+            }
             _ => format!(r#"{{"task":{task}}}"#),
         };
         let bytes = format!(
@@ -461,7 +518,11 @@ async fn reconnecting_gives_up_after_the_configured_attempts() {
             .unwrap()
             .into_inner();
         let items = within("items", stream.collect::<Vec<_>>()).await;
-        assert_eq!(items.len(), 2, "{binding}: the task once, then the error: {items:?}");
+        assert_eq!(
+            items.len(),
+            2,
+            "{binding}: the task once, then the error: {items:?}"
+        );
         assert!(matches!(items[0], Ok(StreamResponse::Task(_))), "{binding}");
         assert!(
             matches!(&items[1], Err(ClientError::InvalidResponse(m)) if m.contains("middle of an event")),
@@ -472,7 +533,10 @@ async fn reconnecting_gives_up_after_the_configured_attempts() {
         for r in &requests[1..] {
             let lower = r.to_ascii_lowercase();
             assert!(lower.contains("last-event-id: 1"), "{binding}: {r}");
-            assert!(lower.contains("subscribe") || lower.contains("t-1"), "{binding}: {r}");
+            assert!(
+                lower.contains("subscribe") || lower.contains("t-1"),
+                "{binding}: {r}"
+            );
         }
     }
 }

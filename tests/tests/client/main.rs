@@ -5,6 +5,8 @@
 
 mod bad_servers;
 mod bounds;
+mod card_fetch;
 mod extensions;
 mod ops;
+mod per_call;
 mod resume;

@@ -450,8 +450,7 @@ async fn subscribe_from_an_id_gives_the_events_after_it() {
         let err = c
             .subscribe_from(task.id.as_str(), "100000")
             .await
-            .err()
-            .expect("an error");
+            .expect_err("an error");
         let e = agent_err(err);
         assert!(
             matches!(e, A2aError::InvalidParams { .. }),
@@ -469,8 +468,7 @@ async fn a_stream_dropped_before_its_task_is_known_is_the_calls_error() {
         let c = raw(&srv.url, &binding, 3).await;
         let err = within("stream", c.stream_message("hi", SendOptions::default()))
             .await
-            .err()
-            .expect("an error");
+            .expect_err("an error");
         assert!(
             matches!(&err, ClientError::InvalidResponse(m) if m.contains("ended")),
             "{binding}: {err:?}"

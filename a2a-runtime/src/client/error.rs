@@ -55,6 +55,19 @@ pub enum ClientError {
     /// truncated stream).
     #[error("invalid agent response: {0}")]
     InvalidResponse(String),
+    /// The server sent more than the client holds (see
+    /// [`ClientLimits`](super::ClientLimits)): a body, an event-stream line or event, or a
+    /// gRPC message over its limit. What came before it was delivered; nothing after it is
+    /// read.
+    #[error("{url} sent {what} larger than the client's limit of {limit} bytes")]
+    TooLarge {
+        /// The URL called.
+        url: String,
+        /// What was too large (`a response body`, `an event-stream line`, ...).
+        what: &'static str,
+        /// The limit, in bytes.
+        limit: usize,
+    },
     /// The agent answered with an A2A (or JSON-RPC) error.
     #[error("the agent answered: {0}")]
     Agent(AgentError),
@@ -88,6 +101,14 @@ impl ClientError {
         Self::Transport {
             url: url.to_owned(),
             source: Arc::new(e),
+        }
+    }
+
+    pub(crate) fn too_large(url: &str, what: &'static str, limit: usize) -> Self {
+        Self::TooLarge {
+            url: url.to_owned(),
+            what,
+            limit,
         }
     }
 

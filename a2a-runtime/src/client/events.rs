@@ -11,26 +11,36 @@ use super::answer::{
     wire_error,
 };
 use super::error::ClientError;
-use super::sse::{SseDecoder, SseEvent};
-use super::stream::{ClientStream, is_final};
+use super::options::ClientLimits;
+use super::sse::{SseDecoder, SseEvent, SseLimitError};
+use super::stream::{Item, Received, Source, is_final};
 use crate::compat::v0_3;
 use crate::types::StreamResponse;
 
-/// The events of an SSE answer, decoded as they come: an error ends the stream, and so does a
-/// close before an event after which the server may close it ([`is_final`]), or a silence of
-/// `idle`.
+/// The byte stream of an answer.
+pub(super) type Bytes =
+    std::pin::Pin<Box<dyn futures::Stream<Item = Result<bytes::Bytes, reqwest::Error>> + Send>>;
+
+/// The events of an SSE answer, decoded as they come, each with its `id:`: an error ends the
+/// stream, and so does a close before an event after which the server may close it
+/// ([`is_final`]), or a silence of `idle` (those two and a broken connection as
+/// [`Item::Dropped`]: the stream may resume). At most `limits.max_buffered_events` events are
+/// decoded ahead of the reader; a line or event over its limit ends the stream with
+/// [`ClientError::TooLarge`].
 pub(super) fn sse_events(
-    resp: reqwest::Response,
+    bytes: Bytes,
     binding: Binding,
     v03: bool,
     url: String,
     idle: Duration,
-) -> ClientStream {
-    let bytes = resp.bytes_stream();
+    limits: ClientLimits,
+) -> Source {
     let state = StreamState {
-        bytes: Box::pin(bytes),
-        decoder: SseDecoder::new(),
+        bytes,
+        decoder: SseDecoder::with_limits(limits.max_sse_line_bytes, limits.max_sse_event_bytes),
         pending: Default::default(),
+        rest: bytes::Bytes::new(),
+        max_buffered: limits.max_buffered_events.max(1),
         done: false,
         finished: false,
         url,
@@ -42,12 +52,42 @@ pub(super) fn sse_events(
                 return None;
             }
             if let Some(ev) = s.pending.pop_front() {
-                let item = decode_event(binding, v03, &ev);
-                match &item {
-                    Ok(e) => s.finished = is_final(e),
-                    Err(_) => s.done = true,
-                }
+                let item = match decode_event(binding, v03, &ev) {
+                    Ok(event) => {
+                        s.finished = is_final(&event);
+                        Item::Event(Received { id: ev.id, event })
+                    }
+                    Err(e) => {
+                        s.done = true;
+                        Item::Failed(e)
+                    }
+                };
                 return Some((item, s));
+            }
+            if !s.rest.is_empty() {
+                // What the last chunk holds beyond the buffered events.
+                let mut out = Vec::new();
+                match s.decoder.decode(&s.rest, s.max_buffered, &mut out) {
+                    Ok(used) => {
+                        let _ = s.rest.split_to(used);
+                        s.pending.extend(out);
+                    }
+                    Err(e) => {
+                        s.done = true;
+                        let what = match e {
+                            SseLimitError::Line(_) => "an event-stream line",
+                            SseLimitError::Event(_) => "an event-stream event",
+                        };
+                        let limit = match e {
+                            SseLimitError::Line(n) | SseLimitError::Event(n) => n,
+                        };
+                        return Some((
+                            Item::Failed(ClientError::too_large(&s.url, what, limit)),
+                            s,
+                        ));
+                    }
+                }
+                continue;
             }
             match tokio::time::timeout(s.idle, s.bytes.next()).await {
                 Err(_) => {
@@ -56,30 +96,27 @@ pub(super) fn sse_events(
                         url: s.url.clone(),
                         timeout: s.idle,
                     };
-                    return Some((Err(err), s));
+                    return Some((Item::Dropped(err), s));
                 }
-                Ok(Some(Ok(chunk))) => {
-                    let events = s.decoder.feed(&chunk);
-                    s.pending.extend(events);
-                }
+                Ok(Some(Ok(chunk))) => s.rest = chunk,
                 Ok(Some(Err(e))) => {
                     s.done = true;
                     let err = transport_error(&s.url, e, s.idle);
-                    return Some((Err(err), s));
+                    return Some((Item::Dropped(err), s));
                 }
                 Ok(None) => {
                     s.done = true;
                     if s.decoder.has_partial() {
                         let msg =
                             format!("the stream from {} ended in the middle of an event", s.url);
-                        return Some((Err(ClientError::InvalidResponse(msg)), s));
+                        return Some((Item::Dropped(ClientError::InvalidResponse(msg)), s));
                     }
                     if !s.finished {
                         let msg = format!(
                             "the stream from {} ended before the task reached a final or interrupted state",
                             s.url
                         );
-                        return Some((Err(ClientError::InvalidResponse(msg)), s));
+                        return Some((Item::Dropped(ClientError::InvalidResponse(msg)), s));
                     }
                     return None;
                 }
@@ -90,10 +127,13 @@ pub(super) fn sse_events(
 }
 
 struct StreamState {
-    bytes:
-        std::pin::Pin<Box<dyn futures::Stream<Item = Result<bytes::Bytes, reqwest::Error>> + Send>>,
+    bytes: Bytes,
     decoder: SseDecoder,
+    /// Decoded events the reader has not taken (at most `max_buffered`).
     pending: std::collections::VecDeque<SseEvent>,
+    /// The part of the last chunk not decoded yet.
+    rest: bytes::Bytes,
+    max_buffered: usize,
     done: bool,
     finished: bool,
     url: String,

@@ -13,14 +13,13 @@ use std::sync::Arc;
 use serde::de::DeserializeOwned;
 use std::time::Duration;
 
-use futures::StreamExt as _;
 use tonic::metadata::{MetadataKey, MetadataMap, MetadataValue};
 use tonic::transport::{Channel, Endpoint};
 
 use super::error::{AgentError, ClientError};
-use super::options::{Auth, ClientOptions, OutgoingRequest};
+use super::options::{Auth, CallOptions, ClientOptions, OutgoingRequest};
 use super::response::Meta;
-use super::stream::{ClientStream, is_final};
+use super::stream::{Item, Received, Source, is_final};
 use crate::error::A2aError;
 use crate::grpc::pb::a2a_service_client::A2aServiceClient;
 use crate::grpc::status::from_status;
@@ -161,7 +160,7 @@ impl GrpcTransport {
             endpoint = tls_endpoint(endpoint, options).map_err(ClientError::Local)?;
         }
         let client = A2aServiceClient::new(endpoint.connect_lazy())
-            .max_decoding_message_size(64 * 1024 * 1024)
+            .max_decoding_message_size(options.limits.max_response_bytes)
             .max_encoding_message_size(usize::MAX);
         Ok(Self { client, url })
     }
@@ -240,11 +239,10 @@ impl GrpcTransport {
         req: &A2aRequest,
         options: &ClientOptions,
         extensions: Option<&str>,
-        headers: &[(String, String)],
-        timeout: Option<Duration>,
+        call: &CallOptions,
     ) -> Result<(Unary, Meta), ClientError> {
-        let limit = timeout.unwrap_or(options.timeout);
-        let meta = self.metadata(req.operation().method(), options, extensions, headers)?;
+        let limit = call.timeout.unwrap_or(options.timeout);
+        let meta = self.metadata(req.operation().method(), options, extensions, &call.headers)?;
         let mut client = self.client.clone();
         let call = async {
             macro_rules! call {
@@ -330,21 +328,34 @@ impl GrpcTransport {
             Err(_) => return Err(self.timeout(limit)),
             Ok(outcome) => outcome?,
         };
-        let (result, meta) = outcome.map_err(|s| error_of(&self.url, s, limit))?;
+        let max = options.limits.max_response_bytes;
+        let (result, meta) = outcome.map_err(|s| {
+            if is_too_large(&s) {
+                ClientError::too_large(&self.url, "a gRPC message", max)
+            } else {
+                error_of(&self.url, s, limit)
+            }
+        })?;
         Ok((result, read_meta(&meta)))
     }
 
-    /// A server-streaming call: the events and the response metadata.
+    /// A server-streaming call: the events (with their ids, when the server announced where
+    /// the stream starts) and the response metadata.
     pub(crate) async fn stream(
         &self,
         req: &A2aRequest,
         options: &ClientOptions,
         extensions: Option<&str>,
-        headers: &[(String, String)],
-        timeout: Option<Duration>,
-    ) -> Result<(ClientStream, Meta), ClientError> {
-        let limit = timeout.unwrap_or(options.timeout);
-        let meta = self.metadata(req.operation().method(), options, extensions, headers)?;
+        call: &CallOptions,
+    ) -> Result<(Source, Meta), ClientError> {
+        let limit = call.timeout.unwrap_or(options.timeout);
+        // A resumed stream starts after the event it names.
+        let resumed_after = call
+            .headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(LAST_EVENT_ID_KEY))
+            .and_then(|(_, v)| v.trim().parse::<u64>().ok());
+        let meta = self.metadata(req.operation().method(), options, extensions, &call.headers)?;
         let mut client = self.client.clone();
         let call = async {
             match req {
@@ -366,49 +377,88 @@ impl GrpcTransport {
             Ok(r) => r.map_err(|s| error_of(&self.url, s, limit))?,
         };
         let (m, messages, _) = response.into_parts();
+        let first_id = resumed_after.map(|n| n.saturating_add(1)).or_else(|| {
+            m.get(FIRST_EVENT_ID_KEY)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<u64>().ok())
+        });
         let state = StreamState {
             messages,
+            next_id: first_id,
             done: false,
             finished: false,
             idle: options.stream_idle_timeout,
             url: self.url.clone(),
+            max_message: options.limits.max_response_bytes,
         };
         let stream = futures::stream::unfold(state, |mut s| async move {
             if s.done {
                 return None;
             }
             let item = match tokio::time::timeout(s.idle, s.messages.message()).await {
-                Err(_) => Err(ClientError::Timeout {
+                Err(_) => Item::Dropped(ClientError::Timeout {
                     url: s.url.clone(),
                     timeout: s.idle,
                 }),
                 Ok(Ok(Some(message))) => match StreamResponse::try_from(message) {
                     Ok(event) => {
                         s.finished = is_final(&event);
-                        return Some((Ok(event), s));
+                        let id = s.next_id.map(|n| n.to_string());
+                        s.next_id = s.next_id.map(|n| n.saturating_add(1));
+                        return Some((Item::Event(Received { id, event }), s));
                     }
-                    Err(e) => Err(ClientError::InvalidResponse(e.to_string())),
+                    Err(e) => Item::Failed(ClientError::InvalidResponse(e.to_string())),
                 },
                 Ok(Ok(None)) if s.finished => return None,
-                Ok(Ok(None)) => Err(ClientError::InvalidResponse(format!(
+                Ok(Ok(None)) => Item::Dropped(ClientError::InvalidResponse(format!(
                     "the stream from {} ended before the task reached a final or interrupted state",
                     s.url
                 ))),
-                Ok(Err(status)) => Err(error_of(&s.url, status, s.idle)),
+                Ok(Err(status)) if is_too_large(&status) => Item::Failed(ClientError::too_large(
+                    &s.url,
+                    "a gRPC message",
+                    s.max_message,
+                )),
+                Ok(Err(status)) => match error_of(&s.url, status, s.idle) {
+                    e @ (ClientError::Transport { .. } | ClientError::Timeout { .. }) => {
+                        Item::Dropped(e)
+                    }
+                    e => Item::Failed(e),
+                },
             };
             s.done = true;
             Some((item, s))
         });
-        Ok((stream.boxed(), read_meta(&m)))
+        Ok((Box::pin(stream), read_meta(&m)))
     }
+}
+
+/// The request metadata that resumes a task's stream after the event it names (as the SSE
+/// bindings' `Last-Event-ID` header).
+const LAST_EVENT_ID_KEY: &str = "last-event-id";
+
+/// The response metadata naming the id of a stream's first message; the next ones follow
+/// one by one (a task's event ids are gapless).
+const FIRST_EVENT_ID_KEY: &str = "a2a-first-event-id";
+
+/// Is this the status of a message larger than the channel accepts?
+fn is_too_large(status: &tonic::Status) -> bool {
+    matches!(
+        status.code(),
+        tonic::Code::OutOfRange | tonic::Code::ResourceExhausted
+    ) && status.details().is_empty()
+        && status.message().contains("message length too large")
 }
 
 struct StreamState {
     messages: tonic::Streaming<pb::StreamResponse>,
+    /// The id of the next message, when the server announced where the stream starts.
+    next_id: Option<u64>,
     done: bool,
     finished: bool,
     idle: Duration,
     url: String,
+    max_message: usize,
 }
 
 impl GrpcTransport {

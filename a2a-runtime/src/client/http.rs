@@ -45,6 +45,14 @@ pub(crate) fn http_client(options: &ClientOptions) -> Result<reqwest::Client, Cl
     })
 }
 
+/// A card as fetched: typed, as received (for its signatures), and its validators.
+pub(crate) struct Fetched {
+    pub(crate) card: AgentCard,
+    pub(crate) json: Value,
+    pub(crate) etag: Option<String>,
+    pub(crate) last_modified: Option<String>,
+}
+
 /// GETs a card; `None` on 304 Not Modified.
 pub(crate) async fn fetch_card(
     http: &reqwest::Client,
@@ -52,7 +60,7 @@ pub(crate) async fn fetch_card(
     url: &str,
     etag: Option<&str>,
     last_modified: Option<&str>,
-) -> Result<Option<(AgentCard, Option<String>, Option<String>)>, ClientError> {
+) -> Result<Option<Fetched>, ClientError> {
     let mut req = http
         .get(url)
         .timeout(options.timeout)
@@ -81,10 +89,13 @@ pub(crate) async fn fetch_card(
     };
     let (etag, last_modified) = (header(ETAG), header(LAST_MODIFIED));
     let status = resp.status();
-    let body = resp
-        .bytes()
-        .await
-        .map_err(|e| transport_error(url, e, options.timeout))?;
+    let body = super::transport::read_body(
+        resp,
+        url,
+        options.limits.max_response_bytes,
+        options.timeout,
+    )
+    .await?;
     if !status.is_success() {
         return Err(ClientError::http(url, status.as_u16(), &body));
     }
@@ -92,8 +103,13 @@ pub(crate) async fn fetch_card(
         ClientError::InvalidResponse(format!("the agent card at {url} is not valid: {e}"))
     };
     // A v0.3 card (no `supportedInterfaces`) is read as v1.0's, its interfaces at version 0.3.
-    let value: Value = crate::json::decode(&body, MAX_DEPTH).map_err(invalid)?;
+    let json: Value = crate::json::decode(&body, MAX_DEPTH).map_err(invalid)?;
     let card: AgentCard =
-        crate::json::from_value(v0_3::convert::card_in(value)).map_err(invalid)?;
-    Ok(Some((card, etag, last_modified)))
+        crate::json::from_value(v0_3::convert::card_in(json.clone())).map_err(invalid)?;
+    Ok(Some(Fetched {
+        card,
+        json,
+        etag,
+        last_modified,
+    }))
 }

@@ -22,13 +22,16 @@
 //! ```
 
 mod answer;
+mod card;
 mod error;
 mod events;
 #[cfg(feature = "grpc")]
 mod grpc;
 mod http;
+mod operations;
 mod options;
 mod response;
+mod resume;
 mod route;
 mod sse;
 mod stream;
@@ -37,15 +40,16 @@ mod transport;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 
-use futures::{Stream, StreamExt as _};
+use futures::StreamExt as _;
 
+pub use card::{CardSignature, FetchedCard};
 pub use error::{AgentError, ClientError};
 pub use options::{
-    Auth, CallOptions, ClientOptions, ClientTls, ExtensionCheck, OutgoingRequest,
-    RequestInterceptor, SendOptions,
+    Auth, CallOptions, ClientLimits, ClientOptions, ClientTls, ExtensionCheck, OutgoingRequest,
+    Reconnect, RequestInterceptor, SendOptions,
 };
 pub use response::Response;
-pub use sse::{SseDecoder, SseEvent};
+pub use sse::{SseDecoder, SseEvent, SseLimitError};
 pub use stream::ClientStream;
 
 use crate::error::A2aError;
@@ -54,13 +58,9 @@ use crate::extension::{Extension, ExtensionSet, Negotiated, Reply};
 use crate::extension::{ExtensionRegistry, RequestContext};
 use crate::protocol::A2aRequest;
 use crate::types::{
-    AgentCard, AgentInterface, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest,
-    GetExtendedAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest,
-    ListTaskPushNotificationConfigsRequest, ListTaskPushNotificationConfigsResponse,
-    ListTasksRequest, ListTasksResponse, Message, Part, ProtocolBinding, PushConfigId,
-    SendMessageConfiguration, SendMessageRequest, SendMessageResponse, SubscribeToTaskRequest,
-    Task, TaskId, TaskPushNotificationConfig,
+    AgentCard, AgentInterface, Message, Part, ProtocolBinding, SendMessageResponse,
 };
+use card::CardCache;
 use response::Meta;
 use transport::Transport;
 
@@ -120,14 +120,6 @@ impl From<Vec<Part>> for MessageInput {
     fn from(parts: Vec<Part>) -> Self {
         Self(Message::new(crate::types::Role::User, parts))
     }
-}
-
-#[derive(Debug, Default)]
-struct CardCache {
-    card: AgentCard,
-    base_url: Option<String>,
-    etag: Option<String>,
-    last_modified: Option<String>,
 }
 
 /// An A2A client bound to one agent.
@@ -280,32 +272,10 @@ impl A2aClient {
         activated: Vec<String>,
     ) -> Result<Self, ClientError> {
         let http = http::http_client(&options)?;
-        let mut cache = CardCache::default();
-        match target {
-            Target::Card(card) => cache.card = *card,
-            Target::Url(url) => {
-                let base = url.trim_end_matches('/').to_owned();
-                let fetched = http::fetch_card(
-                    &http,
-                    &options,
-                    &format!("{base}{}", options.card_path),
-                    None,
-                    None,
-                )
-                .await?;
-                let Some((card, etag, last_modified)) = fetched else {
-                    return Err(ClientError::InvalidResponse(
-                        "the agent card request answered 304 without a cached card".into(),
-                    ));
-                };
-                cache = CardCache {
-                    card,
-                    base_url: Some(base),
-                    etag,
-                    last_modified,
-                };
-            }
-        }
+        let cache = match target {
+            Target::Card(card) => CardCache::given(*card),
+            Target::Url(url) => CardCache::fetch(&http, &options, &url).await?,
+        };
         let interface = choose_interface(&cache.card, options.preferred_binding.as_ref())
             .map_err(ClientError::Local)?;
         let transport = Transport::new(http, options, interface, &activated)?;
@@ -316,14 +286,6 @@ impl A2aClient {
             activated: activated.into(),
             checked: Arc::new(AtomicBool::new(false)),
         })
-    }
-
-    /// The agent card the client was built from (or last refreshed).
-    pub fn card(&self) -> AgentCard {
-        self.card
-            .read()
-            .map(|c| c.card.clone())
-            .unwrap_or_else(|p| p.into_inner().card.clone())
     }
 
     /// The interface in use.
@@ -363,45 +325,6 @@ impl A2aClient {
         self.check_extensions()
     }
 
-    /// Revalidates the card with `If-None-Match` / `If-Modified-Since`; returns true when it
-    /// changed. (The transport stays on the interface chosen at build time.)
-    pub async fn refresh_card(&self) -> Result<bool, ClientError> {
-        let poisoned = || ClientError::Local(A2aError::Internal("card cache poisoned".into()));
-        let (url, etag, lm) = {
-            let c = self.card.read().map_err(|_| poisoned())?;
-            let Some(base) = &c.base_url else {
-                return Ok(false);
-            };
-            (
-                format!("{base}{}", self.transport.options.card_path),
-                c.etag.clone(),
-                c.last_modified.clone(),
-            )
-        };
-        let fetched = http::fetch_card(
-            &self.transport.http,
-            &self.transport.options,
-            &url,
-            etag.as_deref(),
-            lm.as_deref(),
-        )
-        .await?;
-        match fetched {
-            None => Ok(false),
-            Some((card, etag, last_modified)) => {
-                let mut c = self.card.write().map_err(|_| poisoned())?;
-                let changed = c.card != card;
-                c.card = card;
-                c.etag = etag;
-                c.last_modified = last_modified;
-                if changed {
-                    self.checked.store(false, Ordering::Release);
-                }
-                Ok(changed)
-            }
-        }
-    }
-
     /// The activated extensions whose hooks run in the client, negotiated for one call.
     fn negotiated(&self, ctx: &RequestContext) -> Result<Arc<Negotiated>, ClientError> {
         self.ensure_checked()?;
@@ -424,8 +347,7 @@ impl A2aClient {
     async fn unary<T: serde::de::DeserializeOwned + 'static>(
         &self,
         mut req: A2aRequest,
-        headers: &[(String, String)],
-        timeout: Option<std::time::Duration>,
+        call: &CallOptions,
         reply: impl FnOnce(&mut T) -> Option<Reply<'_>>,
     ) -> Result<Response<T>, ClientError> {
         let ctx = RequestContext::client();
@@ -433,7 +355,7 @@ impl A2aClient {
         negotiated
             .handle_request(&mut req, &ctx)
             .map_err(ClientError::Local)?;
-        let (mut body, meta): (T, Meta) = self.transport.unary(&req, headers, timeout).await?;
+        let (mut body, meta): (T, Meta) = self.transport.unary(&req, call).await?;
         if let Some(mut r) = reply(&mut body) {
             negotiated
                 .handle_response(&mut r)
@@ -445,336 +367,32 @@ impl A2aClient {
     async fn streaming(
         &self,
         mut req: A2aRequest,
-        headers: &[(String, String)],
-        timeout: Option<std::time::Duration>,
+        call: CallOptions,
     ) -> Result<Response<ClientStream>, ClientError> {
         let ctx = RequestContext::client();
         let negotiated = self.negotiated(&ctx)?;
         negotiated
             .handle_request(&mut req, &ctx)
             .map_err(ClientError::Local)?;
-        let (stream, meta) = self.transport.stream(&req, headers, timeout).await?;
-        let mut stream: ClientStream = if negotiated.activated.is_empty() {
-            stream
-        } else {
-            Box::pin(stream.map(move |item| {
-                let mut ev = item?;
-                negotiated
-                    .handle_response(&mut Reply::Event(&mut ev))
-                    .map_err(ClientError::Local)?;
-                Ok(ev)
-            }))
-        };
+        let (source, meta) = self.transport.stream(&req, &call).await?;
+        let mut events = Box::pin(resume::resuming(
+            self.clone(),
+            &req,
+            source,
+            call,
+            negotiated,
+        ));
         // An error before the first event is the call's error, not an item of the stream.
-        match stream.next().await {
+        match events.next().await {
             Some(Err(e)) => Err(e),
             Some(Ok(first)) => {
-                let rest: ClientStream =
-                    Box::pin(futures::stream::once(async move { Ok(first) }).chain(stream));
-                Ok(Response::new(rest, meta))
+                let rest = futures::stream::once(async move { Ok(first) }).chain(events);
+                Ok(Response::new(ClientStream::new(rest), meta))
             }
             None => Err(ClientError::InvalidResponse(
                 "the server closed the stream without any event".into(),
             )),
         }
-    }
-
-    fn send_request(&self, input: MessageInput, opts: &SendOptions) -> A2aRequest {
-        let mut message = input.0;
-        if let Some(t) = &opts.task_id {
-            message.task_id = TaskId::from(t.as_str());
-        }
-        if let Some(c) = &opts.context_id {
-            message.context_id = c.as_str().into();
-        }
-        let mut configuration = opts.configuration.clone();
-        if let Some(n) = opts.history_length {
-            configuration
-                .get_or_insert_with(SendMessageConfiguration::default)
-                .history_length = Some(n);
-        }
-        A2aRequest::SendMessage(SendMessageRequest {
-            tenant: self.transport.interface.tenant.clone(),
-            message,
-            configuration,
-            metadata: opts.metadata.clone(),
-        })
-    }
-
-    /// SendMessage: the task (when it is terminal or interrupted, unless `returnImmediately`)
-    /// or the agent's direct reply.
-    pub async fn send_message(
-        &self,
-        input: impl Into<MessageInput>,
-        opts: SendOptions,
-    ) -> Result<Response<SendResult>, ClientError> {
-        let req = self.send_request(input.into(), &opts);
-        self.unary(req, &opts.headers, opts.timeout, |r: &mut SendResult| {
-            Some(Reply::SendMessage(r))
-        })
-        .await
-    }
-
-    /// SendStreamingMessage: the events as they happen (the task first, then updates).
-    pub async fn stream_message(
-        &self,
-        input: impl Into<MessageInput>,
-        opts: SendOptions,
-    ) -> Result<Response<ClientStream>, ClientError> {
-        let req = match self.send_request(input.into(), &opts) {
-            A2aRequest::SendMessage(r) => A2aRequest::SendStreamingMessage(r),
-            other => other,
-        };
-        self.streaming(req, &opts.headers, opts.timeout).await
-    }
-
-    /// GetTask.
-    pub async fn get_task(
-        &self,
-        id: &str,
-        history_length: Option<i32>,
-    ) -> Result<Response<Task>, ClientError> {
-        let req = A2aRequest::GetTask(GetTaskRequest {
-            tenant: self.transport.interface.tenant.clone(),
-            id: id.into(),
-            history_length,
-        });
-        self.unary(req, &[], None, |t: &mut Task| Some(Reply::Task(t)))
-            .await
-    }
-
-    /// ListTasks (one page).
-    pub async fn list_tasks(
-        &self,
-        mut req: ListTasksRequest,
-    ) -> Result<Response<ListTasksResponse>, ClientError> {
-        req.tenant.clone_from(&self.transport.interface.tenant);
-        self.unary(
-            A2aRequest::ListTasks(req),
-            &[],
-            None,
-            |r: &mut ListTasksResponse| Some(Reply::ListTasks(r)),
-        )
-        .await
-    }
-
-    /// Every task matching `req`, walking `nextPageToken` page by page.
-    pub fn list_all_tasks(
-        &self,
-        req: ListTasksRequest,
-    ) -> impl Stream<Item = Result<Task, ClientError>> + Send + '_ {
-        struct Walk {
-            next: Option<ListTasksRequest>,
-            buffered: std::collections::VecDeque<Task>,
-        }
-        let start = Walk {
-            next: Some(req),
-            buffered: Default::default(),
-        };
-        futures::stream::unfold(start, move |mut walk| async move {
-            loop {
-                if let Some(task) = walk.buffered.pop_front() {
-                    return Some((Ok(task), walk));
-                }
-                let req = walk.next.take()?;
-                match self.list_tasks(req.clone()).await {
-                    Err(e) => return Some((Err(e), walk)),
-                    Ok(page) => {
-                        let page = page.into_inner();
-                        if !page.next_page_token.is_empty() {
-                            if page.tasks.is_empty() {
-                                let e = ClientError::InvalidResponse(
-                                    "an empty page with a next page token".into(),
-                                );
-                                return Some((Err(e), walk));
-                            }
-                            walk.next = Some(ListTasksRequest {
-                                page_token: page.next_page_token,
-                                ..req
-                            });
-                        }
-                        walk.buffered.extend(page.tasks);
-                    }
-                }
-            }
-        })
-    }
-
-    /// CancelTask.
-    pub async fn cancel_task(&self, id: &str) -> Result<Response<Task>, ClientError> {
-        let req = A2aRequest::CancelTask(CancelTaskRequest {
-            tenant: self.transport.interface.tenant.clone(),
-            id: id.into(),
-            metadata: Default::default(),
-        });
-        self.unary(req, &[], None, |t: &mut Task| Some(Reply::Task(t)))
-            .await
-    }
-
-    /// SubscribeToTask: the task as it stands, then its live events until it is terminal. A
-    /// missing task is TaskNotFound and a finished one UnsupportedOperation.
-    pub async fn resubscribe(&self, id: &str) -> Result<Response<ClientStream>, ClientError> {
-        self.resubscribe_with(id, CallOptions::default()).await
-    }
-
-    /// SubscribeToTask with per-call options (e.g. a `Last-Event-ID` header to resume after an
-    /// event).
-    pub async fn resubscribe_with(
-        &self,
-        id: &str,
-        opts: CallOptions,
-    ) -> Result<Response<ClientStream>, ClientError> {
-        let req = A2aRequest::SubscribeToTask(SubscribeToTaskRequest {
-            tenant: self.transport.interface.tenant.clone(),
-            id: id.into(),
-        });
-        self.streaming(req, &opts.headers, opts.timeout).await
-    }
-
-    /// CreateTaskPushNotificationConfig (the server assigns the id when `config.id` is empty).
-    pub async fn set_push_config(
-        &self,
-        mut config: TaskPushNotificationConfig,
-    ) -> Result<Response<TaskPushNotificationConfig>, ClientError> {
-        config.tenant.clone_from(&self.transport.interface.tenant);
-        let req = A2aRequest::CreateTaskPushNotificationConfig(config);
-        self.unary(req, &[], None, |c: &mut TaskPushNotificationConfig| {
-            Some(Reply::PushConfig(c))
-        })
-        .await
-    }
-
-    /// GetTaskPushNotificationConfig.
-    pub async fn get_push_config(
-        &self,
-        task_id: &str,
-        id: &str,
-    ) -> Result<Response<TaskPushNotificationConfig>, ClientError> {
-        let req = A2aRequest::GetTaskPushNotificationConfig(GetTaskPushNotificationConfigRequest {
-            tenant: self.transport.interface.tenant.clone(),
-            task_id: task_id.into(),
-            id: PushConfigId::from(id),
-        });
-        self.unary(req, &[], None, |c: &mut TaskPushNotificationConfig| {
-            Some(Reply::PushConfig(c))
-        })
-        .await
-    }
-
-    /// ListTaskPushNotificationConfigs.
-    pub async fn list_push_configs(
-        &self,
-        task_id: &str,
-    ) -> Result<Response<ListTaskPushNotificationConfigsResponse>, ClientError> {
-        let req =
-            A2aRequest::ListTaskPushNotificationConfigs(ListTaskPushNotificationConfigsRequest {
-                tenant: self.transport.interface.tenant.clone(),
-                task_id: task_id.into(),
-                ..Default::default()
-            });
-        self.unary(
-            req,
-            &[],
-            None,
-            |c: &mut ListTaskPushNotificationConfigsResponse| Some(Reply::PushConfigs(c)),
-        )
-        .await
-    }
-
-    /// DeleteTaskPushNotificationConfig (idempotent).
-    pub async fn delete_push_config(
-        &self,
-        task_id: &str,
-        id: &str,
-    ) -> Result<Response<()>, ClientError> {
-        let req =
-            A2aRequest::DeleteTaskPushNotificationConfig(DeleteTaskPushNotificationConfigRequest {
-                tenant: self.transport.interface.tenant.clone(),
-                task_id: task_id.into(),
-                id: PushConfigId::from(id),
-            });
-        let r: Response<crate::types::Empty> = self
-            .unary(req, &[], None, |e: &mut crate::types::Empty| {
-                Some(Reply::Empty(e))
-            })
-            .await?;
-        Ok(r.map(|_| ()))
-    }
-
-    /// GetExtendedAgentCard.
-    pub async fn extended_card(&self) -> Result<Response<AgentCard>, ClientError> {
-        let req = A2aRequest::GetExtendedAgentCard(GetExtendedAgentCardRequest {
-            tenant: self.transport.interface.tenant.clone(),
-        });
-        self.unary(req, &[], None, |c: &mut AgentCard| {
-            Some(Reply::AgentCard(c))
-        })
-        .await
-    }
-
-    /// Calls a method added by an extension, typed; its extension is activated for the call.
-    pub async fn call<M: crate::extension::ExtensionMethod>(
-        &self,
-        params: M::Params,
-    ) -> Result<Response<M::Result>, ClientError> {
-        let value = serde_json::to_value(&params).map_err(|e| {
-            ClientError::Local(A2aError::Internal(format!(
-                "could not encode the params of {}: {e}",
-                M::METHOD
-            )))
-        })?;
-        self.ensure_checked()?;
-        let uri = <M::Extension as Extension>::URI;
-        let (result, meta) = self
-            .transport
-            .call_method(M::METHOD, M::REST_PATH, uri, value, &[], None)
-            .await?;
-        let typed = crate::json::from_value(result).map_err(|e| {
-            ClientError::InvalidResponse(format!("the result of {} does not fit: {e}", M::METHOD))
-        })?;
-        Ok(Response::new(typed, meta))
-    }
-
-    /// Calls a method added by an extension by name, untyped: `method` on JSON-RPC, a POST on
-    /// `rest_path` (below the interface URL) on HTTP+JSON; `extension` is activated for the
-    /// call.
-    pub async fn call_raw(
-        &self,
-        method: &'static str,
-        rest_path: &'static str,
-        extension: &'static str,
-        params: serde_json::Value,
-        opts: CallOptions,
-    ) -> Result<Response<serde_json::Value>, ClientError> {
-        self.ensure_checked()?;
-        let (result, meta) = self
-            .transport
-            .call_method(
-                method,
-                rest_path,
-                extension,
-                params,
-                &opts.headers,
-                opts.timeout,
-            )
-            .await?;
-        Ok(Response::new(result, meta))
-    }
-
-    /// Calls any operation with per-call options (headers, timeout).
-    pub async fn call_with<T: serde::de::DeserializeOwned + 'static>(
-        &self,
-        req: A2aRequest,
-        opts: CallOptions,
-    ) -> Result<Response<T>, ClientError> {
-        if req.operation().is_streaming() {
-            return Err(ClientError::Local(A2aError::InvalidRequest(format!(
-                "{} is a streaming operation",
-                req.operation()
-            ))));
-        }
-        self.unary(req, &opts.headers, opts.timeout, |_: &mut T| None)
-            .await
     }
 }
 

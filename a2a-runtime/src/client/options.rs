@@ -83,6 +83,127 @@ pub struct ClientOptions {
     /// GRPC interface given as `host:port` is dialed over TLS; without, over h2c (HTTPS URLs
     /// are verified against the system's roots).
     pub tls: Option<ClientTls>,
+    /// How a stream whose connection drops reconnects and resumes.
+    pub reconnect: Reconnect,
+    /// The most a server can make the client hold.
+    pub limits: ClientLimits,
+    /// The keys (pinned, or a JWKS the caller names) a signed card is verified with when it
+    /// is fetched; the outcome is [`A2aClient::card_signature`](super::A2aClient::card_signature).
+    /// Without it, signatures are not checked ([`CardSignature::NotChecked`](super::CardSignature::NotChecked)).
+    #[cfg(feature = "jwt")]
+    pub card_verifier: Option<crate::auth::signing::CardVerifier>,
+}
+
+/// How a streaming call (SendStreamingMessage, SubscribeToTask) survives a dropped connection
+/// (see [`ClientOptions::reconnect`]).
+///
+/// When the connection breaks (reset, cut in the middle of an event, closed before a final
+/// event, silent longer than the idle timeout) and the server gave the events ids (the SSE
+/// `id:` field; on gRPC, the `a2a-first-event-id` metadata), the stream sends SubscribeToTask
+/// for its task with `Last-Event-ID` set to the last event it yielded, and goes on with the
+/// events that follow: every event once, in order. It waits `initial_backoff` before the first
+/// attempt, doubling up to `max_backoff`, and gives up after `max_attempts` attempts in a row
+/// without an event: the stream then ends with the error of the last attempt.
+///
+/// A stream that broke before any event named its task (a SendStreamingMessage cut before its
+/// first event), or whose server gives no ids, cannot resume: it ends with the error of the
+/// broken connection, as with `Reconnect::never()`. An error the agent answered (an
+/// `event: error`, a gRPC status with details) ends the stream without reconnecting.
+///
+/// ```
+/// use std::time::Duration;
+/// use a2a_runtime::client::{ClientOptions, Reconnect};
+///
+/// let options = ClientOptions {
+///     reconnect: Reconnect {
+///         max_attempts: 10,
+///         initial_backoff: Duration::from_millis(50),
+///         max_backoff: Duration::from_secs(2),
+///     },
+///     ..ClientOptions::default()
+/// };
+/// assert_eq!(Reconnect::never().max_attempts, 0);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reconnect {
+    /// Attempts in a row without an event before the stream gives up (0: never reconnect).
+    pub max_attempts: u32,
+    /// The wait before the first attempt.
+    pub initial_backoff: Duration,
+    /// The longest wait between attempts (the wait doubles from `initial_backoff`).
+    pub max_backoff: Duration,
+}
+
+impl Reconnect {
+    /// Never reconnect: a dropped connection ends the stream with its error.
+    pub fn never() -> Self {
+        Self {
+            max_attempts: 0,
+            ..Self::default()
+        }
+    }
+
+    /// The wait before attempt `n` (from 1).
+    pub(crate) fn backoff(&self, n: u32) -> Duration {
+        let factor = 1u32
+            .checked_shl(n.saturating_sub(1).min(16))
+            .unwrap_or(u32::MAX);
+        self.initial_backoff
+            .saturating_mul(factor)
+            .min(self.max_backoff)
+    }
+}
+
+impl Default for Reconnect {
+    /// 5 attempts, waiting 100 ms, 200 ms, 400 ms, 800 ms, 1.6 s (at most 5 s).
+    fn default() -> Self {
+        Self {
+            max_attempts: 5,
+            initial_backoff: Duration::from_millis(100),
+            max_backoff: Duration::from_secs(5),
+        }
+    }
+}
+
+/// The most a server can make the client hold (see [`ClientOptions::limits`]); past a limit
+/// the call fails with [`ClientError::TooLarge`](super::ClientError::TooLarge).
+///
+/// ```
+/// use a2a_runtime::client::{ClientLimits, ClientOptions};
+///
+/// let options = ClientOptions {
+///     limits: ClientLimits {
+///         max_response_bytes: 1 << 20,
+///         ..ClientLimits::default()
+///     },
+///     ..ClientOptions::default()
+/// };
+/// # let _ = options;
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClientLimits {
+    /// The largest answer body of a unary call or of the agent card, and the largest gRPC
+    /// message, in bytes (default 16 MiB).
+    pub max_response_bytes: usize,
+    /// The longest line of an event stream, in bytes (default 4 MiB).
+    pub max_sse_line_bytes: usize,
+    /// The largest event of an event stream (its `data:` lines together), in bytes (default
+    /// 8 MiB).
+    pub max_sse_event_bytes: usize,
+    /// How many decoded events a stream holds before its reader takes them (default 256):
+    /// the rest of what the server sent waits undecoded, so a burst never piles up.
+    pub max_buffered_events: usize,
+}
+
+impl Default for ClientLimits {
+    fn default() -> Self {
+        Self {
+            max_response_bytes: 16 * 1024 * 1024,
+            max_sse_line_bytes: 4 * 1024 * 1024,
+            max_sse_event_bytes: 8 * 1024 * 1024,
+            max_buffered_events: 256,
+        }
+    }
 }
 
 /// The client's TLS settings (see [`ClientOptions::tls`]).
@@ -144,6 +265,10 @@ impl Default for ClientOptions {
             card_path: "/.well-known/agent-card.json".into(),
             extension_check: ExtensionCheck::Warn,
             tls: None,
+            reconnect: Reconnect::default(),
+            limits: ClientLimits::default(),
+            #[cfg(feature = "jwt")]
+            card_verifier: None,
         }
     }
 }
@@ -165,13 +290,62 @@ pub struct SendOptions {
     pub headers: Vec<(String, String)>,
     /// Timeout for this call (default: the client's).
     pub timeout: Option<Duration>,
+    /// URIs of extensions to activate for this call, besides the client's.
+    pub extensions: Vec<String>,
 }
 
-/// Options of calls other than send.
+impl SendOptions {
+    /// The options of the call itself (headers, timeout, extensions).
+    pub(crate) fn call(&self) -> CallOptions {
+        CallOptions {
+            headers: self.headers.clone(),
+            timeout: self.timeout,
+            extensions: self.extensions.clone(),
+        }
+    }
+}
+
+/// Options of one call other than send: headers, timeout and extensions for this call only.
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use a2a_runtime::client::CallOptions;
+///
+/// # async fn run(client: a2a_runtime::client::A2aClient) -> Result<(), a2a_runtime::client::ClientError> {
+/// let opts = CallOptions::default()
+///     .header("x-request-id", "r-1")
+///     .timeout(Duration::from_secs(5))
+///     .extension("https://example.com/ext/trace/v1");
+/// let task = client.get_task_with("t-1", None, opts).await?;
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct CallOptions {
     /// Extra headers for this call.
     pub headers: Vec<(String, String)>,
     /// Timeout for this call (default: the client's).
     pub timeout: Option<Duration>,
+    /// URIs of extensions to activate for this call (sent in `A2A-Extensions` with the
+    /// client's).
+    pub extensions: Vec<String>,
+}
+
+impl CallOptions {
+    /// Adds a header.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Sets the timeout.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Activates the extension with this URI for the call.
+    pub fn extension(mut self, uri: impl Into<String>) -> Self {
+        self.extensions.push(uri.into());
+        self
+    }
 }

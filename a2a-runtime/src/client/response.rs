@@ -53,6 +53,27 @@ impl<T> Response<T> {
         &self.extensions
     }
 
+    /// True when the server activated extension `E` for the call.
+    ///
+    /// ```no_run
+    /// use a2a_runtime::extension::TimestampExtension;
+    /// # async fn run(client: a2a_runtime::client::A2aClient) -> Result<(), a2a_runtime::client::ClientError> {
+    /// let response = client.get_task("t-1", None).await?;
+    /// if response.is_activated::<TimestampExtension>() {
+    ///     println!("the agent stamped its answer");
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn is_activated<E: crate::extension::Extension>(&self) -> bool {
+        self.extensions.iter().any(|u| u == E::URI)
+    }
+
+    /// Extension `E` (its default value) when the server activated it for the call: typed
+    /// access to what [`activated_extensions`](Self::activated_extensions) lists by URI.
+    pub fn activated<E: crate::extension::Extension + Default>(&self) -> Option<E> {
+        self.is_activated::<E>().then(E::default)
+    }
+
     /// The same headers with the result changed by `f`.
     pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Response<U> {
         Response {

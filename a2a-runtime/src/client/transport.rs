@@ -9,6 +9,7 @@
 
 use std::time::Duration;
 
+use futures::StreamExt as _;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -19,10 +20,10 @@ use super::answer::{
 };
 use super::error::ClientError;
 use super::events::sse_events;
-use super::options::{Auth, ClientOptions, OutgoingRequest};
+use super::options::{Auth, CallOptions, ClientOptions, OutgoingRequest};
 use super::response::Meta;
 use super::route::{Target, rest_route, v0_3_rest_route};
-use super::stream::ClientStream;
+use super::stream::Source;
 use crate::compat::v0_3;
 use crate::error::A2aError;
 use crate::protocol::{A2aRequest, Operation};
@@ -88,8 +89,7 @@ impl Transport {
     fn build(
         &self,
         req: &A2aRequest,
-        headers: &[(String, String)],
-        timeout: Option<Duration>,
+        call: &CallOptions,
         streaming: bool,
     ) -> Result<(reqwest::RequestBuilder, String, u64), ClientError> {
         let params = req.to_params().map_err(|e| {
@@ -117,14 +117,34 @@ impl Transport {
             rest,
             extra_extension: None,
         };
-        self.build_target(target, headers, timeout, streaming)
+        self.build_target(target, call, streaming)
+    }
+
+    /// The `A2A-Extensions` value of a call: the client's URIs, then `extra` (each once).
+    pub(crate) fn extensions_for<'a>(
+        &'a self,
+        extra: impl IntoIterator<Item = &'a str>,
+    ) -> Option<String> {
+        let mut uris: Vec<&str> = match &self.extensions_header {
+            Some(h) => h
+                .split(',')
+                .map(str::trim)
+                .filter(|u| !u.is_empty())
+                .collect(),
+            None => Vec::new(),
+        };
+        for uri in extra {
+            if !uri.is_empty() && !uris.contains(&uri) {
+                uris.push(uri);
+            }
+        }
+        (!uris.is_empty()).then(|| crate::extension::format_extensions_header(uris))
     }
 
     fn build_target(
         &self,
         target: Target,
-        headers: &[(String, String)],
-        timeout: Option<Duration>,
+        call: &CallOptions,
         streaming: bool,
     ) -> Result<(reqwest::RequestBuilder, String, u64), ClientError> {
         let Target {
@@ -166,16 +186,12 @@ impl Transport {
                 (m, format!("{base}{tenant}{path}"), body, media)
             }
         };
-        let extensions_header = match (&self.extensions_header, extra_extension) {
-            (Some(h), Some(x))
-                if !crate::extension::parse_extensions_header([h.as_str()])
-                    .is_ok_and(|uris| uris.iter().any(|u| u == x)) =>
-            {
-                Some(crate::extension::format_extensions_header([h.as_str(), x]))
-            }
-            (None, Some(x)) => Some(x.to_owned()),
-            (h, _) => h.clone(),
-        };
+        let extensions_header = self.extensions_for(
+            call.extensions
+                .iter()
+                .map(String::as_str)
+                .chain(extra_extension),
+        );
         let mut outgoing = OutgoingRequest {
             method: method_name,
             url: url.clone(),
@@ -184,7 +200,7 @@ impl Transport {
         outgoing
             .headers
             .extend(self.options.headers.iter().cloned());
-        outgoing.headers.extend(headers.iter().cloned());
+        outgoing.headers.extend(call.headers.iter().cloned());
         match &self.options.auth {
             Some(Auth::Bearer(token)) => outgoing
                 .headers
@@ -213,7 +229,7 @@ impl Transport {
                 },
             );
         if !streaming {
-            rb = rb.timeout(timeout.unwrap_or(self.options.timeout));
+            rb = rb.timeout(call.timeout.unwrap_or(self.options.timeout));
         }
         if let Some(ext) = &extensions_header {
             rb = rb.header("a2a-extensions", ext.as_str());
@@ -256,18 +272,16 @@ impl Transport {
     pub(crate) async fn unary<T: DeserializeOwned + 'static>(
         &self,
         req: &A2aRequest,
-        headers: &[(String, String)],
-        timeout: Option<Duration>,
+        call: &CallOptions,
     ) -> Result<(T, Meta), ClientError> {
         #[cfg(feature = "grpc")]
         if let Some(grpc) = &self.grpc {
-            let ext = self.extensions_header.as_deref();
-            let (response, meta) = grpc
-                .unary(req, &self.options, ext, headers, timeout)
-                .await?;
+            let ext = self.extensions_for(call.extensions.iter().map(String::as_str));
+            let (response, meta) = grpc.unary(req, &self.options, ext.as_deref(), call).await?;
             return Ok((super::grpc::typed(response, req.operation())?, meta));
         }
-        let (rb, url, _) = self.build(req, headers, timeout, false)?;
+        let timeout = call.timeout;
+        let (rb, url, _) = self.build(req, call, false)?;
         let resp = self.send(rb, &url, timeout).await?;
         let limit = timeout.unwrap_or(self.options.timeout);
         let (value, meta) = self.read_result(resp, &url, limit).await?;
@@ -302,8 +316,7 @@ impl Transport {
         rest_path: &'static str,
         extension: &'static str,
         params: Value,
-        headers: &[(String, String)],
-        timeout: Option<Duration>,
+        call: &CallOptions,
     ) -> Result<(Value, Meta), ClientError> {
         #[cfg(feature = "grpc")]
         if self.grpc.is_some() {
@@ -322,9 +335,9 @@ impl Transport {
             rest,
             extra_extension: Some(extension),
         };
-        let (rb, url, _) = self.build_target(target, headers, timeout, false)?;
-        let resp = self.send(rb, &url, timeout).await?;
-        let limit = timeout.unwrap_or(self.options.timeout);
+        let (rb, url, _) = self.build_target(target, call, false)?;
+        let resp = self.send(rb, &url, call.timeout).await?;
+        let limit = call.timeout.unwrap_or(self.options.timeout);
         self.read_result(resp, &url, limit).await
     }
 
@@ -339,10 +352,7 @@ impl Transport {
         let meta = meta(&resp);
         let status = resp.status();
         let media = media_type(&resp);
-        let body = resp
-            .bytes()
-            .await
-            .map_err(|e| transport_error(url, e, timeout))?;
+        let body = read_body(resp, url, self.options.limits.max_response_bytes, timeout).await?;
         if !status.is_success() && !is_json(&media) {
             return Err(ClientError::http(url, status.as_u16(), &body));
         }
@@ -382,19 +392,20 @@ impl Transport {
         Ok((value, meta))
     }
 
-    /// A streaming call: the events (decoded lazily) and the response headers.
+    /// A streaming call: the events (decoded lazily, with their ids) and the response headers.
     pub(crate) async fn stream(
         &self,
         req: &A2aRequest,
-        headers: &[(String, String)],
-        timeout: Option<Duration>,
-    ) -> Result<(ClientStream, Meta), ClientError> {
+        call: &CallOptions,
+    ) -> Result<(Source, Meta), ClientError> {
         #[cfg(feature = "grpc")]
         if let Some(grpc) = &self.grpc {
-            let ext = self.extensions_header.as_deref();
-            return grpc.stream(req, &self.options, ext, headers, timeout).await;
+            let ext = self.extensions_for(call.extensions.iter().map(String::as_str));
+            return grpc.stream(req, &self.options, ext.as_deref(), call).await;
         }
-        let (rb, url, _) = self.build(req, headers, timeout, true)?;
+        let timeout = call.timeout;
+        let headers = &call.headers;
+        let (rb, url, _) = self.build(req, call, true)?;
         let mut resp = self.send(rb, &url, timeout).await?;
         if self.binding == Binding::Rest
             && resp.status() == reqwest::StatusCode::METHOD_NOT_ALLOWED
@@ -406,8 +417,8 @@ impl Transport {
                 .get(&url)
                 .header("a2a-version", crate::PROTOCOL_VERSION)
                 .header(ACCEPT, "text/event-stream");
-            if let Some(ext) = &self.extensions_header {
-                rb = rb.header("a2a-extensions", ext.as_str());
+            if let Some(ext) = self.extensions_for(call.extensions.iter().map(String::as_str)) {
+                rb = rb.header("a2a-extensions", ext);
             }
             for (k, v) in self.options.headers.iter().chain(headers) {
                 rb = rb.header(k.as_str(), v.as_str());
@@ -420,14 +431,15 @@ impl Transport {
         if media != "text/event-stream" {
             // A stream request carries no reqwest timeout: bound this body read here.
             let limit = timeout.unwrap_or(self.options.timeout);
-            let body = match tokio::time::timeout(limit, resp.bytes()).await {
+            let max = self.options.limits.max_response_bytes;
+            let body = match tokio::time::timeout(limit, read_body(resp, &url, max, limit)).await {
                 Err(_) => {
                     return Err(ClientError::Timeout {
                         url,
                         timeout: limit,
                     });
                 }
-                Ok(body) => body.map_err(|e| transport_error(&url, e, limit))?,
+                Ok(body) => body?,
             };
             if is_json(&media)
                 && self.v0_3
@@ -454,12 +466,40 @@ impl Transport {
             )));
         }
         let events = sse_events(
-            resp,
+            Box::pin(resp.bytes_stream()),
             self.binding,
             self.v0_3,
             url,
             self.options.stream_idle_timeout,
+            self.options.limits,
         );
         Ok((events, meta))
     }
+}
+
+/// The body of an answer, refused past `max` bytes ([`ClientError::TooLarge`]) without
+/// reading further.
+pub(crate) async fn read_body(
+    resp: reqwest::Response,
+    url: &str,
+    max: usize,
+    timeout: Duration,
+) -> Result<bytes::Bytes, ClientError> {
+    let too_large = || ClientError::too_large(url, "a response body", max);
+    if resp
+        .content_length()
+        .is_some_and(|n| usize::try_from(n).map_or(true, |n| n > max))
+    {
+        return Err(too_large());
+    }
+    let mut chunks = resp.bytes_stream();
+    let mut body = bytes::BytesMut::new();
+    while let Some(chunk) = chunks.next().await {
+        let chunk = chunk.map_err(|e| transport_error(url, e, timeout))?;
+        if body.len().saturating_add(chunk.len()) > max {
+            return Err(too_large());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body.freeze())
 }

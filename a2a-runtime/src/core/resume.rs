@@ -21,9 +21,11 @@ use crate::types::TaskId;
 ///
 /// - Every SSE event of a task stream carries `id: n`, the task's sequence number: gapless and
 ///   increasing per task; the event that produced the task's version `n` has id `n`.
-/// - `SubscribeToTask` with the header `Last-Event-ID: n` (gRPC: the metadata `last-event-id`;
-///   gRPC messages carry no id, so the id comes from elsewhere, such as an SSE stream of the
-///   same task) answers every event after `n`, in order, from the store's log, then the live events (no
+/// - gRPC messages carry no id: the initial metadata `a2a-first-event-id: n` of a stream
+///   names the id of its first message (when it comes within 250 ms of the stream's opening),
+///   and each next message has the next id.
+/// - `SubscribeToTask` with the header `Last-Event-ID: n` (gRPC: the metadata `last-event-id`)
+///   answers every event after `n`, in order, from the store's log, then the live events (no
 ///   snapshot first). For a terminal task the stream ends after the logged events.
 /// - An `n` beyond the task's last event, or one whose successors the store no longer holds
 ///   (retention), is answered with an invalid-params error naming `Last-Event-ID`, never with a

@@ -190,8 +190,7 @@ async fn a_stream_closed_without_any_event_is_the_calls_error() {
         let c = raw_client(&srv.url, &binding).await;
         let err = bounded("stream", c.stream_message("hi", SendOptions::default()))
             .await
-            .err()
-            .expect("an error, not an empty stream");
+            .expect_err("an error, not an empty stream");
         invalid_response(&err, &format!("{binding} empty stream"), "ended");
     }
 }
@@ -240,8 +239,7 @@ async fn a_wrong_content_type_is_an_invalid_agent_response() {
         let c = raw_client(&srv.url, &binding).await;
         let err = bounded("stream", c.stream_message("hi", SendOptions::default()))
             .await
-            .err()
-            .expect("not an event stream");
+            .expect_err("not an event stream");
         invalid_response(
             &err,
             &format!("{binding} JSON instead of SSE"),
@@ -278,8 +276,7 @@ async fn an_html_error_page_is_an_invalid_agent_response() {
         );
         let err = bounded("stream", c.stream_message("hi", SendOptions::default()))
             .await
-            .err()
-            .expect("an HTML page is no stream");
+            .expect_err("an HTML page is no stream");
         failed(
             &err,
             Kind::Http,
@@ -304,8 +301,7 @@ async fn a_server_that_never_answers_times_out() {
 
         let err = bounded("stream", c.stream_message("hi", SendOptions::default()))
             .await
-            .err()
-            .expect("a silent server gives no stream");
+            .expect_err("a silent server gives no stream");
         failed(
             &err,
             Kind::Timeout,
@@ -315,8 +311,7 @@ async fn a_server_that_never_answers_times_out() {
 
         let err = bounded("resubscribe", c.resubscribe("t-1"))
             .await
-            .err()
-            .expect("a silent server gives no stream");
+            .expect_err("a silent server gives no stream");
         failed(
             &err,
             Kind::Timeout,
@@ -367,8 +362,7 @@ async fn a_body_that_never_completes_times_out() {
         let c = raw_client(&srv.url, &binding).await;
         let err = bounded("stream", c.stream_message("hi", SendOptions::default()))
             .await
-            .err()
-            .expect("a stalled error body gives no stream");
+            .expect_err("a stalled error body gives no stream");
         failed(
             &err,
             Kind::Timeout,

@@ -4,5 +4,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod bad_servers;
+mod bounds;
+mod card_fetch;
 mod extensions;
 mod ops;
+mod per_call;
+mod resume;

@@ -117,9 +117,22 @@ impl Binding {
     /// the stream with its status.
     async fn stream(&self, meta: Call, req: A2aRequest) -> Result<Response<EventStream>, Status> {
         let (response, activated) = self.call(&meta, req).await?;
-        let A2aResponse::Stream(events) = response else {
+        let A2aResponse::Stream(mut events) = response else {
             return Err(mismatch());
         };
+        // gRPC messages carry no id: the initial metadata names the id of the first event (the
+        // task's sequence number) and the next ones follow one by one, so a client can resume
+        // after any of them (`last-event-id`). A new task's first event comes from its agent:
+        // it is awaited briefly, and the stream opens without the id when it is late.
+        let first = tokio::time::timeout(FIRST_EVENT_WAIT, events.next())
+            .await
+            .ok()
+            .flatten();
+        let first_id = match &first {
+            Some(Ok(event)) => Some(event.seq),
+            _ => None,
+        };
+        let events = futures::stream::iter(first).chain(events);
         let messages = events
             .scan(false, |failed, item| {
                 if *failed {
@@ -138,9 +151,19 @@ impl Binding {
             .boxed();
         let mut out = Response::new(messages as EventStream);
         response_metadata(out.metadata_mut(), &activated);
+        if let Some(id) = first_id {
+            out.metadata_mut()
+                .insert(FIRST_EVENT_ID_KEY, tonic::metadata::MetadataValue::from(id));
+        }
         Ok(out)
     }
 }
+
+/// The response metadata naming the id of a stream's first message (see [`Binding::stream`]).
+const FIRST_EVENT_ID_KEY: &str = "a2a-first-event-id";
+
+/// How long a stream's opening waits for its first event, to name its id.
+const FIRST_EVENT_WAIT: std::time::Duration = std::time::Duration::from_millis(250);
 
 #[tonic::async_trait]
 impl GrpcApi for Binding {

@@ -7,7 +7,7 @@ use crate::servers::Kind;
 pub(crate) const USAGE: &str = "\
 usage: a2a-bench [--smoke] [--duration 10s] [--rounds 3] [--servers LIST] [--tasks N]
                  [--warmup 1s] [--no-pin] [--out DIR]
-       a2a-bench serve <ours|ours3ext|ours10ext|official|officialgrpc|floor> <port> [--grpc PORT]
+       a2a-bench serve <ours|ours3ext|ours10ext|official|officialgrpc|floor|grpcfloor> <port> [--grpc PORT]
        a2a-bench grpc [--duration 3s] [--slice 500ms] [--no-pin]
                        (SendMessage and streams over gRPC: ours against the official Rust SDK)
        a2a-bench drive <addr> <send|send-ext|send-ext10|card|stream> <conns> <requests>

@@ -1,6 +1,7 @@
-//! `a2a-bench grpc`: SendMessage over gRPC against our server and the official Rust SDK's gRPC
-//! binding (`a2a-grpc`), with both servers' JSON-RPC beside them, at 1, 16 and 64 concurrent
-//! calls; then the events per second of one server stream on each (gRPC and SSE).
+//! `a2a-bench grpc`: SendMessage over gRPC against our server, the official Rust SDK's gRPC
+//! binding (`a2a-grpc`) and a bare tonic floor (canned replies), with our and the official
+//! JSON-RPC beside them, at 1, 16 and 64 concurrent calls; then the events per second of one
+//! server stream on each (gRPC and SSE).
 //!
 //! Every gRPC lane is driven by the same client: tonic's generated `A2aServiceClient` on our
 //! `lf.a2a.v1` messages, one HTTP/2 connection per server with the calls as concurrent streams
@@ -134,8 +135,10 @@ async fn run_async(opts: Opts, pinned: bool, machine: String) -> Result<(), Stri
     .await?;
     let official_grpc = Server::start(Kind::OfficialGrpc, &env, &[]).await?;
     let official = Server::start(Kind::Official, &env, &[]).await?;
+    let grpc_floor = Server::start(Kind::GrpcFloor, &env, &[]).await?;
     let ours_grpc = connect(SocketAddr::from(([127, 0, 0, 1], ours_grpc_port))).await?;
     let theirs_grpc = connect(official_grpc.addr).await?;
+    let floor_grpc = connect(grpc_floor.addr).await?;
 
     // Every server answers correctly before anything is timed.
     let ours_sse = servers::check(&ours).await?.stream_events;
@@ -146,12 +149,16 @@ async fn run_async(opts: Opts, pinned: bool, machine: String) -> Result<(), Stri
     let theirs_events = check(&theirs_grpc)
         .await
         .map_err(|e| format!("{}: {e}", Kind::OfficialGrpc.label()))?;
+    let floor_events = check(&floor_grpc)
+        .await
+        .map_err(|e| format!("{}: {e}", Kind::GrpcFloor.label()))?;
 
     let lanes = [
         Lane::Grpc("ours gRPC", ours_grpc.clone()),
         Lane::Grpc("official gRPC", theirs_grpc.clone()),
         Lane::JsonRpc("ours JSON-RPC", ours.addr),
         Lane::JsonRpc("official JSON-RPC", official.addr),
+        Lane::Grpc("floor gRPC", floor_grpc.clone()),
     ];
     let slices = (opts.duration.as_secs_f64() / opts.slice.as_secs_f64())
         .ceil()
@@ -177,13 +184,14 @@ async fn run_async(opts: Opts, pinned: bool, machine: String) -> Result<(), Stri
     println!(
         "- servers: ours = a2a-runtime (one actix worker; gRPC listener on the same process), \
          official = a2a-server-lf 0.5.3 (JSON-RPC, axum) and a2a-grpc 0.3.11 (tonic), \
+         floor = bare tonic decoding the request and answering canned messages, \
          each on a single-threaded tokio runtime\n"
     );
     println!("### SendMessage, req/s (p50 ms)\n");
     println!(
-        "| concurrent calls | ours gRPC | official gRPC | ours ÷ official (gRPC) | ours JSON-RPC | official JSON-RPC | ours ÷ official (JSON-RPC) | ours gRPC ÷ ours JSON-RPC |"
+        "| concurrent calls | ours gRPC | official gRPC | ours ÷ official (gRPC) | floor gRPC | ours ÷ floor (gRPC) | ours JSON-RPC | official JSON-RPC | ours ÷ official (JSON-RPC) | ours gRPC ÷ ours JSON-RPC |"
     );
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for n in STEPS {
         // Unmeasured: every lane warms up at this concurrency.
         for lane in &lanes {
@@ -206,10 +214,12 @@ async fn run_async(opts: Opts, pinned: bool, machine: String) -> Result<(), Stri
         let rate = |i: usize| totals[i].rate();
         let cell = |i: usize| format!("{:.0} ({:.3})", rate(i), totals[i].p50_ms());
         println!(
-            "| {n} | {} | {} | **{:.2}×** | {} | {} | {:.2}× | {:.2}× |",
+            "| {n} | {} | {} | **{:.2}×** | {} | **{:.2}×** | {} | {} | {:.2}× | {:.2}× |",
             cell(0),
             cell(1),
             rate(0) / rate(1),
+            cell(4),
+            rate(0) / rate(4),
             cell(2),
             cell(3),
             rate(2) / rate(3),
@@ -222,7 +232,7 @@ async fn run_async(opts: Opts, pinned: bool, machine: String) -> Result<(), Stri
         "\n### One server stream at a time ({STREAM_TEXT}: {STREAM_CHUNKS} artifact chunks, then COMPLETED), events/s\n"
     );
     println!(
-        "events per stream: gRPC ours {ours_events}, official {theirs_events}; SSE ours {ours_sse}, official {theirs_sse}\n"
+        "events per stream: gRPC ours {ours_events}, official {theirs_events}, floor {floor_events}; SSE ours {ours_sse}, official {theirs_sse}\n"
     );
     println!("| stream | ours | official | ours ÷ official |\n|---|---:|---:|---:|");
     let streams = [
@@ -230,11 +240,12 @@ async fn run_async(opts: Opts, pinned: bool, machine: String) -> Result<(), Stri
         StreamLane::Grpc(theirs_grpc),
         StreamLane::Sse(ours.addr),
         StreamLane::Sse(official.addr),
+        StreamLane::Grpc(floor_grpc),
     ];
     for lane in &streams {
         stream(lane, Duration::from_millis(300)).await?;
     }
-    let mut events = [(0u64, Duration::ZERO); 4];
+    let mut events = [(0u64, Duration::ZERO); 5];
     for s in 0..slices {
         for k in 0..streams.len() {
             let i = (k + s) % streams.len();
@@ -256,8 +267,14 @@ async fn run_async(opts: Opts, pinned: bool, machine: String) -> Result<(), Stri
         eps(3),
         eps(2) / eps(3)
     );
+    println!(
+        "\ngRPC stream: floor {:.0} events/s; ours ÷ floor **{:.2}×**; ours gRPC ÷ ours SSE **{:.2}×**",
+        eps(4),
+        eps(0) / eps(4),
+        eps(0) / eps(2)
+    );
     println!("\nload average at the end {}", procfs::loadavg());
-    for server in [ours, official_grpc, official] {
+    for server in [ours, official_grpc, official, grpc_floor] {
         server.stop();
     }
     Ok(())
@@ -322,11 +339,12 @@ fn call<T>(message: T) -> tonic::Request<T> {
     req
 }
 
-/// SendMessage (or SendStreamingMessage) of a one-text-part user message.
+/// SendMessage (or SendStreamingMessage) of a one-text-part user message, with a message id of
+/// its own: a repeated id is answered with the first task, the agent not run (issue 48).
 fn send_request(text: &str) -> pb::SendMessageRequest {
     pb::SendMessageRequest {
         message: Some(pb::Message {
-            message_id: "bench-message".into(),
+            message_id: crate::load::next_message_id(),
             role: pb::Role::User as i32,
             parts: vec![pb::Part {
                 content: Some(pb::part::Content::Text(text.into())),

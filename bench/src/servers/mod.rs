@@ -2,6 +2,7 @@
 //! a pinned child process, checked, and stopped.
 
 mod floor;
+mod grpc_floor;
 mod official;
 pub(crate) mod ours;
 
@@ -36,6 +37,9 @@ pub(crate) enum Kind {
     Python,
     /// Bare actix-web: parse the body, answer a canned reply.
     Floor,
+    /// Bare tonic: decode the request, answer canned messages; gRPC only, loaded by
+    /// `a2a-bench grpc` alone.
+    GrpcFloor,
 }
 
 impl Kind {
@@ -63,6 +67,7 @@ impl Kind {
             Kind::OfficialGrpc => "officialgrpc",
             Kind::Python => "python",
             Kind::Floor => "floor",
+            Kind::GrpcFloor => "grpcfloor",
         }
     }
 
@@ -78,7 +83,13 @@ impl Kind {
             Kind::OfficialGrpc => "official Rust gRPC (a2a-grpc 0.3.11)",
             Kind::Python => "official Python (a2a-sdk 1.3.0)",
             Kind::Floor => "floor (bare actix-web)",
+            Kind::GrpcFloor => "gRPC floor (bare tonic)",
         }
+    }
+
+    /// A server with a gRPC listener only (no card over HTTP to wait for).
+    pub(crate) fn grpc_only(self) -> bool {
+        matches!(self, Kind::OfficialGrpc | Kind::GrpcFloor)
     }
 
     /// One of a2a-runtime's servers.
@@ -128,7 +139,7 @@ impl Kind {
 pub(crate) fn serve(args: &[String]) -> Result<(), String> {
     let (Some(kind), Some(port)) = (args.first(), args.get(1)) else {
         return Err(
-            "usage: a2a-bench serve <ours|ours3ext|ours10ext|official|officialgrpc|floor> \
+            "usage: a2a-bench serve <ours|ours3ext|ours10ext|official|officialgrpc|floor|grpcfloor> \
                     <port> [--retain N] [--grpc PORT]"
                 .into(),
         );
@@ -161,12 +172,11 @@ pub(crate) fn serve(args: &[String]) -> Result<(), String> {
             other => return Err(format!("unknown serve option {other:?}")),
         }
     }
-    // The gRPC-only server is not one of the harness's HTTP servers (`Kind::parse`).
-    let parsed = if kind == Kind::OfficialGrpc.arg() {
-        Some(Kind::OfficialGrpc)
-    } else {
-        Kind::parse(kind)
-    };
+    // The gRPC-only servers are not among the harness's HTTP servers (`Kind::parse`).
+    let parsed = [Kind::OfficialGrpc, Kind::GrpcFloor]
+        .into_iter()
+        .find(|k| k.arg() == kind)
+        .or_else(|| Kind::parse(kind));
     let serve_ours = |extensions| ours::serve(port, extensions, retain, grpc);
     match parsed {
         Some(Kind::Ours) => serve_ours(ours::Extensions::None),
@@ -177,6 +187,7 @@ pub(crate) fn serve(args: &[String]) -> Result<(), String> {
         Some(Kind::Official) => official::serve(port),
         Some(Kind::OfficialGrpc) => official::serve_grpc(port),
         Some(Kind::Floor) => floor::serve(port),
+        Some(Kind::GrpcFloor) => grpc_floor::serve(port),
         Some(Kind::Python) => Err("the Python server runs under its own interpreter".into()),
         None => Err(format!("unknown server {kind:?}")),
     }
@@ -277,7 +288,7 @@ impl Server {
                     tail(&log_path)
                 ));
             }
-            if kind == Kind::OfficialGrpc {
+            if kind.grpc_only() {
                 if tokio::net::TcpStream::connect(server.addr).await.is_ok() {
                     return Ok(server);
                 }

@@ -1,15 +1,11 @@
 //! The agent card on the client side: fetched from a base URL or a card URL, revalidated with
 //! its validators, and its signature verified against the caller's keys.
 
-use std::sync::atomic::Ordering;
-
 use serde_json::Value;
 
-use super::A2aClient;
 use super::error::ClientError;
-use super::http::{self, Fetched};
+use super::http;
 use super::options::ClientOptions;
-use crate::error::A2aError;
 use crate::types::AgentCard;
 
 /// What the signature of a fetched card showed (see
@@ -41,13 +37,13 @@ impl CardSignature {
     }
 }
 
-/// A card fetched by [`A2aClient::fetch_card`]: the card, where it came from, and what its
+/// A card fetched by [`A2aClient::fetch_card`](super::A2aClient::fetch_card): the card, where it came from, and what its
 /// signature showed.
 #[derive(Clone, Debug)]
 pub struct FetchedCard {
-    card: AgentCard,
-    url: String,
-    signature: CardSignature,
+    pub(super) card: AgentCard,
+    pub(super) url: String,
+    pub(super) signature: CardSignature,
 }
 
 impl FetchedCard {
@@ -94,10 +90,10 @@ pub(super) fn card_url(url: &str, card_path: &str) -> String {
 pub(super) struct CardCache {
     pub(super) card: AgentCard,
     /// Where the card was fetched from (none for a card given to the client).
-    url: Option<String>,
-    etag: Option<String>,
-    last_modified: Option<String>,
-    signature: CardSignature,
+    pub(super) url: Option<String>,
+    pub(super) etag: Option<String>,
+    pub(super) last_modified: Option<String>,
+    pub(super) signature: CardSignature,
 }
 
 impl CardCache {
@@ -137,7 +133,7 @@ impl CardCache {
 
 /// What the signature of `json` (a card as received) shows with the options' keys.
 #[cfg(feature = "jwt")]
-async fn verify(options: &ClientOptions, json: &Value) -> CardSignature {
+pub(super) async fn verify(options: &ClientOptions, json: &Value) -> CardSignature {
     use crate::auth::signing::SignatureError;
     let Some(verifier) = &options.card_verifier else {
         return CardSignature::NotChecked;
@@ -151,95 +147,8 @@ async fn verify(options: &ClientOptions, json: &Value) -> CardSignature {
 
 /// Without the `jwt` feature no keys can be given: nothing is checked.
 #[cfg(not(feature = "jwt"))]
-async fn verify(_: &ClientOptions, _: &Value) -> CardSignature {
+pub(super) async fn verify(_: &ClientOptions, _: &Value) -> CardSignature {
     CardSignature::NotChecked
-}
-
-impl A2aClient {
-    /// Fetches the agent card at `url` without building a client: `url` is a base URL (the
-    /// card is at `options.card_path` below it) or the card's own URL (a path ending in
-    /// `.json`, or through `/.well-known/`). With
-    /// [`ClientOptions::card_verifier`](super::ClientOptions) set, its signature is verified.
-    ///
-    /// ```no_run
-    /// use a2a_runtime::client::{A2aClient, ClientOptions};
-    ///
-    /// # async fn run() -> Result<(), a2a_runtime::client::ClientError> {
-    /// let fetched = A2aClient::fetch_card("http://127.0.0.1:8080", &ClientOptions::default()).await?;
-    /// println!("{} ({:?})", fetched.card().name, fetched.signature());
-    /// # Ok(()) }
-    /// ```
-    pub async fn fetch_card(
-        url: &str,
-        options: &ClientOptions,
-    ) -> Result<FetchedCard, ClientError> {
-        let http = http::http_client(options)?;
-        let cache = CardCache::fetch(&http, options, url).await?;
-        Ok(FetchedCard {
-            card: cache.card,
-            url: cache.url.unwrap_or_default(),
-            signature: cache.signature,
-        })
-    }
-
-    /// The agent card the client was built from (or last refreshed).
-    pub fn card(&self) -> AgentCard {
-        self.card
-            .read()
-            .map(|c| c.card.clone())
-            .unwrap_or_else(|p| p.into_inner().card.clone())
-    }
-
-    /// What the signature of the card showed when it was fetched (or last refreshed).
-    pub fn card_signature(&self) -> CardSignature {
-        self.card
-            .read()
-            .map(|c| c.signature.clone())
-            .unwrap_or_else(|p| p.into_inner().signature.clone())
-    }
-
-    /// Revalidates the card with `If-None-Match` / `If-Modified-Since`; returns true when it
-    /// changed (its signature is verified again). The transport stays on the interface chosen
-    /// at build time.
-    pub async fn refresh_card(&self) -> Result<bool, ClientError> {
-        let poisoned = || ClientError::Local(A2aError::Internal("card cache poisoned".into()));
-        let (url, etag, lm) = {
-            let c = self.card.read().map_err(|_| poisoned())?;
-            let Some(url) = &c.url else {
-                return Ok(false);
-            };
-            (url.clone(), c.etag.clone(), c.last_modified.clone())
-        };
-        let options = &self.transport.options;
-        let fetched = http::fetch_card(
-            &self.transport.http,
-            options,
-            &url,
-            etag.as_deref(),
-            lm.as_deref(),
-        )
-        .await?;
-        let Some(Fetched {
-            card,
-            json,
-            etag,
-            last_modified,
-        }) = fetched
-        else {
-            return Ok(false);
-        };
-        let signature = verify(options, &json).await;
-        let mut c = self.card.write().map_err(|_| poisoned())?;
-        let changed = c.card != card;
-        c.card = card;
-        c.etag = etag;
-        c.last_modified = last_modified;
-        c.signature = signature;
-        if changed {
-            self.checked.store(false, Ordering::Release);
-        }
-        Ok(changed)
-    }
 }
 
 #[cfg(test)]

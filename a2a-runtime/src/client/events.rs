@@ -71,6 +71,8 @@ pub(super) fn sse_events(
                     Ok(used) => {
                         let _ = s.rest.split_to(used);
                         s.pending.extend(out);
+                        // The bound the burst test (tests/client/bounds.rs) runs against.
+                        debug_assert!(s.pending.len() <= s.max_buffered);
                     }
                     Err(e) => {
                         s.done = true;

@@ -1,5 +1,9 @@
-//! The A2A client: every operation on JSON-RPC or HTTP+JSON (chosen from the agent card),
-//! streaming with a robust SSE decoder, extensions negotiated per call.
+//! The A2A client: every operation on JSON-RPC, HTTP+JSON or gRPC (chosen from the agent
+//! card), each with per-call options ([`CallOptions`]: headers, timeout, extensions);
+//! streaming with a bounded SSE decoder ([`ClientLimits`]) and streams that resume after a
+//! dropped connection ([`Reconnect`], [`A2aClient::subscribe_from`]); the card fetched from a
+//! base URL or its own URL, its signature verified against the caller's keys
+//! ([`A2aClient::fetch_card`], [`CardSignature`]).
 //!
 //! ```no_run
 //! use a2a_runtime::client::{A2aClient, ClientOptions, SendResult};
@@ -376,7 +380,7 @@ impl A2aClient {
             .map_err(ClientError::Local)?;
         let (source, meta) = self.transport.stream(&req, &call).await?;
         let mut events = Box::pin(resume::resuming(
-            self.clone(),
+            self.transport.clone(),
             &req,
             source,
             call,
@@ -393,6 +397,93 @@ impl A2aClient {
                 "the server closed the stream without any event".into(),
             )),
         }
+    }
+}
+
+impl A2aClient {
+    /// Fetches the agent card at `url` without building a client: `url` is a base URL (the
+    /// card is at `options.card_path` below it) or the card's own URL (a path ending in
+    /// `.json`, or through `/.well-known/`). With
+    /// [`ClientOptions::card_verifier`](ClientOptions) set, its signature is verified.
+    ///
+    /// ```no_run
+    /// use a2a_runtime::client::{A2aClient, ClientOptions};
+    ///
+    /// # async fn run() -> Result<(), a2a_runtime::client::ClientError> {
+    /// let fetched = A2aClient::fetch_card("http://127.0.0.1:8080", &ClientOptions::default()).await?;
+    /// println!("{} ({:?})", fetched.card().name, fetched.signature());
+    /// # Ok(()) }
+    /// ```
+    pub async fn fetch_card(
+        url: &str,
+        options: &ClientOptions,
+    ) -> Result<FetchedCard, ClientError> {
+        let http = http::http_client(options)?;
+        let cache = CardCache::fetch(&http, options, url).await?;
+        Ok(FetchedCard {
+            card: cache.card,
+            url: cache.url.unwrap_or_default(),
+            signature: cache.signature,
+        })
+    }
+
+    /// The agent card the client was built from (or last refreshed).
+    pub fn card(&self) -> AgentCard {
+        self.card
+            .read()
+            .map(|c| c.card.clone())
+            .unwrap_or_else(|p| p.into_inner().card.clone())
+    }
+
+    /// What the signature of the card showed when it was fetched (or last refreshed).
+    pub fn card_signature(&self) -> CardSignature {
+        self.card
+            .read()
+            .map(|c| c.signature.clone())
+            .unwrap_or_else(|p| p.into_inner().signature.clone())
+    }
+
+    /// Revalidates the card with `If-None-Match` / `If-Modified-Since`; returns true when it
+    /// changed (its signature is verified again). The transport stays on the interface chosen
+    /// at build time.
+    pub async fn refresh_card(&self) -> Result<bool, ClientError> {
+        let poisoned = || ClientError::Local(A2aError::Internal("card cache poisoned".into()));
+        let (url, etag, lm) = {
+            let c = self.card.read().map_err(|_| poisoned())?;
+            let Some(url) = &c.url else {
+                return Ok(false);
+            };
+            (url.clone(), c.etag.clone(), c.last_modified.clone())
+        };
+        let options = &self.transport.options;
+        let fetched = http::fetch_card(
+            &self.transport.http,
+            options,
+            &url,
+            etag.as_deref(),
+            lm.as_deref(),
+        )
+        .await?;
+        let Some(http::Fetched {
+            card,
+            json,
+            etag,
+            last_modified,
+        }) = fetched
+        else {
+            return Ok(false);
+        };
+        let signature = card::verify(options, &json).await;
+        let mut c = self.card.write().map_err(|_| poisoned())?;
+        let changed = c.card != card;
+        c.card = card;
+        c.etag = etag;
+        c.last_modified = last_modified;
+        c.signature = signature;
+        if changed {
+            self.checked.store(false, Ordering::Release);
+        }
+        Ok(changed)
     }
 }
 

@@ -7,10 +7,10 @@ use std::sync::Arc;
 
 use futures::{Stream, StreamExt as _};
 
-use super::A2aClient;
 use super::error::ClientError;
 use super::options::CallOptions;
 use super::stream::{Item, Received, Source, is_final, task_of};
+use super::transport::Transport;
 use crate::extension::{Negotiated, Reply};
 use crate::protocol::A2aRequest;
 use crate::types::SubscribeToTaskRequest;
@@ -20,7 +20,7 @@ pub(super) const LAST_EVENT_ID: &str = "last-event-id";
 
 /// Where a stream stands, and how to pick it up.
 struct Resume {
-    client: A2aClient,
+    transport: Arc<Transport>,
     source: Source,
     call: CallOptions,
     negotiated: Arc<Negotiated>,
@@ -39,7 +39,7 @@ struct Resume {
 /// client's extension hooks; a dropped connection is picked up after the last event
 /// delivered, as [`ClientOptions::reconnect`](super::ClientOptions::reconnect) says.
 pub(super) fn resuming(
-    client: A2aClient,
+    transport: Arc<Transport>,
     req: &A2aRequest,
     source: Source,
     call: CallOptions,
@@ -53,7 +53,7 @@ pub(super) fn resuming(
         _ => (None, None),
     };
     let state = Resume {
-        client,
+        transport,
         source,
         call,
         negotiated,
@@ -126,14 +126,14 @@ impl Resume {
             // Nothing says where to pick the stream up: no task yet, or a server without ids.
             return Err(dropped);
         };
-        let policy = self.client.transport.options.reconnect;
+        let policy = self.transport.options.reconnect;
         let mut call = self.call.clone();
         call.headers
             .retain(|(k, _)| !k.eq_ignore_ascii_case(LAST_EVENT_ID));
         call.headers
             .push((LAST_EVENT_ID.to_owned(), last_id.clone()));
         let mut req = A2aRequest::SubscribeToTask(SubscribeToTaskRequest {
-            tenant: self.client.transport.interface.tenant.clone(),
+            tenant: self.transport.interface.tenant.clone(),
             id: task_id.as_str().into(),
         });
         let ctx = crate::extension::RequestContext::client();
@@ -151,7 +151,7 @@ impl Resume {
                 error = %last_error,
                 "resuming a dropped stream"
             );
-            match self.client.transport.stream(&req, &call).await {
+            match self.transport.stream(&req, &call).await {
                 Ok((source, _)) => {
                     self.source = source;
                     return Ok(());

@@ -208,3 +208,49 @@ async fn a_burst_of_events_is_delivered_whole_through_a_small_buffer() {
         }
     }
 }
+
+#[tokio::test]
+async fn an_answer_of_our_server_over_the_limit_is_too_large_on_every_binding() {
+    let running = builder("big answers")
+        .grpc_addr("127.0.0.1:0")
+        .build()
+        .unwrap()
+        .start("127.0.0.1:0")
+        .await
+        .unwrap();
+    let card = within(
+        "discover",
+        A2aClient::discover(&running.url(), options(&ProtocolBinding::JsonRpc)),
+    )
+    .await
+    .unwrap()
+    .card();
+    // The demo agent echoes the text: an answer of more than 20 KiB.
+    let text = "word ".repeat(4 * 1024);
+    for binding in [
+        ProtocolBinding::JsonRpc,
+        ProtocolBinding::HttpJson,
+        ProtocolBinding::Grpc,
+    ] {
+        let options = ClientOptions {
+            limits: ClientLimits {
+                max_response_bytes: 16 * 1024,
+                ..ClientLimits::default()
+            },
+            ..options(&binding)
+        };
+        let c = A2aClient::new(Target::from(card.clone()), options)
+            .await
+            .unwrap();
+        assert_eq!(c.interface().protocol_binding, binding);
+        let small = within("small", c.send_message("hello", SendOptions::default())).await;
+        assert!(small.is_ok(), "{binding}: {small:?}");
+        let err = within("big", c.send_message(text.as_str(), SendOptions::default()))
+            .await
+            .unwrap_err();
+        match &err {
+            ClientError::TooLarge { limit, .. } => assert_eq!(*limit, 16 * 1024, "{binding}"),
+            other => panic!("{binding}: expected TooLarge, got {other:?}"),
+        }
+    }
+}

@@ -182,13 +182,24 @@ async fn a_per_call_credential_authenticates_the_extended_card_on_every_binding(
 #[tokio::test]
 async fn a_per_call_extension_is_activated_for_that_call_only_and_typed_on_the_response() {
     use a2a_runtime::extension::{Extension as _, TimestampExtension};
-    let srv = a2a_runtime::test::TestServer::start(interop_builder()).await;
-    for binding in BOTH {
+    let running = interop_builder()
+        .grpc_addr("127.0.0.1:0")
+        .build()
+        .unwrap()
+        .start("127.0.0.1:0")
+        .await
+        .unwrap();
+    for binding in [
+        ProtocolBinding::JsonRpc,
+        ProtocolBinding::HttpJson,
+        ProtocolBinding::Grpc,
+    ] {
         let options = ClientOptions {
             preferred_binding: Some(binding.clone()),
             ..ClientOptions::default()
         };
-        let c = A2aClient::new(srv.url(), options).await.unwrap();
+        let c = A2aClient::new(running.url(), options).await.unwrap();
+        assert_eq!(c.interface().protocol_binding, binding);
         let task = c
             .send_message("hello", SendOptions::default())
             .await

@@ -119,6 +119,8 @@ pub struct A2aServerBuilder {
     cancel_on_shutdown: bool,
     #[cfg(feature = "openapi")]
     openapi: Option<String>,
+    /// The agent's name, on a server of several agents.
+    agent: Option<Arc<str>>,
 }
 
 impl std::fmt::Debug for A2aServerBuilder {
@@ -172,7 +174,48 @@ impl A2aServerBuilder {
             cancel_on_shutdown: true,
             #[cfg(feature = "openapi")]
             openapi: None,
+            agent: None,
         }
+    }
+
+    /// Makes this the agent `name` of a server of several agents, over the server's `store`
+    /// and `push` configs (unless it was given stores of its own).
+    pub(super) fn as_agent(
+        mut self,
+        name: Arc<str>,
+        store: &Arc<dyn TaskStore>,
+        push: &Arc<dyn PushConfigStore>,
+    ) -> Self {
+        self.agent = Some(name);
+        if self.task_store.is_none() {
+            self.task_store = Some(store.clone());
+            if self.push_store.is_none() {
+                self.push_store = Some(push.clone());
+            }
+        }
+        self
+    }
+
+    /// Whether the agent would run its executor again on tasks found without one (which, over
+    /// a store shared with other agents, could be theirs).
+    pub(super) fn reruns(&self) -> bool {
+        matches!(
+            self.recovery.policy,
+            crate::core::RecoveryPolicy::Rerun { .. }
+        )
+    }
+
+    /// Whether the agent sends push notifications.
+    pub(super) fn pushes(&self) -> bool {
+        #[cfg(feature = "push")]
+        return self.push.is_some();
+        #[cfg(not(feature = "push"))]
+        false
+    }
+
+    /// Whether the agent was given a task store of its own.
+    pub(super) fn has_store(&self) -> bool {
+        self.task_store.is_some()
     }
 }
 
@@ -738,6 +781,9 @@ impl A2aServerBuilder {
         }
         if let Some(quotas) = self.quotas {
             pipeline = pipeline.with_quotas(quotas);
+        }
+        if let Some(agent) = self.agent {
+            pipeline = pipeline.with_agent(agent);
         }
         let inner = Inner {
             pipeline: Arc::new(pipeline),

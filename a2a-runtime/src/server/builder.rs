@@ -61,6 +61,10 @@ pub enum BuildError {
     /// does not match the certificate, an empty client CA bundle).
     #[error("TLS: {0}")]
     Tls(String),
+    /// The agents of a [`MultiAgentServer`](super::MultiAgentServer) do not hold together (a
+    /// name that is not one, two agents of one name).
+    #[error("agents: {0}")]
+    Agents(String),
     /// The OpenAPI document could not be built.
     #[cfg(feature = "openapi")]
     #[error("cannot build the OpenAPI document: {0}")]

@@ -22,6 +22,7 @@
 //! ```
 
 mod answer;
+mod catalog;
 mod error;
 mod events;
 #[cfg(feature = "grpc")]

@@ -375,7 +375,7 @@ impl MultiAgentServerBuilder {
                 )));
             }
             let name: Arc<str> = name.into();
-            let server = builder.as_agent(name.clone(), &store, &push).build()?;
+            let server = builder.into_agent(name.clone(), &store, &push).build()?;
             agents.push(Agent {
                 name,
                 server,

@@ -184,7 +184,7 @@ impl A2aServerBuilder {
 
     /// Makes this the agent `name` of a server of several agents, over the server's `store`
     /// and `push` configs (unless it was given stores of its own).
-    pub(super) fn as_agent(
+    pub(super) fn into_agent(
         mut self,
         name: Arc<str>,
         store: &Arc<dyn TaskStore>,

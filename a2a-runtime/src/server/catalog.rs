@@ -18,17 +18,19 @@ pub(super) struct CatalogSettings {
 
 /// The catalog as `req`'s caller may see it.
 pub(super) async fn respond(server: &MultiAgentServer, req: &HttpRequest) -> HttpResponse {
-    let info = req.connection_info();
-    let scheme = match info.scheme() {
-        "https" => "https",
-        _ => "http",
+    let (scheme, host) = {
+        let info = req.connection_info();
+        let scheme = match info.scheme() {
+            "https" => "https",
+            _ => "http",
+        };
+        // A `Host` that is not an authority (a hostile or broken client) gets the default.
+        let host = Some(info.host())
+            .filter(|h| super::mount::is_authority(h))
+            .unwrap_or("127.0.0.1:8080")
+            .to_owned();
+        (scheme, host)
     };
-    // A `Host` that is not an authority (a hostile or broken client) gets the default.
-    let host = Some(info.host())
-        .filter(|h| super::mount::is_authority(h))
-        .unwrap_or("127.0.0.1:8080")
-        .to_owned();
-    drop(info);
     // Below where the catalog is mounted (empty at the root).
     let prefix = req
         .path()

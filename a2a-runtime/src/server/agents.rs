@@ -22,7 +22,6 @@
 //! given its own. Tasks are partitioned by agent: the id of one agent's task is TaskNotFound
 //! through another, and each lists only its own.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -213,7 +212,7 @@ impl MultiAgentServer {
         #[cfg(feature = "grpc")]
         let grpc = match &self.grpc {
             Some(addr) => {
-                let pipelines: HashMap<Arc<str>, Arc<crate::service::Pipeline>> = self
+                let pipelines: std::collections::HashMap<Arc<str>, Arc<crate::service::Pipeline>> = self
                     .agents
                     .iter()
                     .map(|a| (a.name.clone(), a.server.inner.pipeline.clone()))

@@ -212,11 +212,11 @@ impl MultiAgentServer {
         #[cfg(feature = "grpc")]
         let grpc = match &self.grpc {
             Some(addr) => {
-                let pipelines: std::collections::HashMap<Arc<str>, Arc<crate::service::Pipeline>> = self
-                    .agents
-                    .iter()
-                    .map(|a| (a.name.clone(), a.server.inner.pipeline.clone()))
-                    .collect();
+                let pipelines: std::collections::HashMap<Arc<str>, Arc<crate::service::Pipeline>> =
+                    self.agents
+                        .iter()
+                        .map(|a| (a.name.clone(), a.server.inner.pipeline.clone()))
+                        .collect();
                 let pipelines = super::grpc::Pipelines::ByAgent(Arc::new(pipelines));
                 let running = super::grpc::start(pipelines, addr, None).await?;
                 for a in self.agents.iter() {

@@ -69,6 +69,8 @@ HTTP+JSON and gRPC, with push notifications, keeping its tasks in a store.
   --auth-token NAME=TOKEN
                          require `Authorization: Bearer TOKEN`; NAME is the principal
                          (repeatable; A2A_AUTH_TOKENS=NAME=TOKEN,NAME=TOKEN)
+  --two-agents           serve two agents, echo and greeter, below /agents/ and
+                         list them at /.well-known/ai-catalog.json
   -h, --help             print this and exit
   -V, --version          print the version and exit
 
@@ -99,6 +101,12 @@ async fn main() -> std::io::Result<()> {
         .await
         .map_err(std::io::Error::other)?;
     println!("Tasks are kept in {}", stores.location);
+    if args.iter().any(|a| a == "--two-agents") {
+        return a2a_examples::agents::start(&addr, &grpc_addr, stores)
+            .await?
+            .wait()
+            .await;
+    }
     let mut cluster = a2a_runtime::core::ClusterOptions::default();
     if let Ok(ms) = std::env::var("A2A_LEASE_TTL_MS") {
         let ms: u64 = ms.parse().map_err(|_| {

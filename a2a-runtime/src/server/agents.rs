@@ -27,9 +27,10 @@ use std::time::Duration;
 
 use actix_web::{HttpRequest, web};
 
+use super::A2aServer;
 use super::builder::{A2aServerBuilder, BuildError};
+use super::catalog::{CatalogEntries, Listed, Listing};
 use super::running::RunningServer;
-use super::{A2aServer, WELL_KNOWN_PATH};
 use crate::store::{InMemoryPushConfigStore, InMemoryTaskStore, PushConfigStore, TaskStore};
 use crate::types::{AgentCard, CatalogHost};
 
@@ -38,31 +39,6 @@ pub const AGENTS_PATH: &str = "/agents";
 
 /// The longest agent name.
 const MAX_NAME: usize = 64;
-
-/// Who sees an agent in the AI Catalog (its card and its bindings stay where they are).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Listing {
-    /// Listed to everyone (the default).
-    #[default]
-    Public,
-    /// Listed only to callers that the agent's own authenticator accepts (an agent without
-    /// one is listed to everyone).
-    Authenticated,
-    /// Never listed: reached only by those who know its address.
-    Unlisted,
-}
-
-/// How the catalog gives each agent.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum CatalogEntries {
-    /// By reference: the URL of the agent's card (the default).
-    #[default]
-    ByReference,
-    /// Inline: the agent's card itself.
-    Inline,
-}
 
 /// One agent of a [`MultiAgentServer`].
 pub(super) struct Agent {
@@ -186,7 +162,19 @@ impl MultiAgentServer {
                 crate::types::AI_CATALOG_PATH,
                 web::get().to(move |req: HttpRequest| {
                     let catalog = catalog.clone();
-                    async move { super::catalog::respond(&catalog, &req).await }
+                    async move {
+                        let listed: Vec<Listed<'_>> = catalog
+                            .agents
+                            .iter()
+                            .map(|a| Listed {
+                                name: &a.name,
+                                path: format!("{AGENTS_PATH}/{}", a.name),
+                                server: &a.server,
+                                listing: a.listing,
+                            })
+                            .collect();
+                        super::catalog::respond(&catalog.catalog, &listed, &req).await
+                    }
                 }),
             );
             for (path, config) in &agents {
@@ -407,9 +395,4 @@ fn check_name(name: &str) -> Result<(), BuildError> {
             "{name:?} is not an agent name: use 1 to {MAX_NAME} letters, digits, '-', '_' or '.'"
         )))
     }
-}
-
-/// Where the card of agent `name` is, below an origin.
-pub(super) fn card_path(name: &str) -> String {
-    format!("{AGENTS_PATH}/{name}{WELL_KNOWN_PATH}")
 }

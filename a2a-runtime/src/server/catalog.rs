@@ -5,9 +5,43 @@
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse};
 
-use super::agents::{Agent, CatalogEntries, Listing, MultiAgentServer, card_path};
+use super::{A2aServer, WELL_KNOWN_PATH};
 use crate::auth::AuthRequest;
 use crate::types::{AI_CATALOG_MEDIA_TYPE, AI_CATALOG_PATH, AiCatalog, CatalogEntry, CatalogHost};
+
+/// Who sees an agent in the AI Catalog (its card and its bindings stay where they are).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Listing {
+    /// Listed to everyone (the default).
+    #[default]
+    Public,
+    /// Listed only to callers that the agent's own authenticator accepts (an agent without
+    /// one is listed to everyone).
+    Authenticated,
+    /// Never listed: reached only by those who know its address.
+    Unlisted,
+}
+
+/// How the catalog gives each agent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CatalogEntries {
+    /// By reference: the URL of the agent's card (the default).
+    #[default]
+    ByReference,
+    /// Inline: the agent's card itself.
+    Inline,
+}
+
+/// An agent as the catalog sees it.
+pub(super) struct Listed<'a> {
+    pub(super) name: &'a str,
+    /// Where its bindings are, below where the catalog is (e.g. `/agents/echo`).
+    pub(super) path: String,
+    pub(super) server: &'a A2aServer,
+    pub(super) listing: Listing,
+}
 
 /// How the catalog is written.
 #[derive(Clone, Debug, Default)]
@@ -17,7 +51,11 @@ pub(super) struct CatalogSettings {
 }
 
 /// The catalog as `req`'s caller may see it.
-pub(super) async fn respond(server: &MultiAgentServer, req: &HttpRequest) -> HttpResponse {
+pub(super) async fn respond(
+    settings: &CatalogSettings,
+    agents: &[Listed<'_>],
+    req: &HttpRequest,
+) -> HttpResponse {
     let (scheme, host) = {
         let info = req.connection_info();
         let scheme = match info.scheme() {
@@ -44,9 +82,9 @@ pub(super) async fn respond(server: &MultiAgentServer, req: &HttpRequest) -> Htt
         .map_or(host.as_str(), |(name, _)| name)
         .trim_matches(['[', ']']);
     let publisher = publisher.replace(':', ".");
-    let mut entries = Vec::with_capacity(server.agents.len());
+    let mut entries = Vec::with_capacity(agents.len());
     let mut personal = false;
-    for agent in server.agents.iter() {
+    for agent in agents {
         match agent.listing {
             Listing::Unlisted => continue,
             Listing::Public => {}
@@ -58,17 +96,17 @@ pub(super) async fn respond(server: &MultiAgentServer, req: &HttpRequest) -> Htt
             }
         }
         let identifier = format!("urn:air:{publisher}:a2a:{}", agent.name);
-        let entry = match server.catalog.entries {
+        let entry = match settings.entries {
             CatalogEntries::ByReference => CatalogEntry::agent_at(
                 identifier,
-                format!("{scheme}://{host}{prefix}{}", card_path(&agent.name)),
+                format!("{scheme}://{host}{prefix}{}{WELL_KNOWN_PATH}", agent.path),
             ),
             CatalogEntries::Inline => {
                 let inner = &agent.server.inner;
                 let card = if inner.urls.is_fixed() {
                     inner.card().card.clone()
                 } else {
-                    let mount = format!("{prefix}{}/{}", super::agents::AGENTS_PATH, agent.name);
+                    let mount = format!("{prefix}{}", agent.path);
                     inner.urls.derived(req, Some(&mount)).card.clone()
                 };
                 CatalogEntry::agent_inline(identifier, &card)
@@ -77,7 +115,7 @@ pub(super) async fn respond(server: &MultiAgentServer, req: &HttpRequest) -> Htt
         entries.push(entry);
     }
     let mut catalog = AiCatalog::new(entries);
-    catalog.host = server.catalog.host.clone();
+    catalog.host = settings.host.clone();
     let body = match serde_json::to_vec(&catalog) {
         Ok(body) => body,
         Err(e) => {
@@ -100,7 +138,7 @@ pub(super) async fn respond(server: &MultiAgentServer, req: &HttpRequest) -> Htt
 
 /// Whether the caller of `req` may see `agent`: its authenticator accepts the caller's
 /// credentials (an agent without one is seen by everyone).
-async fn may_see(agent: &Agent, req: &HttpRequest) -> bool {
+async fn may_see(agent: &Listed<'_>, req: &HttpRequest) -> bool {
     let Some(guard) = agent.server.guard() else {
         return true;
     };

@@ -1,26 +1,6 @@
 //! [`MultiAgentServer`]: several agents in one server — each its own pipeline configuration
 //! (card, executor, extensions, authentication, limits, push), all over one set of bindings,
 //! one store, one listener and one shutdown, listed in an AI Catalog.
-//!
-//! Where an agent is served:
-//!
-//! | binding | address |
-//! |---|---|
-//! | JSON-RPC | `POST /agents/{name}` |
-//! | HTTP+JSON | `/agents/{name}/message:send`, … (and `/agents/{name}/{tenant}/…`) |
-//! | agent card | `GET /agents/{name}/.well-known/agent-card.json` |
-//! | gRPC | the server's gRPC listener, the request's `tenant` field set to `{name}` |
-//! | AI Catalog | `GET /.well-known/ai-catalog.json` lists the agents |
-//!
-//! Each card's `supportedInterfaces` point at the agent's own addresses (its GRPC interface
-//! carries `tenant: "{name}"`, which clients copy into every request). Over gRPC the agent
-//! serves the request as it serves one on its HTTP path, without a tenant: a task is the same
-//! task on every binding.
-//!
-//! The agents share the task store and push config store given to
-//! [`MultiAgentServerBuilder::task_store`] (default: in memory) unless an agent's builder was
-//! given its own. Tasks are partitioned by agent: the id of one agent's task is TaskNotFound
-//! through another, and each lists only its own.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -40,6 +20,19 @@ pub const AGENTS_PATH: &str = "/agents";
 /// The longest agent name.
 const MAX_NAME: usize = 64;
 
+/// The name of the agent a request's route belongs to (app data of its scope), for the
+/// `agent` label of its metrics.
+#[derive(Clone, Debug)]
+pub(crate) struct AgentLabel(Arc<str>);
+
+impl AgentLabel {
+    /// The name, as a metrics label value.
+    #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
+    pub(crate) fn name(&self) -> String {
+        self.0.to_string()
+    }
+}
+
 /// One agent of a [`MultiAgentServer`].
 pub(super) struct Agent {
     pub(super) name: Arc<str>,
@@ -49,7 +42,27 @@ pub(super) struct Agent {
 
 /// Several agents in one server: build it with [`MultiAgentServer::builder`], give each agent
 /// a name and an [`A2aServerBuilder`], then [`start`](Self::start) it or mount it with
-/// [`config`](Self::config). See the [module](self) docs for where each agent is served.
+/// [`config`](Self::config).
+///
+/// Where an agent is served:
+///
+/// | binding | address |
+/// |---|---|
+/// | JSON-RPC | `POST /agents/{name}` |
+/// | HTTP+JSON | `/agents/{name}/message:send`, … (and `/agents/{name}/{tenant}/…`) |
+/// | agent card | `GET /agents/{name}/.well-known/agent-card.json` |
+/// | gRPC | the server's gRPC listener, the request's `tenant` field set to `{name}` |
+/// | AI Catalog | `GET /.well-known/ai-catalog.json` lists the agents |
+///
+/// Each card's `supportedInterfaces` point at the agent's own addresses (its GRPC interface
+/// carries `tenant: "{name}"`, which clients copy into every request). Over gRPC the agent
+/// serves the request as it serves one on its HTTP path, without a tenant: a task is the same
+/// task on every binding.
+///
+/// The agents share the task store and push config store given to
+/// [`MultiAgentServerBuilder::task_store`] (default: in memory) unless an agent's builder was
+/// given its own. Tasks are partitioned by agent: the id of one agent's task is TaskNotFound
+/// through another, and each lists only its own.
 ///
 /// ```no_run
 /// use a2a_runtime::core::{AgentContext, AgentExecutor, EventSink};
@@ -153,7 +166,14 @@ impl MultiAgentServer {
         let agents: Vec<_> = self
             .agents
             .iter()
-            .map(|a| (format!("{AGENTS_PATH}/{}", a.name), a.server.config()))
+            .map(|a| {
+                let label = AgentLabel(a.name.clone());
+                (
+                    format!("{AGENTS_PATH}/{}", a.name),
+                    label,
+                    a.server.config(),
+                )
+            })
             .collect();
         let catalog = self.clone();
         move |cfg: &mut web::ServiceConfig| {
@@ -177,8 +197,12 @@ impl MultiAgentServer {
                     }
                 }),
             );
-            for (path, config) in &agents {
-                cfg.service(web::scope(path).configure(config.clone()));
+            for (path, label, config) in &agents {
+                cfg.service(
+                    web::scope(path)
+                        .app_data(label.clone())
+                        .configure(config.clone()),
+                );
             }
         }
     }

@@ -94,6 +94,8 @@ pub(super) struct Agent {
 #[derive(Clone)]
 pub struct MultiAgentServer {
     pub(super) agents: Arc<Vec<Agent>>,
+    /// The tenants served by an agent: the tenant, the index of its agent.
+    tenants: Arc<Vec<(Arc<str>, usize)>>,
     pub(super) catalog: super::catalog::CatalogSettings,
     workers: Option<usize>,
     #[cfg(feature = "grpc")]
@@ -111,6 +113,7 @@ impl std::fmt::Debug for MultiAgentServer {
 /// Builds a [`MultiAgentServer`].
 pub struct MultiAgentServerBuilder {
     agents: Vec<(String, A2aServerBuilder, Listing)>,
+    tenants: Vec<(String, String)>,
     task_store: Option<Arc<dyn TaskStore>>,
     push_store: Option<Arc<dyn PushConfigStore>>,
     catalog: super::catalog::CatalogSettings,
@@ -133,6 +136,7 @@ impl MultiAgentServer {
     pub fn builder() -> MultiAgentServerBuilder {
         MultiAgentServerBuilder {
             agents: Vec::new(),
+            tenants: Vec::new(),
             task_store: None,
             push_store: None,
             catalog: super::catalog::CatalogSettings::default(),
@@ -175,32 +179,32 @@ impl MultiAgentServer {
                 )
             })
             .collect();
-        let catalog = self.clone();
+        let tenants: Vec<_> = self
+            .tenants
+            .iter()
+            .map(|(tenant, i)| (tenant.clone(), *i))
+            .collect();
+        let server = self.clone();
         move |cfg: &mut web::ServiceConfig| {
-            let catalog = catalog.clone();
             cfg.route(
                 crate::types::AI_CATALOG_PATH,
-                web::get().to(move |req: HttpRequest| {
-                    let catalog = catalog.clone();
-                    async move {
-                        let listed: Vec<Listed<'_>> = catalog
-                            .agents
-                            .iter()
-                            .map(|a| Listed {
-                                name: &a.name,
-                                path: format!("{AGENTS_PATH}/{}", a.name),
-                                server: &a.server,
-                                listing: a.listing,
-                            })
-                            .collect();
-                        super::catalog::respond(&catalog.catalog, &listed, &req).await
-                    }
-                }),
+                web::get().to(catalog_of(server.clone(), None)),
             );
             for (path, label, config) in &agents {
                 cfg.service(
                     web::scope(path)
                         .app_data(label.clone())
+                        .configure(config.clone()),
+                );
+            }
+            // A tenant's routes are its agent's, below the tenant: `/{tenant}/message:send`.
+            for (tenant, i) in &tenants {
+                let (_, label, config) = &agents[*i];
+                let catalog = catalog_of(server.clone(), Some(*i));
+                cfg.service(
+                    web::scope(&format!("/{tenant}"))
+                        .app_data(label.clone())
+                        .route(crate::types::AI_CATALOG_PATH, web::get().to(catalog))
                         .configure(config.clone()),
                 );
             }
@@ -224,11 +228,14 @@ impl MultiAgentServer {
         #[cfg(feature = "grpc")]
         let grpc = match &self.grpc {
             Some(addr) => {
-                let pipelines: std::collections::HashMap<Arc<str>, Arc<crate::service::Pipeline>> =
-                    self.agents
-                        .iter()
-                        .map(|a| (a.name.clone(), a.server.inner.pipeline.clone()))
-                        .collect();
+                let mut pipelines = std::collections::HashMap::new();
+                for a in self.agents.iter() {
+                    pipelines.insert(a.name.clone(), a.server.inner.pipeline.clone());
+                }
+                for (tenant, i) in self.tenants.iter() {
+                    let pipeline = self.agents[*i].server.inner.pipeline.clone();
+                    pipelines.insert(tenant.clone(), pipeline);
+                }
                 let pipelines = super::grpc::Pipelines::ByAgent(Arc::new(pipelines));
                 let running = super::grpc::start(pipelines, addr, None).await?;
                 for a in self.agents.iter() {
@@ -302,6 +309,17 @@ impl MultiAgentServerBuilder {
         listing: Listing,
     ) -> Self {
         self.agents.push((name.into(), agent, listing));
+        self
+    }
+
+    /// Serves the requests of `tenant` by the agent `agent` (added with
+    /// [`agent`](Self::agent)): on HTTP+JSON at the spec's tenant routes
+    /// (`/{tenant}/message:send`, …), on JSON-RPC at `POST /{tenant}`, on gRPC with the
+    /// request's `tenant` field set to `tenant`; `/{tenant}/.well-known/ai-catalog.json` lists
+    /// that agent alone. So tenants on the same routes get different agents. A tenant is named as
+    /// an agent is, and is neither `agents` nor another agent's name.
+    pub fn tenant(mut self, tenant: impl Into<String>, agent: impl Into<String>) -> Self {
+        self.tenants.push((tenant.into(), agent.into()));
         self
     }
 
@@ -393,12 +411,67 @@ impl MultiAgentServerBuilder {
                 listing,
             });
         }
+        let mut tenants: Vec<(Arc<str>, usize)> = Vec::with_capacity(self.tenants.len());
+        for (tenant, agent) in self.tenants {
+            check_name(&tenant)?;
+            let Some(i) = agents.iter().position(|a| *a.name == *agent) else {
+                return Err(BuildError::Agents(format!(
+                    "tenant {tenant:?} is served by agent {agent:?}, which was not added"
+                )));
+            };
+            let taken = tenant == AGENTS_PATH.trim_start_matches('/')
+                || tenants.iter().any(|(t, _)| **t == *tenant)
+                || agents
+                    .iter()
+                    .any(|a| *a.name == *tenant && *a.name != *agent);
+            if taken {
+                return Err(BuildError::Agents(format!(
+                    "tenant {tenant:?} is taken (by another tenant, another agent's name, or                      the agents' path)"
+                )));
+            }
+            tenants.push((tenant.into(), i));
+        }
         Ok(MultiAgentServer {
             agents: Arc::new(agents),
+            tenants: Arc::new(tenants),
             catalog: self.catalog,
             workers: self.workers,
             #[cfg(feature = "grpc")]
             grpc: self.grpc,
+        })
+    }
+}
+
+/// The AI Catalog route: of every agent, or (`only`) of the agent of that index alone, at the
+/// path it is reached by below the catalog (its tenant's scope).
+fn catalog_of(
+    server: MultiAgentServer,
+    only: Option<usize>,
+) -> impl Fn(
+    HttpRequest,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = actix_web::HttpResponse>>>
++ Clone
++ 'static {
+    move |req: HttpRequest| {
+        let server = server.clone();
+        Box::pin(async move {
+            let listed: Vec<Listed<'_>> = server
+                .agents
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| only.is_none_or(|o| o == *i))
+                .map(|(_, a)| Listed {
+                    name: &a.name,
+                    path: if only.is_some() {
+                        String::new()
+                    } else {
+                        format!("{AGENTS_PATH}/{}", a.name)
+                    },
+                    server: &a.server,
+                    listing: a.listing,
+                })
+                .collect();
+            super::catalog::respond(&server.catalog, &listed, &req).await
         })
     }
 }

@@ -656,3 +656,151 @@ fn agent_names_are_checked() {
     let none = MultiAgentServer::builder().build().unwrap_err().to_string();
     assert!(none.contains("no agent"), "{none}");
 }
+
+/// Agents per tenant: on the same routes, tenant `acme` gets one agent and `globex` another,
+/// on every binding; each tenant's catalog lists its agent alone.
+#[tokio::test]
+async fn tenants_on_the_same_routes_get_their_own_agents() {
+    let running = start(three().tenant("acme", "alpha").tenant("globex", "beta")).await;
+    let url = running.url();
+    for (tenant, agent_name) in [("acme", "alpha"), ("globex", "beta")] {
+        let tenant_server = TestServer::remote(format!("{url}/{tenant}"));
+        for binding in Binding::BOTH {
+            let task = tenant_server.send_task(binding, msg("hi")).await;
+            assert_eq!(
+                text_of(&task),
+                format!("{agent_name} ({agent_name}): hi"),
+                "{tenant} {binding:?}"
+            );
+            // The agent's task, through its own path too; not another's.
+            let id = id(&task);
+            agent(&running, agent_name)
+                .ok(Binding::Rest, "GetTask", json!({"id": id}))
+                .await;
+            let other = if agent_name == "alpha" {
+                "beta"
+            } else {
+                "alpha"
+            };
+            agent(&running, other)
+                .err(Binding::Rest, "GetTask", json!({"id": id}))
+                .await
+                .assert_task_not_found();
+        }
+        // gRPC: the tenant field names the tenant.
+        let mut card = agent(&running, agent_name).card().await;
+        for i in &mut card.supported_interfaces {
+            if i.protocol_binding == ProtocolBinding::Grpc {
+                i.tenant = tenant.into();
+            }
+        }
+        let options = ClientOptions {
+            preferred_binding: Some(ProtocolBinding::Grpc),
+            ..ClientOptions::default()
+        };
+        let grpc = A2aClient::new(card, options).await.unwrap();
+        let sent = grpc
+            .send_message("over grpc", SendOptions::default())
+            .await
+            .unwrap()
+            .into_inner();
+        let got = agent(&running, agent_name)
+            .ok(Binding::JsonRpc, "GetTask", json!({"id": task_id(&sent)}))
+            .await;
+        assert_eq!(
+            text_of(&got),
+            format!("{agent_name} ({agent_name}): over grpc")
+        );
+        // The tenant's catalog: its agent alone, its card below the tenant.
+        let catalog = tenant_server
+            .get("/.well-known/ai-catalog.json")
+            .await
+            .json();
+        assert_valid_catalog(&catalog);
+        let entries = catalog["entries"].as_array().unwrap();
+        assert_eq!(entries.len(), 1, "{catalog}");
+        let card_url = entries[0]["url"].as_str().unwrap();
+        assert_eq!(
+            card_url,
+            format!("{url}/{tenant}/.well-known/agent-card.json")
+        );
+        let card: Value = tenant_server
+            .http()
+            .get(card_url)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(
+            card["name"],
+            if agent_name == "alpha" {
+                "Alpha"
+            } else {
+                "Beta"
+            }
+        );
+    }
+    // A tenant no agent serves: nothing there; over gRPC, an error naming the tenant field.
+    let mut card = agent(&running, "beta").card().await;
+    for i in &mut card.supported_interfaces {
+        i.tenant = "initech".into();
+    }
+    let options = ClientOptions {
+        preferred_binding: Some(ProtocolBinding::Grpc),
+        ..ClientOptions::default()
+    };
+    let stray = A2aClient::new(card, options).await.unwrap();
+    let err = stray.get_task("t-1", None).await.unwrap_err();
+    let a2a = err.to_a2a_error();
+    assert!(matches!(a2a, A2aError::InvalidParams { .. }), "{err}");
+    assert!(a2a.to_string().contains("no agent"), "{a2a}");
+    let nobody = TestServer::remote(format!("{url}/initech"));
+    assert_eq!(
+        nobody
+            .request(Binding::Rest, "ListTasks", json!({}))
+            .send()
+            .await
+            .status,
+        404
+    );
+    running.stop().await;
+}
+
+/// A tenant must name an agent added, and not take a name already taken.
+#[test]
+fn tenants_are_checked() {
+    let two = || {
+        MultiAgentServer::builder()
+            .agent(
+                "a",
+                A2aServer::builder()
+                    .card(agent_card("a"))
+                    .executor(Named("a")),
+            )
+            .agent(
+                "b",
+                A2aServer::builder()
+                    .card(agent_card("b"))
+                    .executor(Named("b")),
+            )
+    };
+    for (tenant, agent, why) in [
+        ("t", "missing", "was not added"),
+        ("agents", "a", "is taken"),
+        ("b", "a", "is taken"),
+        ("a/b", "a", "not an agent name"),
+    ] {
+        let err = two().tenant(tenant, agent).build().unwrap_err().to_string();
+        assert!(err.contains(why), "{tenant} -> {agent}: {err}");
+    }
+    let twice = two()
+        .tenant("t", "a")
+        .tenant("t", "b")
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(twice.contains("is taken"), "{twice}");
+    assert!(two().tenant("a", "a").tenant("t", "b").build().is_ok());
+}

@@ -49,12 +49,13 @@ impl Pipelines {
         agents.get(name).map(|p| &**p).ok_or_else(|| {
             let mut known: Vec<&str> = agents.keys().map(|k| &**k).collect();
             known.sort_unstable();
-            Status::not_found(format!(
+            let why = format!(
                 "no agent {} on this server: set the request's tenant to one of {} (see the \
                  agent's card: its GRPC interface names the tenant)",
                 crate::error::quoted(name),
                 known.join(", ")
-            ))
+            );
+            crate::grpc::status::to_status(&crate::A2aError::invalid_field("tenant", why))
         })
     }
 

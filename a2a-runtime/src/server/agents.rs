@@ -53,6 +53,7 @@ pub(super) struct Agent {
 /// | agent card | `GET /agents/{name}/.well-known/agent-card.json` |
 /// | gRPC | the server's gRPC listener, the request's `tenant` field set to `{name}` |
 /// | AI Catalog | `GET /.well-known/ai-catalog.json` lists the agents |
+/// | a tenant's agent ([`tenant`](MultiAgentServerBuilder::tenant)) | `/{tenant}/message:send`, …, `POST /{tenant}`, gRPC `tenant: "{tenant}"` |
 ///
 /// Each card's `supportedInterfaces` point at the agent's own addresses (its GRPC interface
 /// carries `tenant: "{name}"`, which clients copy into every request). Over gRPC the agent

@@ -326,6 +326,11 @@ impl MultiAgentServerBuilder {
 
     /// The task store the agents share (default: in memory), and the push config store (with
     /// [`push_store`](Self::push_store); default: in memory).
+    ///
+    /// Each agent's recovery and retention passes run over the whole store, with that agent's
+    /// settings: agents sharing a store should share those settings (or have a store each,
+    /// given to their own builders). An agent that runs its executor again on recovered tasks
+    /// ([`RecoveryPolicy::Rerun`](crate::core::RecoveryPolicy::Rerun)) needs a store of its own.
     pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
         self.task_store = Some(store);
         self

@@ -7,6 +7,9 @@
 //!   until canceled), and `ask` (multi-turn) by the text of the message.
 //! - [`answer_help_or_version`]: what every example binary does first with `--help` and
 //!   `--version`.
+//! - [`agents`]: two of them in one server (`demo-agent --two-agents`).
+
+pub mod agents;
 
 use std::time::Duration;
 

@@ -602,3 +602,28 @@ fn a_task_of_a_killed_instance_is_ended_by_another() {
     psql(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
     result.unwrap();
 }
+
+/// `--two-agents`: echo and greeter below `/agents/`, each with its card, listed in the AI
+/// Catalog; the printed curl command reaches echo.
+#[test]
+fn demo_agent_serves_two_agents_and_their_catalog() {
+    let (demo, _dir) = start_with(&["--two-agents"]);
+    assert_eq!(demo.curls.len(), 1, "{:?}", demo.curls);
+    let out = sh(&demo.curls[0]);
+    let reply: Value = serde_json::from_str(&out).expect("JSON-RPC answer");
+    let artifact = &reply["result"]["task"]["artifacts"][0];
+    assert_eq!(text(artifact), "echo: hello", "{out}");
+    let catalog: Value = serde_json::from_str(&sh(&format!(
+        "curl -s {}/.well-known/ai-catalog.json",
+        demo.url
+    )))
+    .unwrap();
+    assert_eq!(catalog["specVersion"], "1.0");
+    let entries = catalog["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 2, "{catalog}");
+    for (entry, name) in entries.iter().zip(["Echo", "Greeter"]) {
+        let url = entry["url"].as_str().unwrap();
+        let card: Value = serde_json::from_str(&sh(&format!("curl -s {url}"))).unwrap();
+        assert_eq!(card["name"], name, "{card}");
+    }
+}

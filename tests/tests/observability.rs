@@ -682,3 +682,51 @@ async fn an_internal_error_is_a_correlation_id_on_every_binding_and_a_cause_in_t
     }
     dev.stop().await;
 }
+
+/// Several agents in one server (#50): one registry, the request metrics labelled by agent.
+#[tokio::test]
+async fn the_request_metrics_of_several_agents_carry_the_agent() {
+    use a2a_runtime::server::{Metrics, MultiAgentServer};
+    let metrics = Metrics::install().unwrap();
+    let server = MultiAgentServer::builder()
+        .agent(
+            "alpha",
+            A2aServer::builder().card(card("alpha")).executor(Echo),
+        )
+        .agent(
+            "beta",
+            A2aServer::builder().card(card("beta")).executor(Echo),
+        )
+        .workers(1)
+        .build()
+        .unwrap();
+    let running = server.start("127.0.0.1:0").await.unwrap();
+    let client = reqwest::Client::new();
+    for (agent, times) in [("alpha", 2), ("beta", 1)] {
+        for _ in 0..times {
+            let resp = client
+                .post(format!("{}/agents/{agent}", running.url()))
+                .header("A2A-Version", "1.0")
+                .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": {}}))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(resp.status(), 200);
+        }
+    }
+    let page = metrics.render();
+    for (agent, count) in [("alpha", 2.0), ("beta", 1.0)] {
+        let labels = [
+            ("binding", "JSONRPC"),
+            ("operation", "ListTasks"),
+            ("code", "0"),
+            ("agent", agent),
+        ];
+        assert_eq!(
+            sample(&page, "a2a_requests_total", &labels),
+            Some(count),
+            "{agent}:\n{page}"
+        );
+    }
+    running.stop().await;
+}

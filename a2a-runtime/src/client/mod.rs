@@ -27,6 +27,7 @@
 
 mod answer;
 mod card;
+mod catalog;
 mod error;
 mod events;
 #[cfg(feature = "grpc")]

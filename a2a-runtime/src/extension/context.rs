@@ -31,6 +31,10 @@ pub struct RequestContext {
     /// For a SubscribeToTask that resumes a stream: the id of the last event the client
     /// received; the stream answers the events after it.
     pub resume_after: Option<u64>,
+    /// The agent the request addresses, on a server of several agents
+    /// ([`MultiAgentServer`](crate::server::MultiAgentServer)); `None` on a one-agent server.
+    /// Its tasks are its own: the store [`scope`](Self::scope) is partitioned by it.
+    pub agent: Option<Arc<str>>,
 }
 
 impl RequestContext {
@@ -50,9 +54,16 @@ impl RequestContext {
         }
     }
 
-    /// The store scope of this request: its tenant and principal.
+    /// The store scope of this request: its tenant and principal (and, on a server of several
+    /// agents, its agent: the tenant is then stored as `{agent}/{tenant}`).
     pub fn scope(&self) -> Scope {
-        Scope::of(self.tenant.clone(), self.principal.id.clone())
+        // Unambiguous: agent names hold no `/`, and on a server of several agents every
+        // request has an agent.
+        let tenant = match &self.agent {
+            None => self.tenant.clone(),
+            Some(agent) => format!("{agent}/{}", self.tenant),
+        };
+        Scope::of(tenant, self.principal.id.clone())
     }
 
     /// True when the extension with `uri` was activated for this request.

@@ -61,6 +61,10 @@ pub enum BuildError {
     /// does not match the certificate, an empty client CA bundle).
     #[error("TLS: {0}")]
     Tls(String),
+    /// The agents of a [`MultiAgentServer`](super::MultiAgentServer) do not hold together (a
+    /// name that is not one, two agents of one name).
+    #[error("agents: {0}")]
+    Agents(String),
     /// The OpenAPI document could not be built.
     #[cfg(feature = "openapi")]
     #[error("cannot build the OpenAPI document: {0}")]
@@ -120,6 +124,8 @@ pub struct A2aServerBuilder {
     cancel_on_shutdown: bool,
     #[cfg(feature = "openapi")]
     openapi: Option<String>,
+    /// The agent's name, on a server of several agents.
+    agent: Option<Arc<str>>,
 }
 
 impl std::fmt::Debug for A2aServerBuilder {
@@ -174,7 +180,48 @@ impl A2aServerBuilder {
             cancel_on_shutdown: true,
             #[cfg(feature = "openapi")]
             openapi: None,
+            agent: None,
         }
+    }
+
+    /// Makes this the agent `name` of a server of several agents, over the server's `store`
+    /// and `push` configs (unless it was given stores of its own).
+    pub(super) fn into_agent(
+        mut self,
+        name: Arc<str>,
+        store: &Arc<dyn TaskStore>,
+        push: &Arc<dyn PushConfigStore>,
+    ) -> Self {
+        self.agent = Some(name);
+        if self.task_store.is_none() {
+            self.task_store = Some(store.clone());
+            if self.push_store.is_none() {
+                self.push_store = Some(push.clone());
+            }
+        }
+        self
+    }
+
+    /// Whether the agent would run its executor again on tasks found without one (which, over
+    /// a store shared with other agents, could be theirs).
+    pub(super) fn reruns(&self) -> bool {
+        matches!(
+            self.recovery.policy,
+            crate::core::RecoveryPolicy::Rerun { .. }
+        )
+    }
+
+    /// Whether the agent sends push notifications.
+    pub(super) fn pushes(&self) -> bool {
+        #[cfg(feature = "push")]
+        return self.push.is_some();
+        #[cfg(not(feature = "push"))]
+        false
+    }
+
+    /// Whether the agent was given a task store of its own.
+    pub(super) fn has_store(&self) -> bool {
+        self.task_store.is_some()
     }
 }
 
@@ -752,6 +799,9 @@ impl A2aServerBuilder {
         }
         if let Some(quotas) = self.quotas {
             pipeline = pipeline.with_quotas(quotas);
+        }
+        if let Some(agent) = self.agent {
+            pipeline = pipeline.with_agent(agent);
         }
         let inner = Inner {
             pipeline: Arc::new(pipeline),

@@ -9,6 +9,9 @@
 //! | `a2a_quota_refusals_total` | counter | `scope` (`principal`, `tenant`), `limit` (`rate`, `live_tasks`, `open_streams`, `callers`) |
 //! | `a2a_quota_principals`, `a2a_quota_tenants`, `a2a_quota_live_tasks`, `a2a_quota_open_streams` | gauge | (with [quotas](crate::service::Quotas)) |
 //!
+//! On a [`MultiAgentServer`](super::MultiAgentServer), the request metrics of the HTTP
+//! bindings (the first three) also carry `agent`, the agent's name.
+//!
 //! ```no_run
 //! # use a2a_runtime::server::{A2aServer, Metrics};
 //! # fn demo(server: A2aServer) -> Result<(), Box<dyn std::error::Error>> {
@@ -137,16 +140,38 @@ impl A2aServer {
 /// Serves `fut` and records its request's metrics.
 pub(crate) async fn measure<F: Future<Output = HttpResponse>>(
     binding: &'static str,
+    agent: Option<super::agents::AgentLabel>,
     fut: F,
 ) -> HttpResponse {
     let start = Instant::now();
     let (resp, op) = crate::core::noting_operation(fut).await;
     let operation = op.map_or("unknown", Operation::method);
     let code = resp.extensions().get::<Failure>().map_or(0, |f| f.code);
+    // An agent of a server of several agents: the same metrics, labelled with its name.
+    if let Some(agent) = agent {
+        let name = agent.name();
+        metrics::counter!("a2a_requests_total", "binding" => binding, "operation" => operation, "code" => code.to_string(), "agent" => name.clone())
+            .increment(1);
+        metrics::histogram!("a2a_request_duration_seconds", "binding" => binding, "operation" => operation, "agent" => name.clone())
+            .record(start.elapsed().as_secs_f64());
+        return gauged(
+            resp,
+            move || metrics::gauge!("a2a_active_streams", "binding" => binding, "operation" => operation, "agent" => name),
+        );
+    }
     metrics::counter!("a2a_requests_total", "binding" => binding, "operation" => operation, "code" => code.to_string())
         .increment(1);
     metrics::histogram!("a2a_request_duration_seconds", "binding" => binding, "operation" => operation)
         .record(start.elapsed().as_secs_f64());
+    gauged(
+        resp,
+        || metrics::gauge!("a2a_active_streams", "binding" => binding, "operation" => operation),
+    )
+}
+
+/// `resp`, counted in the gauge `gauge` makes while it streams (as it is, and no gauge made,
+/// when it is no stream).
+fn gauged(resp: HttpResponse, gauge: impl FnOnce() -> metrics::Gauge) -> HttpResponse {
     let streaming = resp
         .headers()
         .get(CONTENT_TYPE)
@@ -154,8 +179,7 @@ pub(crate) async fn measure<F: Future<Output = HttpResponse>>(
     if !streaming {
         return resp;
     }
-    let gauge =
-        metrics::gauge!("a2a_active_streams", "binding" => binding, "operation" => operation);
+    let gauge = gauge();
     gauge.increment(1.0);
     resp.map_body(|_, body| Gauged {
         body,

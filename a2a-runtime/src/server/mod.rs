@@ -27,8 +27,10 @@
 //! # Ok(()) }
 //! ```
 
+mod agents;
 mod builder;
 mod card;
+mod catalog;
 mod failure;
 #[cfg(feature = "grpc")]
 mod grpc;
@@ -58,8 +60,10 @@ use std::time::Duration;
 
 use actix_web::web;
 
+pub use agents::{AGENTS_PATH, MultiAgentServer, MultiAgentServerBuilder};
 pub use builder::{A2aServerBuilder, BuildError};
 pub use card::WELL_KNOWN_PATH;
+pub use catalog::{CatalogEntries, Listing};
 pub use http::{A2A_EXTENSIONS, A2A_JSON, A2A_VERSION, X_A2A_EXTENSIONS};
 #[cfg(feature = "metrics")]
 pub use metrics::{Metrics, MetricsError};

@@ -157,7 +157,7 @@ fn normalize(path: &str) -> String {
 }
 
 /// Whether `host` is a plain `host[:port]` (letters, digits, `.-_:[]`), nothing else.
-fn is_authority(host: &str) -> bool {
+pub(super) fn is_authority(host: &str) -> bool {
     !host.is_empty()
         && host.len() <= 255
         && host.bytes().all(|b| {

@@ -86,7 +86,11 @@ pub(crate) fn observe<F: Future<Output = HttpResponse>>(
         });
     let span = request_span(binding);
     #[cfg(feature = "metrics")]
-    let fut = super::metrics::measure(binding, fut);
+    let fut = super::metrics::measure(
+        binding,
+        req.app_data::<super::agents::AgentLabel>().cloned(),
+        fut,
+    );
     let logging = tracing::enabled!(target: "a2a::access", tracing::Level::INFO);
     if span.is_disabled() && !logging {
         // Nobody listens: only the trace context is carried (when there is one).

@@ -20,7 +20,9 @@ pub struct RunningServer {
     pub(super) join: tokio::task::JoinHandle<std::io::Result<()>>,
     #[cfg(feature = "grpc")]
     pub(super) grpc: Option<grpc::RunningGrpc>,
-    pub(super) inner: web::Data<Inner>,
+    /// The agents served (one, unless started by a
+    /// [`MultiAgentServer`](super::MultiAgentServer)).
+    pub(super) inners: Vec<web::Data<Inner>>,
 }
 
 impl std::fmt::Debug for RunningServer {
@@ -56,7 +58,7 @@ impl RunningServer {
             }
             () = super::shutdown::signal() => {}
         }
-        tracing::info!(grace = ?self.inner.shutdown_grace, "shutting down");
+        tracing::info!(grace = ?self.grace(), "shutting down");
         self.shut_down().await
     }
 
@@ -76,23 +78,36 @@ impl RunningServer {
     async fn shut_down(mut self) -> std::io::Result<()> {
         // Sends the command now; the future only waits for the workers to end.
         let stopped = self.handle.stop(true);
+        let grace = self.grace();
         tokio::select! {
             joined = &mut self.join => {
                 let http = joined.map_err(std::io::Error::other);
                 self.stop_grpc().await?;
                 return http?;
             }
-            () = tokio::time::sleep(self.inner.shutdown_grace) => {}
+            () = tokio::time::sleep(grace) => {}
         }
-        self.inner.over.cancel();
-        self.inner
-            .handler
-            .shutdown(self.inner.cancel_on_shutdown)
-            .await;
+        for inner in &self.inners {
+            inner.over.cancel();
+        }
+        let tasks = self
+            .inners
+            .iter()
+            .map(|inner| inner.handler.shutdown(inner.cancel_on_shutdown));
+        futures::future::join_all(tasks).await;
         stopped.await;
         let http = (&mut self.join).await.map_err(std::io::Error::other);
         self.stop_grpc().await?;
         http?
+    }
+
+    /// The longest grace period of the agents served.
+    fn grace(&self) -> std::time::Duration {
+        self.inners
+            .iter()
+            .map(|inner| inner.shutdown_grace)
+            .max()
+            .unwrap_or_default()
     }
 
     /// Stops the gRPC listener, when there is one.
@@ -117,42 +132,35 @@ impl A2aServer {
             self.set_base_url(&format!("{scheme}://{local}"));
         }
         let config = self.config();
-        // The grace period is run by `RunningServer` (streams get a final event when it is
-        // over); actix's own timeout only bounds the flush of those last events. Signals are
-        // handled by `RunningServer::wait`. A client's FIN does not end the response under
-        // way: a complete request followed by a half-close is answered. A stream ends at the
-        // FIN itself (see `peer`): its subscriber is released without waiting for a write to
-        // fail.
         let flush = self.inner.shutdown_grace.as_secs() + 5;
-        let server =
-            actix_web::HttpServer::new(move || actix_web::App::new().configure(config.clone()))
-                .on_connect(on_connect)
-                .h1_allow_half_closed(true)
-                .disable_signals()
-                .shutdown_timeout(flush);
-        #[cfg(feature = "tls")]
-        let mut server = match &self.tls {
-            Some((_, rustls)) => server.listen_rustls_0_23(listener, (**rustls).clone())?,
-            None => server.listen(listener)?,
-        };
-        #[cfg(not(feature = "tls"))]
-        let mut server = server.listen(listener)?;
-        if let Some(n) = self.workers {
-            server = server.workers(n);
-        }
         #[cfg(feature = "grpc")]
         let grpc = match &self.grpc {
             Some(addr) => {
-                let pipeline = self.inner.pipeline.clone();
-                let running = grpc::start(pipeline, addr, self.grpc_tls()).await?;
-                tracing::info!(target: "a2a::server", "gRPC listening on {}", running.addr);
-                add_grpc_interface(&self.inner, running.addr);
+                let pipelines = grpc::Pipelines::One(self.inner.pipeline.clone());
+                let running = grpc::start(pipelines, addr, self.grpc_tls()).await?;
+                add_grpc_interface(&self.inner, running.addr, "");
                 Some(running)
             }
             None => None,
         };
-        let server = server.run();
-        tracing::info!(target: "a2a::server", "listening on {scheme}://{local}");
+        let server = run_http(
+            config,
+            flush,
+            listener,
+            self.workers,
+            #[cfg(feature = "tls")]
+            self.tls.as_ref().map(|(_, rustls)| &**rustls),
+        );
+        let server = match server {
+            Ok(server) => server,
+            Err(e) => {
+                #[cfg(feature = "grpc")]
+                if let Some(grpc) = grpc {
+                    let _ = grpc.stop().await;
+                }
+                return Err(e);
+            }
+        };
         let handle = server.handle();
         let join = tokio::spawn(server);
         Ok(RunningServer {
@@ -162,7 +170,7 @@ impl A2aServer {
             join,
             #[cfg(feature = "grpc")]
             grpc,
-            inner: self.inner.clone(),
+            inners: vec![self.inner.clone()],
         })
     }
 
@@ -190,7 +198,7 @@ impl A2aServer {
         None
     }
 
-    fn set_base_url(&self, base: &str) {
+    pub(super) fn set_base_url(&self, base: &str) {
         let doc = self.inner.urls.doc_at(base);
         if let Ok(mut slot) = self.inner.card.write() {
             *slot = Arc::new(doc);
@@ -211,11 +219,54 @@ fn on_connect(conn: &dyn std::any::Any, _ext: &mut actix_web::dev::Extensions) {
     super::tls::on_tls_connect(conn, _ext);
 }
 
-/// Adds the gRPC listener's address to the card's interfaces.
+/// The actix server of `config`: the grace period is run by `RunningServer` (streams get a
+/// final event when it is over); actix's own timeout (`flush`, in seconds) only bounds the
+/// flush of those last events. Signals are handled by `RunningServer::wait`. A client's FIN
+/// does not end the response under way: a complete request followed by a half-close is
+/// answered. A stream ends at the FIN itself (see `peer`): its subscriber is released without
+/// waiting for a write to fail.
+pub(super) fn run_http<F>(
+    config: F,
+    flush: u64,
+    listener: std::net::TcpListener,
+    workers: Option<usize>,
+    #[cfg(feature = "tls")] tls: Option<&rustls::ServerConfig>,
+) -> std::io::Result<actix_web::dev::Server>
+where
+    F: Fn(&mut web::ServiceConfig) + Clone + Send + 'static,
+{
+    let local = listener.local_addr()?;
+    #[cfg(feature = "tls")]
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    #[cfg(not(feature = "tls"))]
+    let scheme = "http";
+    let server =
+        actix_web::HttpServer::new(move || actix_web::App::new().configure(config.clone()))
+            .on_connect(on_connect)
+            .h1_allow_half_closed(true)
+            .disable_signals()
+            .shutdown_timeout(flush);
+    #[cfg(feature = "tls")]
+    let mut server = match tls {
+        Some(rustls) => server.listen_rustls_0_23(listener, rustls.clone())?,
+        None => server.listen(listener)?,
+    };
+    #[cfg(not(feature = "tls"))]
+    let mut server = server.listen(listener)?;
+    if let Some(n) = workers {
+        server = server.workers(n);
+    }
+    let server = server.run();
+    tracing::info!(target: "a2a::server", "listening on {scheme}://{local}");
+    Ok(server)
+}
+
+/// Adds the gRPC listener's address to the card's interfaces (for the agent addressed by
+/// `tenant`; empty: the only agent).
 #[cfg(feature = "grpc")]
-fn add_grpc_interface(inner: &Inner, addr: SocketAddr) {
+pub(super) fn add_grpc_interface(inner: &Inner, addr: SocketAddr, tenant: &str) {
     let doc = inner.card();
-    let card = grpc::with_grpc_interface(doc.card.clone(), &addr.to_string());
+    let card = grpc::with_grpc_interface_for(doc.card.clone(), &addr.to_string(), tenant);
     let card = inner.urls.sign(card);
     if let Ok(mut slot) = inner.card.write() {
         *slot = Arc::new(doc.replaced(card));

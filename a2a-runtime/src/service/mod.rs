@@ -107,6 +107,8 @@ pub struct Pipeline {
     /// Whether internal errors show their causes on the wire (development only).
     show_causes: bool,
     quotas: Option<Arc<quota::Ledger>>,
+    /// The agent this pipeline serves, on a server of several agents.
+    agent: Option<Arc<str>>,
 }
 
 impl fmt::Debug for Pipeline {
@@ -132,7 +134,20 @@ impl Pipeline {
             echo_extensions: true,
             show_causes: false,
             quotas: None,
+            agent: None,
         }
+    }
+
+    /// Serves the agent `name` of a server of several agents: its requests carry the name
+    /// ([`RequestContext::agent`]) and its tasks are stored apart from other agents'.
+    pub fn with_agent(mut self, name: impl Into<Arc<str>>) -> Self {
+        self.agent = Some(name.into());
+        self
+    }
+
+    /// The agent this pipeline serves, on a server of several agents.
+    pub fn agent(&self) -> Option<&str> {
+        self.agent.as_deref()
     }
 
     /// Holds every caller to `quotas` (see [`quota`]).
@@ -243,6 +258,7 @@ impl Pipeline {
             extensions: Negotiated::none(),
             side: Side::Server,
             resume_after,
+            agent: self.agent.clone(),
         };
         self.check_version(&mut ctx, &target)?;
         self.service.begin(&mut ctx)?;
@@ -368,6 +384,7 @@ impl Pipeline {
                 let owner = RequestContext {
                     tenant: admission.key.tenant.clone(),
                     principal: ctx.principal.clone(),
+                    agent: ctx.agent.clone(),
                     ..RequestContext::v1()
                 };
                 match self.service.task_state(owner, id.clone()).await {

@@ -6,6 +6,7 @@
 //! an invalid-params error naming the field path, not as a parse error.
 
 mod agent_card;
+mod ai_catalog;
 mod common;
 #[cfg(feature = "server")]
 pub(crate) use common::unix_millis;
@@ -19,6 +20,10 @@ mod task;
 pub use agent_card::{
     AgentCapabilities, AgentCard, AgentCardSignature, AgentExtension, AgentInterface,
     AgentProvider, AgentSkill, ProtocolBinding,
+};
+pub use ai_catalog::{
+    A2A_AGENT_CARD_TYPE, AI_CATALOG_MEDIA_TYPE, AI_CATALOG_PATH, AI_CATALOG_SPEC_VERSION,
+    AiCatalog, CatalogEntry, CatalogHost,
 };
 pub use common::{
     ArtifactId, ContextId, MessageId, Metadata, PushConfigId, TaskId, Timestamp, TimestampError,

@@ -80,6 +80,8 @@ tasks in a store.
   --v0-3-card            add v0.3's members to the agent card, for v0.3 clients that
                          discover the agent from it (A2A_V0_3_CARD=1; v0.3 requests are
                          served either way)
+  --two-agents           serve two agents, echo and greeter, below /agents/ and
+                         list them at /.well-known/ai-catalog.json
   -h, --help             print this and exit
   -V, --version          print the version and exit
 
@@ -118,6 +120,12 @@ async fn main() -> std::io::Result<()> {
         .await
         .map_err(std::io::Error::other)?;
     println!("Tasks are kept in {}", stores.location);
+    if args.iter().any(|a| a == "--two-agents") {
+        return a2a_examples::agents::start(&addr, &grpc_addr, stores)
+            .await?
+            .wait()
+            .await;
+    }
     let mut cluster = a2a_runtime::core::ClusterOptions::default();
     if let Ok(ms) = std::env::var("A2A_LEASE_TTL_MS") {
         let ms: u64 = ms.parse().map_err(|_| {

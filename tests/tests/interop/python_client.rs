@@ -110,3 +110,41 @@ async fn the_python_sdk_client_with_a_bearer_token_over_json_rpc() {
 async fn the_python_sdk_client_with_a_bearer_token_over_rest() {
     python_client_against("rest", Some("py-token-0123456789")).await;
 }
+
+/// Several agents in one server (#50): the Python SDK client at each agent's own URL (its card
+/// at `/agents/{name}/.well-known/agent-card.json`), on both HTTP bindings.
+#[tokio::test]
+#[cfg_attr(
+    not(interop),
+    ignore = "interop: installs the official SDKs (python3, npm); runs with CI=true (.ci/run) or --ignored"
+)]
+async fn the_python_sdk_client_at_each_agent_of_a_server() {
+    let python = interop::setup(interop::python).await;
+    let server = a2a_runtime::server::MultiAgentServer::builder()
+        .agent("first", interop_builder())
+        .agent("second", interop_builder())
+        .workers(1)
+        .build()
+        .unwrap();
+    let running = server.start("127.0.0.1:0").await.unwrap();
+    for name in ["first", "second"] {
+        for binding in ["jsonrpc", "rest"] {
+            let mut cmd = tokio::process::Command::new(&python);
+            cmd.arg(
+                interop::interop_dir()
+                    .join("python")
+                    .join("client_check.py"),
+            )
+            .arg(format!("{}/agents/{name}", running.url()))
+            .args(["--binding", binding, "--timeout", "20", "-v"])
+            .env("PYTHONUNBUFFERED", "1");
+            let run = interop::run_script(cmd, "client_check.py").await;
+            println!("{}", run.stdout);
+            run.assert_all_passed(
+                &format!("the Python SDK client ({binding}) at agent {name}"),
+                REQUIRED,
+            );
+        }
+    }
+    running.stop().await;
+}

@@ -2,6 +2,7 @@
 //! link time of a binary per file dominates a test run).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod agents;
 mod cancel;
 mod card;
 mod examples;

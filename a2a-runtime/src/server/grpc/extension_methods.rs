@@ -2,8 +2,6 @@
 //! method (its JSON-RPC name) and carries its params; the pipeline serves it as it serves the
 //! method over JSON-RPC (see [`crate::grpc::extension_methods`]).
 
-use std::sync::Arc;
-
 use tonic::{Request, Response, Status};
 
 use super::call::{Call, mismatch, parts, request_meta, response_metadata};
@@ -13,13 +11,13 @@ use crate::grpc::convert::{from_struct, to_value};
 use crate::grpc::extension_methods::ExtensionMethodRequest;
 use crate::grpc::extension_methods::extension_methods_server::ExtensionMethods;
 use crate::grpc::status::to_status;
-use crate::service::{Answer, Decoded, Payload, Pipeline, Target};
+use crate::service::{Answer, Decoded, Payload, Target};
 
 pub(super) use crate::grpc::extension_methods::extension_methods_server::ExtensionMethodsServer;
 
 /// The service: a call in, the pipeline, the method's result out.
 pub(super) struct Binding {
-    pub(super) pipeline: Arc<Pipeline>,
+    pub(super) pipelines: super::Pipelines,
 }
 
 /// The params of a call, decoded by tonic already.
@@ -45,11 +43,12 @@ impl ExtensionMethods for Binding {
         &self,
         request: Request<ExtensionMethodRequest>,
     ) -> Result<Response<prost_types::Value>, Status> {
-        let (call, msg): (Call, _) = parts(request);
+        let (call, mut msg): (Call, _) = parts(request);
+        let pipeline = self.pipelines.pick_by(&mut msg.tenant)?;
         let mut meta = request_meta(&call, Target::Method(msg.method));
         meta.tenant = (!msg.tenant.is_empty()).then_some(msg.tenant);
         let params = serde_json::Value::Object(msg.params.map(from_struct).unwrap_or_default());
-        let answer = self.pipeline.serve(meta, &mut Params(Some(params))).await;
+        let answer = pipeline.serve(meta, &mut Params(Some(params))).await;
         match answer.map_err(|e| to_status(&e))? {
             Answer::Method { result, activated } => {
                 let mut out = Response::new(to_value(result));

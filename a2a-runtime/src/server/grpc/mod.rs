@@ -8,15 +8,19 @@
 //! repeated values), the tenant from the request's `tenant` field; the response's initial
 //! metadata carries `a2a-version` and the activated extensions, so a stream has them before its
 //! first message. Errors are statuses with `google.rpc` details (see [`crate::grpc::status`]).
+//!
+//! On a server of several agents, the request's `tenant` field names the agent (each agent's
+//! card lists its GRPC interface with that `tenant`); the agent serves the request as if it
+//! had no tenant, as over its own HTTP path.
 
 mod call;
 mod extension_methods;
 mod guard;
+mod pipelines;
 mod routes;
 
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::Arc;
 
 use futures::{Stream, StreamExt as _};
 use tonic::{Request, Response, Status};
@@ -28,9 +32,10 @@ use crate::grpc::pb;
 use crate::grpc::pb::a2a_service_server::{A2aService as GrpcApi, A2aServiceServer};
 use crate::grpc::status::to_status;
 use crate::protocol::{A2aRequest, TRACEPARENT, TRACESTATE, TraceContext};
-use crate::service::{Answer, Decoded, Payload, Pipeline, Target};
+use crate::service::{Answer, Decoded, Payload, Target};
 use crate::types::{AgentCard, AgentInterface, ProtocolBinding};
 use call::{Call, mismatch, parts, request_meta, response_metadata};
+pub(crate) use pipelines::Pipelines;
 
 /// The TLS settings of the listener (the server's, shared with the HTTP listener).
 #[cfg(feature = "tls")]
@@ -45,7 +50,7 @@ type EventStream = Pin<Box<dyn Stream<Item = Result<pb::StreamResponse, Status>>
 /// The service implementation: metadata and messages in, pipeline calls, messages and
 /// metadata out.
 struct Binding {
-    pipeline: Arc<Pipeline>,
+    pipelines: Pipelines,
 }
 
 /// A message tonic decoded already.
@@ -90,10 +95,11 @@ impl Binding {
     async fn serve(
         &self,
         call: &Call,
-        req: A2aRequest,
+        mut req: A2aRequest,
     ) -> Result<(A2aResponse, Activated), Status> {
+        let pipeline = self.pipelines.pick(&mut req)?;
         let meta = request_meta(call, Target::Operation(req.operation()));
-        let answer = self.pipeline.serve(meta, &mut Message(Some(req))).await;
+        let answer = pipeline.serve(meta, &mut Message(Some(req))).await;
         match answer.map_err(|e| to_status(&e))? {
             Answer::Operation(served) => Ok(served.into_parts()),
             Answer::Method { .. } => Err(mismatch()),
@@ -308,11 +314,21 @@ impl GrpcApi for Binding {
 
 /// The card with its GRPC interface at `host_port` (replacing any other GRPC entry), after the
 /// HTTP bindings.
-pub(crate) fn with_grpc_interface(mut card: AgentCard, host_port: &str) -> AgentCard {
+pub(crate) fn with_grpc_interface(card: AgentCard, host_port: &str) -> AgentCard {
+    with_grpc_interface_for(card, host_port, "")
+}
+
+/// [`with_grpc_interface`] for the agent addressed by `tenant` (empty: the only agent).
+pub(crate) fn with_grpc_interface_for(
+    mut card: AgentCard,
+    host_port: &str,
+    tenant: &str,
+) -> AgentCard {
     card.supported_interfaces
         .retain(|i| i.protocol_binding != ProtocolBinding::Grpc);
-    card.supported_interfaces
-        .push(AgentInterface::new(host_port, ProtocolBinding::Grpc));
+    let mut grpc = AgentInterface::new(host_port, ProtocolBinding::Grpc);
+    grpc.tenant = tenant.to_owned();
+    card.supported_interfaces.push(grpc);
     card
 }
 
@@ -336,16 +352,17 @@ impl RunningGrpc {
     }
 }
 
-/// Binds `addr` and serves `pipeline` on it in the background (the caller adds the
-/// bound address to the card).
+/// Binds `addr` and serves `pipelines` on it in the background (the caller adds the
+/// bound address to the cards).
 pub(crate) async fn start(
-    pipeline: Arc<Pipeline>,
+    pipelines: Pipelines,
     addr: &str,
     tls: Option<&TlsSettings>,
 ) -> std::io::Result<RunningGrpc> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let addr = listener.local_addr()?;
-    let limit = pipeline.limits().max_body_bytes;
+    tracing::info!(target: "a2a::server", "gRPC listening on {addr}");
+    let limit = pipelines.max_body_bytes();
     #[cfg_attr(not(feature = "tls"), allow(unused_mut))]
     let mut builder = tonic::transport::Server::builder();
     #[cfg(feature = "tls")]
@@ -363,14 +380,14 @@ pub(crate) async fn start(
     let signal = stop.clone().cancelled_owned();
     // The extension methods' service only when an extension adds methods; any other path is
     // answered UNIMPLEMENTED.
-    let methods = pipeline.service().extensions().has_methods().then(|| {
+    let methods = pipelines.have_methods().then(|| {
         extension_methods::ExtensionMethodsServer::new(extension_methods::Binding {
-            pipeline: pipeline.clone(),
+            pipelines: pipelines.clone(),
         })
         .max_decoding_message_size(limit)
         .max_encoding_message_size(usize::MAX)
     });
-    let api = A2aServiceServer::new(Binding { pipeline })
+    let api = A2aServiceServer::new(Binding { pipelines })
         .max_decoding_message_size(limit)
         .max_encoding_message_size(usize::MAX);
     let routes = routes::Routes { api, methods };

@@ -4,6 +4,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+/// A series' labels but `le`, in order.
+type LabelPairs = Vec<(String, String)>;
+
 /// One sample line: metric name, labels, value.
 #[derive(Debug, Clone)]
 pub struct Sample {
@@ -114,7 +117,7 @@ pub fn parse(page: &str) -> (HashMap<String, String>, Vec<Sample>) {
     // Histograms: per series, cumulative buckets ending in +Inf = _count, and a _sum.
     for (family, _) in types.iter().filter(|(_, t)| *t == "histogram") {
         let bucket = format!("{family}_bucket");
-        let mut series: HashMap<Vec<(String, String)>, Vec<(f64, f64)>> = HashMap::new();
+        let mut series: HashMap<LabelPairs, Vec<(f64, f64)>> = HashMap::new();
         for s in samples.iter().filter(|s| s.name == bucket) {
             let le = number(&s.labels["le"]);
             let key = s

@@ -6,7 +6,8 @@
 //! - [`params`]: the JSON of requests and answers;
 //! - [`client`]: the agents and servers the client tests talk to, and a raw HTTP server;
 //! - [`pg`]: a PostgreSQL database (or server) of its own per test;
-//! - [`interop`]: the official SDK peers, installed on first use.
+//! - [`interop`]: the official SDK peers, installed on first use;
+//! - [`prometheus`]: a strict parser of the Prometheus text format.
 //!
 //! Test helpers fail the test by panicking, with a message saying what went wrong.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -16,3 +17,4 @@ pub mod client;
 pub mod interop;
 pub mod params;
 pub mod pg;
+pub mod prometheus;

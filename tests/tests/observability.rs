@@ -730,3 +730,209 @@ async fn the_request_metrics_of_several_agents_carry_the_agent() {
     }
     running.stop().await;
 }
+
+// ---------------------------------------------------------------------------------------------
+// `/metrics` read by a strict parser of the Prometheus text format (`a2a_tests::prometheus`)
+// ---------------------------------------------------------------------------------------------
+
+/// A webhook receiver: `/ok` 200, `/flaky` 500 the first time then 200, `/moved` 302 (a
+/// delivery given up on at once).
+async fn webhook_receiver() -> (String, actix_web::dev::ServerHandle) {
+    let flaky = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let http = actix_web::HttpServer::new(move || {
+        let flaky = flaky.clone();
+        actix_web::App::new().default_service(actix_web::web::to(
+            move |req: actix_web::HttpRequest| {
+                let flaky = flaky.clone();
+                async move {
+                    use actix_web::HttpResponse;
+                    match req.path() {
+                        "/flaky" if !flaky.swap(true, std::sync::atomic::Ordering::SeqCst) => {
+                            HttpResponse::InternalServerError().finish()
+                        }
+                        "/moved" => HttpResponse::Found()
+                            .insert_header(("location", "http://127.0.0.1:9/"))
+                            .finish(),
+                        _ => HttpResponse::Ok().finish(),
+                    }
+                }
+            },
+        ))
+    })
+    .workers(1)
+    .bind("127.0.0.1:0")
+    .unwrap();
+    let url = format!("http://{}", http.addrs()[0]);
+    let http = http.run();
+    let handle = http.handle();
+    tokio::spawn(http);
+    (url, handle)
+}
+
+#[tokio::test]
+async fn metrics_scrape_parses_with_histograms_and_push_counters() {
+    use a2a_runtime::push::{PushConfig, RetryPolicy};
+    use a2a_runtime::server::{DEFAULT_REQUEST_BUCKETS, Metrics};
+    let metrics = Metrics::install().unwrap();
+    let (hooks, hooks_handle) = webhook_receiver().await;
+    let stores = a2a_runtime::store::connect("memory:").await.unwrap();
+    let server = A2aServer::builder()
+        .card(card("scrape"))
+        .executor(Echo)
+        .stores(stores.clone())
+        .push(
+            PushConfig::new()
+                .allow_private_networks(true)
+                .retry(RetryPolicy {
+                    base: Duration::from_millis(10),
+                    cap: Duration::from_millis(40),
+                    ..RetryPolicy::default()
+                })
+                .poll_interval(Duration::from_millis(20)),
+        )
+        .build()
+        .unwrap();
+    let sender = server.push().unwrap().clone();
+    let (config, route) = (server.config(), server.metrics_route(metrics));
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let http = actix_web::HttpServer::new(move || {
+        actix_web::App::new()
+            .configure(route.clone())
+            .configure(config.clone())
+    })
+    .workers(1)
+    .listen(listener)
+    .unwrap()
+    .run();
+    let handle = http.handle();
+    tokio::spawn(http);
+    let client = reqwest::Client::new();
+
+    // One task per webhook: delivered, delivered after a retry, given up on.
+    for path in ["ok", "flaky", "moved"] {
+        let body: Value = client
+            .post(format!("{url}/message:send"))
+            .header("A2A-Version", "1.0")
+            .json(&json!({
+                "message": {"role": "ROLE_USER", "messageId": format!("scrape-{path}"), "parts": [{"text": path}]},
+                "configuration": {"taskPushNotificationConfig": {"url": format!("{hooks}/{path}")}}
+            }))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert!(body.get("task").is_some(), "{body}");
+    }
+    // A v1.0 method without `A2A-Version`: refused, under its own operation.
+    let refused: Value = client
+        .post(format!("{url}/"))
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "x"}}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let code = refused["error"]["code"].as_i64().unwrap().to_string();
+
+    // Every delivery settled (the outbox is empty once the last one is sent or dead).
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while stores.outbox.pending().await.unwrap() > 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{:?}",
+            sender.metrics()
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let figures = sender.metrics();
+    assert!(
+        figures.delivered >= 2 && figures.retried >= 1 && figures.dead >= 1,
+        "{figures:?}"
+    );
+
+    let page = client
+        .get(format!("{url}/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let (types, samples) = a2a_tests::prometheus::parse(&page);
+    assert_eq!(types["a2a_request_duration_seconds"], "histogram", "{page}");
+    assert_eq!(
+        types["a2a_push_delivery_duration_seconds"], "histogram",
+        "{page}"
+    );
+    assert_eq!(types["a2a_push_sent_total"], "counter", "{page}");
+    // The request histogram's buckets are the default bounds, then +Inf.
+    let send = [("binding", "HTTP+JSON"), ("operation", "SendMessage")];
+    let bounds: Vec<f64> = samples
+        .iter()
+        .filter(|s| {
+            s.name == "a2a_request_duration_seconds_bucket"
+                && send.iter().all(|(k, v)| s.labels[*k] == *v)
+        })
+        .map(|s| s.labels["le"].parse().unwrap_or(f64::INFINITY))
+        .collect();
+    let mut expected = DEFAULT_REQUEST_BUCKETS.to_vec();
+    expected.push(f64::INFINITY);
+    assert_eq!(bounds, expected, "{page}");
+    assert!(
+        a2a_tests::prometheus::value(&samples, "a2a_request_duration_seconds_count", &send)
+            .unwrap()
+            >= 3.0
+    );
+    let version = [
+        ("binding", "JSONRPC"),
+        ("operation", "GetTask"),
+        ("code", code.as_str()),
+    ];
+    assert!(
+        a2a_tests::prometheus::value(&samples, "a2a_requests_total", &version).unwrap_or(0.0)
+            >= 1.0,
+        "{page}"
+    );
+    // The push counters are the sender's own figures (this test alone pushes here).
+    let as_f = |n: u64| n as f64;
+    assert_eq!(
+        a2a_tests::prometheus::value(&samples, "a2a_push_sent_total", &[]),
+        Some(as_f(figures.delivered)),
+        "{page}"
+    );
+    assert_eq!(
+        a2a_tests::prometheus::value(&samples, "a2a_push_retried_total", &[]),
+        Some(as_f(figures.retried)),
+        "{page}"
+    );
+    assert_eq!(
+        a2a_tests::prometheus::value(&samples, "a2a_push_dead_total", &[]),
+        Some(as_f(figures.dead)),
+        "{page}"
+    );
+    assert_eq!(
+        a2a_tests::prometheus::value(&samples, "a2a_push_failed_total", &[]),
+        Some(as_f(figures.retried + figures.dead)),
+        "{page}"
+    );
+    let took = |result| {
+        a2a_tests::prometheus::value(
+            &samples,
+            "a2a_push_delivery_duration_seconds_count",
+            &[("result", result)],
+        )
+        .unwrap_or(0.0)
+    };
+    assert_eq!(took("ok"), as_f(figures.delivered), "{page}");
+    assert_eq!(
+        took("ok") + took("error"),
+        as_f(figures.attempted),
+        "{page}"
+    );
+    handle.stop(true).await;
+    hooks_handle.stop(true).await;
+}

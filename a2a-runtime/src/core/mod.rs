@@ -29,6 +29,7 @@ pub use recovery::{RECOVERY_METADATA, Recovered, Recovery, RecoveryMetrics, Reco
 pub use response::A2aResponse;
 pub use resume::RESUME_EXTENSION;
 pub use retention::{DURABLE_MAX_FINISHED, MAX_BATCHES, Retention, RetentionMetrics, Swept};
+pub(crate) use service::note_operation;
 #[cfg(feature = "metrics")]
 pub(crate) use service::noting_operation;
 pub use service::{A2aService, OperationResponse, SUPPORTED_VERSIONS, check_version};

@@ -677,7 +677,7 @@ mod tests {
 /// task and context ids, tenant, principal. Nothing when no subscriber wants the span.
 fn record_request(ctx: &RequestContext, req: &A2aRequest) {
     #[cfg(feature = "metrics")]
-    let _ = OPERATION.try_with(|slot| slot.set(Some(req.operation())));
+    note_operation(req.operation().method());
     let span = tracing::Span::current();
     if span.is_disabled() {
         return;
@@ -724,15 +724,21 @@ fn record_task(task: &str, context: &str) {
 
 #[cfg(feature = "metrics")]
 tokio::task_local! {
-    /// Where the operation of the request being served is noted, for its metrics.
-    static OPERATION: std::rc::Rc<std::cell::Cell<Option<crate::protocol::Operation>>>;
+    /// Where the method of the request being served is noted, for its metrics.
+    static OPERATION: std::rc::Rc<std::cell::Cell<Option<&'static str>>>;
 }
 
-/// Runs `fut`, and tells which operation it served (when it got as far as one).
+/// Notes `method` (an operation's or an extension method's name) as the method of the request
+/// being served, for its metrics; nothing outside [`noting_operation`].
+#[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
+pub(crate) fn note_operation(method: &'static str) {
+    #[cfg(feature = "metrics")]
+    let _ = OPERATION.try_with(|slot| slot.set(Some(method)));
+}
+
+/// Runs `fut`, and tells which method it served (when it got as far as reading one).
 #[cfg(feature = "metrics")]
-pub(crate) async fn noting_operation<F: Future>(
-    fut: F,
-) -> (F::Output, Option<crate::protocol::Operation>) {
+pub(crate) async fn noting_operation<F: Future>(fut: F) -> (F::Output, Option<&'static str>) {
     let slot = std::rc::Rc::new(std::cell::Cell::new(None));
     let out = OPERATION.scope(slot.clone(), fut).await;
     (out, slot.get())

@@ -67,6 +67,28 @@ impl Counters {
     }
 }
 
+/// The sender's figures in the process's `metrics` recorder (feature `metrics`; the names
+/// are listed in `server::metrics`).
+mod exported {
+    /// Adds one to the counter `name`.
+    #[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
+    pub(super) fn count(name: &'static str) {
+        #[cfg(feature = "metrics")]
+        metrics::counter!(name).increment(1);
+    }
+
+    /// Records how long one call of a webhook took, and whether it was acknowledged.
+    #[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
+    pub(super) fn attempt_took(took: std::time::Duration, ok: bool) {
+        #[cfg(feature = "metrics")]
+        metrics::histogram!(
+            "a2a_push_delivery_duration_seconds",
+            "result" => if ok { "ok" } else { "error" }
+        )
+        .record(took.as_secs_f64());
+    }
+}
+
 /// How many events' trace contexts are kept for their deliveries.
 const TRACES_KEPT: usize = 4096;
 
@@ -261,13 +283,19 @@ impl PushSender {
                 self.settle(self.outbox.complete(delivery.id).await);
                 return;
             }
-            Ok(Some(config)) => self.send(&config, d.payload.clone()).await,
+            Ok(Some(config)) => {
+                let started = std::time::Instant::now();
+                let sent = self.send(&config, d.payload.clone()).await;
+                exported::attempt_took(started.elapsed(), sent.is_ok());
+                sent
+            }
             Err(e) => Err(Failure::Retry(format!("push config store: {e}"))),
         };
         let outbox = &self.outbox;
         match outcome {
             Ok(()) => {
                 Counters::bump(&self.counters.delivered);
+                exported::count("a2a_push_sent_total");
                 tracing::debug!("push notification delivered");
                 self.settle(outbox.complete(delivery.id).await);
             }
@@ -286,6 +314,8 @@ impl PushSender {
                     self.give_up(&delivery, &why).await;
                 } else {
                     Counters::bump(&self.counters.retried);
+                    exported::count("a2a_push_failed_total");
+                    exported::count("a2a_push_retried_total");
                     let at = now.saturating_add(millis(self.backoff(delivery.attempts)));
                     tracing::info!(error = %e, retry_in_ms = at - now, "push notification failed; will retry");
                     self.next_retry_ms.fetch_min(at, Ordering::AcqRel);
@@ -297,6 +327,8 @@ impl PushSender {
 
     async fn give_up(&self, delivery: &Delivery, why: &str) {
         Counters::bump(&self.counters.dead);
+        exported::count("a2a_push_failed_total");
+        exported::count("a2a_push_dead_total");
         tracing::warn!(error = %why, attempts = delivery.attempts, "push notification dead");
         self.settle(self.outbox.dead(delivery.id, why).await);
     }

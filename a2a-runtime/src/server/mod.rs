@@ -66,7 +66,9 @@ pub use card::WELL_KNOWN_PATH;
 pub use catalog::{CatalogEntries, Listing};
 pub use http::{A2A_EXTENSIONS, A2A_JSON, A2A_VERSION, X_A2A_EXTENSIONS};
 #[cfg(feature = "metrics")]
-pub use metrics::{Metrics, MetricsError};
+pub use metrics::{
+    DEFAULT_PUSH_BUCKETS, DEFAULT_REQUEST_BUCKETS, Metrics, MetricsBuilder, MetricsError,
+};
 pub use running::RunningServer;
 #[cfg(feature = "tls")]
 pub use tls::{ClientAuth, TlsConfig};

@@ -231,6 +231,9 @@ impl Pipeline {
         payload: &mut P,
     ) -> Result<Answer, A2aError> {
         let peer = meta.peer;
+        if let Some(target) = &meta.target {
+            note_target(target, &self.service);
+        }
         let principal = match &self.guard {
             None => Principal::anonymous(),
             Some(guard) => {
@@ -246,7 +249,11 @@ impl Pipeline {
         };
         let target = match meta.target {
             Some(target) => target,
-            None => payload.target(self.limits()).await?,
+            None => {
+                let target = payload.target(self.limits()).await?;
+                note_target(&target, &self.service);
+                target
+            }
         };
         let path_tenant = meta.tenant.is_some();
         let resume_after = resume_after(&target, meta.last_event_id.as_deref())?;
@@ -463,6 +470,19 @@ fn method_not_found(method: &str) -> A2aError {
     A2aError::MethodNotFound {
         method: method.to_owned(),
         hint: Vec::new(),
+    }
+}
+
+/// Notes the method of `target` for the request's metrics (an extension method only when
+/// `service` serves it: an unknown name is not a label).
+fn note_target(target: &Target, service: &A2aService) {
+    let method = match target {
+        Target::Operation(op) | Target::V0_3 { operation: op, .. } => Some(op.method()),
+        Target::Method(name) => service.method_named(name),
+        Target::MethodAt(path) => service.method_at(path),
+    };
+    if let Some(method) = method {
+        crate::core::note_operation(method);
     }
 }
 

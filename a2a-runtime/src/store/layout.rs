@@ -15,8 +15,8 @@
 //! positions (and their rows), and only the trimmed rows are deleted.
 
 use std::collections::HashMap;
-
-use sha2::Digest as _;
+use std::hash::{BuildHasher as _, RandomState};
+use std::sync::LazyLock;
 
 use super::StoreError;
 use crate::types::{Artifact, Message, Part, PartContent, Task};
@@ -45,7 +45,7 @@ pub(super) type Slot = (i16, i64, i64);
 #[derive(Debug)]
 pub(super) struct Item {
     pub(super) slot: Slot,
-    pub(super) digest: [u8; 16],
+    pub(super) digest: [u8; 8],
     pub(super) body: String,
 }
 
@@ -70,11 +70,19 @@ pub(super) struct Plan<'a> {
     pub(super) deletes: Vec<Slot>,
 }
 
-fn digest(body: &str) -> [u8; 16] {
-    let full = sha2::Sha256::digest(body.as_bytes());
-    let mut out = [0; 16];
-    out.copy_from_slice(&full[..16]);
-    out
+/// The key of [`digest`]: secret, drawn once per process.
+static DIGEST_KEY: LazyLock<RandomState> = LazyLock::new(RandomState::new);
+
+/// The digest of an item's JSON: keyed SipHash (the standard library's), 64 bits.
+///
+/// Keyed with a secret of this process, nobody can make two bodies of one slot share a digest
+/// (which would leave the old body stored): without the key no collision can be searched for.
+/// A cryptographic hash would do too, but it is the one cost of a write that grows with the
+/// task, and SHA-256 unoptimised (a debug build) took more time than the rest of a streamed
+/// task's writes. Digests written by another process (before a restart, by another instance)
+/// never match: its first write of a large task rewrites the task's items once, under its key.
+fn digest(body: &str) -> [u8; 8] {
+    DIGEST_KEY.hash_one(body.as_bytes()).to_le_bytes()
 }
 
 fn encode<T: serde::Serialize>(value: &T, what: &str) -> Result<String, StoreError> {
@@ -177,7 +185,7 @@ pub(super) fn plan<'a>(new: &'a mut Split, stored: &[Stored]) -> Plan<'a> {
         .map(|s| (s.slot.2, s.digest.as_slice()))
         .collect();
     old_history.sort_unstable_by_key(|(p, _)| *p);
-    let new_history: Vec<&[u8; 16]> = new
+    let new_history: Vec<&[u8; 8]> = new
         .items
         .iter()
         .filter(|i| i.slot.0 == HISTORY)

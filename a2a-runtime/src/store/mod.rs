@@ -40,11 +40,13 @@ pub use memory::{
 };
 pub use outbox::{DEFAULT_MAX_PENDING, Delivery, InMemoryPushOutbox, NewDelivery, PushOutbox};
 #[cfg(feature = "postgres")]
-pub use postgres::PostgresStore;
+pub use postgres::{PostgresStore, PostgresStoreBuilder};
 #[cfg(feature = "encryption")]
 pub use secrets::SecretKey;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub use sql::Migrations;
 #[cfg(feature = "sqlite")]
-pub use sqlite::SqliteStore;
+pub use sqlite::{SqliteStore, SqliteStoreBuilder};
 #[cfg(feature = "encryption")]
 pub use url::connect_with_secret_key;
 pub use url::{Stores, connect};

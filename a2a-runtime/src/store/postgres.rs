@@ -1,6 +1,7 @@
 //! The PostgreSQL store: tasks, event logs and push configs shared by every instance that
 //! connects to the same database.
 
+use std::str::FromStr as _;
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
@@ -8,7 +9,8 @@ use futures::stream::BoxStream;
 use sqlx::postgres::{PgPoolOptions, PgQueryResult};
 
 use super::sql::{
-    Configs, Dialect, Leases, Outbox, Retained, Tasks, backend, claim_statement, writer_for,
+    Configs, Dialect, Leases, Migrations, Outbox, Retained, Tasks, backend, claim_statement,
+    writer_for,
 };
 use super::{
     Cluster, Delivery, Lease, NewDelivery, PushConfigStore, PushOutbox, Scope, SeqEvent,
@@ -42,21 +44,49 @@ pub struct PostgresStore {
 
 impl PostgresStore {
     /// Connects to the database at `url` (`postgres://…`) and brings its schema up to date
-    /// (instances starting together migrate once: the migrator holds a database lock).
+    /// (instances starting together migrate once: the migration holds a database lock).
+    ///
+    /// [`PostgresStore::builder`] connects without migrating, in a schema of the store's own,
+    /// or on a pool of the application.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
-        let pool = PgPoolOptions::new()
-            .max_connections(16)
-            // While the database is unreachable a write fails after this long; the instance's
-            // one writer takes batches in turn, so a request whose writes queue behind others
-            // hears back within a few of these.
-            .acquire_timeout(Duration::from_secs(4))
-            .connect(url)
-            .await
-            .map_err(backend)?;
-        MIGRATOR
-            .run(&pool)
-            .await
-            .map_err(|e| StoreError::Backend(format!("migrating the PostgreSQL schema: {e}")))?;
+        Self::builder().connect(url).await
+    }
+
+    /// The store on the application's `pool`, its schema brought up to date (see
+    /// [`PostgresStoreBuilder::with_pool`]).
+    pub async fn with_pool(pool: sqlx::PgPool) -> Result<Self, StoreError> {
+        Self::builder().with_pool(pool).await
+    }
+
+    /// How to open a store: on a URL or a pool, in a schema, migrating or not.
+    ///
+    /// ```no_run
+    /// # async fn f() -> Result<(), a2a_runtime::store::StoreError> {
+    /// use a2a_runtime::store::{Migrations, PostgresStore};
+    /// let store = PostgresStore::builder()
+    ///     .schema("agents")
+    ///     .migrations(Migrations::Verify)
+    ///     .connect("postgres://127.0.0.1/app")
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn builder() -> PostgresStoreBuilder {
+        PostgresStoreBuilder::default()
+    }
+
+    /// Brings the store's schema in `pool` up to date (see [`Migrations`]), where the pool's
+    /// unqualified names find tables (its `search_path`): for deployments that migrate before
+    /// they roll out, and open the store with [`Migrations::Verify`].
+    pub async fn migrate(pool: &sqlx::PgPool) -> Result<(), StoreError> {
+        super::sql::migrate::<Self>(pool, &MIGRATOR).await
+    }
+
+    /// The store on `pool`, whose schema `migrations` says what to do with.
+    async fn on(pool: sqlx::PgPool, migrations: Migrations) -> Result<Self, StoreError> {
+        match migrations {
+            Migrations::Apply => super::sql::migrate::<Self>(&pool, &MIGRATOR).await?,
+            Migrations::Verify => super::sql::verify::<Self>(&pool, &MIGRATOR).await?,
+        }
         Ok(Self {
             writer: writer_for::<Self>(&pool, WRITERS, || {}),
             pool,
@@ -114,6 +144,91 @@ impl PostgresStore {
     }
 }
 
+/// Opens a [`PostgresStore`]: on a URL or on the application's pool, in a schema of its own,
+/// migrating its schema or checking it (see [`Migrations`]). Made by
+/// [`PostgresStore::builder`].
+///
+/// The store's tables are all named `a2a_…`, and its migrations are recorded in
+/// `a2a_migrations`, beside them: they sit beside the application's tables and its own sqlx
+/// migrations in one database, or in a schema of their own ([`schema`](Self::schema)).
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder opens nothing until `connect` or `with_pool`"]
+pub struct PostgresStoreBuilder {
+    migrations: Migrations,
+    schema: Option<String>,
+}
+
+impl PostgresStoreBuilder {
+    /// What to do with the schema when the store opens (default [`Migrations::Apply`]).
+    pub fn migrations(mut self, migrations: Migrations) -> Self {
+        self.migrations = migrations;
+        self
+    }
+
+    /// Keeps the store's tables and its migration records in the schema `name` (created
+    /// when [`connect`](Self::connect) migrates and it is missing), instead of the first
+    /// schema of the database's `search_path` (usually `public`). The store's connections
+    /// then look up names in that schema alone.
+    ///
+    /// With [`with_pool`](Self::with_pool), the pool's own `search_path` decides
+    /// (`PgConnectOptions::options([("search_path", name)])`); the store checks that it
+    /// leads to `name`.
+    pub fn schema(mut self, name: impl Into<String>) -> Self {
+        self.schema = Some(name.into());
+        self
+    }
+
+    /// Connects to the database at `url` (`postgres://…`): a pool of its own (16
+    /// connections, each waiting at most 4 s for the database), in the schema if one was set.
+    pub async fn connect(self, url: &str) -> Result<PostgresStore, StoreError> {
+        let mut options = sqlx::postgres::PgConnectOptions::from_str(url).map_err(backend)?;
+        if let Some(schema) = &self.schema {
+            options = options.options([("search_path", quoted(schema))]);
+        }
+        let pool = PgPoolOptions::new()
+            .max_connections(16)
+            // While the database is unreachable a write fails after this long; the instance's
+            // one writer takes batches in turn, so a request whose writes queue behind others
+            // hears back within a few of these.
+            .acquire_timeout(Duration::from_secs(4))
+            .connect_with(options)
+            .await
+            .map_err(backend)?;
+        if let (Some(schema), Migrations::Apply) = (&self.schema, self.migrations) {
+            sqlx::query(&format!("CREATE SCHEMA IF NOT EXISTS {}", quoted(schema)))
+                .execute(&pool)
+                .await
+                .map_err(|e| StoreError::Backend(format!("creating the schema {schema:?}: {e}")))?;
+        }
+        PostgresStore::on(pool, self.migrations).await
+    }
+
+    /// The store on the application's `pool`, as it is: the store's tables are found through
+    /// the pool's `search_path`, and its writes take connections of the pool (a few at a
+    /// time: size the pool for both).
+    pub async fn with_pool(self, pool: sqlx::PgPool) -> Result<PostgresStore, StoreError> {
+        if let Some(schema) = &self.schema {
+            let current: Option<String> = sqlx::query_scalar("SELECT current_schema()")
+                .fetch_one(&pool)
+                .await
+                .map_err(backend)?;
+            if current.as_deref() != Some(schema.as_str()) {
+                return Err(StoreError::Backend(format!(
+                    "the pool's search_path leads to the schema {current:?}, not {schema:?}: \
+                     create the schema and connect the pool with \
+                     PgConnectOptions::options([(\"search_path\", {schema:?})])"
+                )));
+            }
+        }
+        PostgresStore::on(pool, self.migrations).await
+    }
+}
+
+/// `name` as a quoted SQL identifier.
+fn quoted(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
 /// Write transactions in flight at once, per instance (each commits every write that waited
 /// for it).
 // One: batches grow to about 5 writes instead of 3.5 with two. a2a-bench store send, the two
@@ -122,6 +237,9 @@ impl PostgresStore {
 // for postgres_restarted_under_load failures; those came from the change stream, which
 // listened again without reporting it (fixed since, bf869ca).
 const WRITERS: usize = 1;
+
+/// The advisory lock key migrations hold (the bytes of "a2a_migr").
+const MIGRATION_LOCK: i64 = 0x6132_615f_6d69_6772;
 
 /// The notification channel of task writes: each committed batch of writes sends the list of
 /// `[tenant, owner, id, version]` it wrote, in payloads of at most [`MAX_PAYLOAD`] bytes.
@@ -245,6 +363,21 @@ impl Dialect for PostgresStore {
         static CLAIM: LazyLock<String> =
             LazyLock::new(|| claim_statement(" FOR UPDATE SKIP LOCKED"));
         &CLAIM
+    }
+
+    const TABLE_EXISTS: &'static str = "SELECT COUNT(*) FROM information_schema.tables \
+         WHERE table_schema = current_schema() AND table_name = $1";
+
+    // One key for every store: migrations of stores in different schemas of one database
+    // take turns too, which costs nothing.
+    async fn lock_migrations(
+        tx: &mut sqlx::Transaction<'static, sqlx::Postgres>,
+    ) -> Result<(), sqlx::Error> {
+        sqlx::query("SELECT pg_advisory_xact_lock($1)")
+            .bind(MIGRATION_LOCK)
+            .execute(&mut **tx)
+            .await?;
+        Ok(())
     }
 
     fn rows_affected(done: &PgQueryResult) -> u64 {

@@ -22,12 +22,13 @@
 //! The files, each using only those above it: `codec` (values as columns), `dialect`,
 //! `writes` (the batched writes of the write queue), `tasks`, `secrets` (push credentials
 //! sealed at rest), `retention` (purges and the message claims of idempotent sends), `configs`,
-//! `outbox`, `leases`.
+//! `outbox`, `leases`; and `migrations` (the schema, recorded in `a2a_migrations`).
 
 mod codec;
 mod configs;
 mod dialect;
 mod leases;
+mod migrations;
 mod outbox;
 mod retention;
 mod secrets;
@@ -38,6 +39,7 @@ pub(super) use codec::backend;
 pub(super) use configs::Configs;
 pub(super) use dialect::Dialect;
 pub(super) use leases::Leases;
+pub(super) use migrations::{migrate, verify};
 #[cfg(test)]
 pub(super) use outbox::CLAIM_DUE;
 pub(super) use outbox::{DEFAULT_MAX_DEAD, Outbox, claim_statement};
@@ -45,3 +47,22 @@ pub(super) use retention::Retained;
 pub(super) use secrets::Key;
 pub(super) use tasks::Tasks;
 pub(super) use writes::writer_for;
+
+/// How a SQL store treats the database's schema when it opens.
+///
+/// The store's tables (all named `a2a_…`) and the record of its migrations (`a2a_migrations`)
+/// live beside the application's own tables and its own sqlx migrations (`_sqlx_migrations`,
+/// which the store never touches, except to carry over the rows earlier releases wrote
+/// there).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Migrations {
+    /// Applies the migrations the database lacks, in one transaction (the default).
+    /// Instances starting together migrate once.
+    #[default]
+    Apply,
+    /// Applies none, and fails to open unless the database holds every migration of this
+    /// release: for deployments that migrate before they roll out (the stores' `migrate`).
+    /// A database migrated by a later release is accepted.
+    Verify,
+}

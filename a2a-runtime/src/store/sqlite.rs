@@ -12,7 +12,8 @@ use sqlx::sqlite::{
 };
 
 use super::sql::{
-    Configs, Dialect, Leases, Outbox, Retained, Tasks, backend, claim_statement, writer_for,
+    Configs, Dialect, Leases, Migrations, Outbox, Retained, Tasks, backend, claim_statement,
+    writer_for,
 };
 use super::{
     Cluster, Delivery, Lease, NewDelivery, PushConfigStore, PushOutbox, Scope, SeqEvent,
@@ -49,45 +50,53 @@ impl SqliteStore {
     /// (`sqlite://path` or `sqlite:path`) and brings its schema up to date. A database it
     /// creates, with its WAL and shared-memory files, is readable by its owner alone (0600),
     /// in a directory of mode 0700 when it creates that too.
+    ///
+    /// [`SqliteStore::builder`] opens it without migrating, or on a pool of the application.
     pub async fn open(url: &str) -> Result<Self, StoreError> {
-        let options = SqliteConnectOptions::from_str(url)
-            .map_err(|e| StoreError::Backend(format!("invalid SQLite URL {url:?}: {e}")))?
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Normal)
-            // Pages freed by retention can be given back to the file system (see `give_back`).
-            // Set on every connection: it takes effect on a file without tables (before the
-            // migrations create them), or at the next VACUUM (`incremental_vacuum_on`).
-            .auto_vacuum(SqliteAutoVacuum::Incremental)
-            .busy_timeout(Duration::from_secs(10))
-            // Checkpoints run off the writer (see `Checkpoints`). SQLite's own, in the
-            // connection that commits past 16,000 WAL pages (64 MiB), bounds the WAL: under
-            // steady writes a checkpoint on another connection never finds the WAL free to
-            // start over, so the writer's finds most pages copied and synced and restarts it.
-            // (At 4,000 pages its stalls cost about a tenth of SQLite's SendMessage/s.)
-            .pragma("wal_autocheckpoint", "16000")
-            .pragma("journal_size_limit", "67108864")
-            // Pages read through a shared mapping rather than copied into each connection.
-            .pragma("mmap_size", "268435456");
-        private_file(options.get_filename())?;
-        incremental_vacuum_on(&options).await?;
-        let pool = SqlitePoolOptions::new()
-            .max_connections(4)
-            .connect_with(options)
-            .await
-            .map_err(backend)?;
-        MIGRATOR
-            .run(&pool)
-            .await
-            .map_err(|e| StoreError::Backend(format!("migrating the SQLite schema: {e}")))?;
-        // The writer's own connection: SQLite has one writer at a time (a second writer task
-        // would only wait for its lock), and a connection that wrote last keeps its page
-        // cache, where one taking turns with others reads back every page they changed.
-        let writes = SqlitePoolOptions::new()
-            .max_connections(1)
-            .connect_with(pool.connect_options().as_ref().clone())
-            .await
-            .map_err(backend)?;
+        Self::builder().open(url).await
+    }
+
+    /// The store on the application's `pool`, its schema brought up to date (see
+    /// [`SqliteStoreBuilder::with_pool`]).
+    pub async fn with_pool(pool: sqlx::SqlitePool) -> Result<Self, StoreError> {
+        Self::builder().with_pool(pool).await
+    }
+
+    /// How to open a store: on a URL or a pool, migrating or not.
+    ///
+    /// ```no_run
+    /// # async fn f(pool: sqlx::SqlitePool) -> Result<(), a2a_runtime::store::StoreError> {
+    /// use a2a_runtime::store::{Migrations, SqliteStore};
+    /// // At deployment: the schema, once.
+    /// SqliteStore::migrate(&pool).await?;
+    /// // In each instance: fails unless the schema is there.
+    /// let store = SqliteStore::builder()
+    ///     .migrations(Migrations::Verify)
+    ///     .with_pool(pool)
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn builder() -> SqliteStoreBuilder {
+        SqliteStoreBuilder::default()
+    }
+
+    /// Brings the store's schema in `pool` up to date (see [`Migrations`]): for deployments
+    /// that migrate before they roll out, and open the store with [`Migrations::Verify`].
+    pub async fn migrate(pool: &sqlx::SqlitePool) -> Result<(), StoreError> {
+        super::sql::migrate::<Self>(pool, &MIGRATOR).await
+    }
+
+    /// The store on `pool`, whose schema `migrations` says what to do with; writes go through
+    /// `writes` (one connection).
+    async fn on(
+        pool: sqlx::SqlitePool,
+        writes: sqlx::SqlitePool,
+        migrations: Migrations,
+    ) -> Result<Self, StoreError> {
+        match migrations {
+            Migrations::Apply => super::sql::migrate::<Self>(&pool, &MIGRATOR).await?,
+            Migrations::Verify => super::sql::verify::<Self>(&pool, &MIGRATOR).await?,
+        }
         let checkpoints = Checkpoints::new(pool.clone());
         Ok(Self {
             writer: writer_for::<Self>(&writes, 1, move || checkpoints.committed()),
@@ -137,6 +146,73 @@ impl SqliteStore {
                 .await?;
         }
         Ok(excess.max(0))
+    }
+}
+
+/// Opens a [`SqliteStore`]: on a URL or on the application's pool, migrating its schema or
+/// checking it (see [`Migrations`]). Made by [`SqliteStore::builder`].
+///
+/// The store's tables are all named `a2a_…`, and its migrations are recorded in
+/// `a2a_migrations`: they sit beside the application's tables and its own sqlx migrations in
+/// one database file.
+#[derive(Clone, Debug, Default)]
+#[must_use = "a builder opens nothing until `open` or `with_pool`"]
+pub struct SqliteStoreBuilder {
+    migrations: Migrations,
+}
+
+impl SqliteStoreBuilder {
+    /// What to do with the schema when the store opens (default [`Migrations::Apply`]).
+    pub fn migrations(mut self, migrations: Migrations) -> Self {
+        self.migrations = migrations;
+        self
+    }
+
+    /// Opens the database at `url` as [`SqliteStore::open`] does.
+    pub async fn open(self, url: &str) -> Result<SqliteStore, StoreError> {
+        let options = SqliteConnectOptions::from_str(url)
+            .map_err(|e| StoreError::Backend(format!("invalid SQLite URL {url:?}: {e}")))?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            // Pages freed by retention can be given back to the file system (see `give_back`).
+            // Set on every connection: it takes effect on a file without tables (before the
+            // migrations create them), or at the next VACUUM (`incremental_vacuum_on`).
+            .auto_vacuum(SqliteAutoVacuum::Incremental)
+            .busy_timeout(Duration::from_secs(10))
+            // Checkpoints run off the writer (see `Checkpoints`). SQLite's own, in the
+            // connection that commits past 16,000 WAL pages (64 MiB), bounds the WAL: under
+            // steady writes a checkpoint on another connection never finds the WAL free to
+            // start over, so the writer's finds most pages copied and synced and restarts it.
+            // (At 4,000 pages its stalls cost about a tenth of SQLite's SendMessage/s.)
+            .pragma("wal_autocheckpoint", "16000")
+            .pragma("journal_size_limit", "67108864")
+            // Pages read through a shared mapping rather than copied into each connection.
+            .pragma("mmap_size", "268435456");
+        private_file(options.get_filename())?;
+        incremental_vacuum_on(&options).await?;
+        let pool = SqlitePoolOptions::new()
+            .max_connections(4)
+            .connect_with(options)
+            .await
+            .map_err(backend)?;
+        // The writer's own connection: SQLite has one writer at a time (a second writer task
+        // would only wait for its lock), and a connection that wrote last keeps its page
+        // cache, where one taking turns with others reads back every page they changed.
+        let writes = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(pool.connect_options().as_ref().clone())
+            .await
+            .map_err(backend)?;
+        SqliteStore::on(pool, writes, self.migrations).await
+    }
+
+    /// The store on the application's `pool`, as it is: its connections keep the
+    /// application's settings (WAL and `synchronous=NORMAL` write fastest; a `busy_timeout`
+    /// lets the store's writes wait for the application's), and the store's writes take one
+    /// of its connections at a time.
+    pub async fn with_pool(self, pool: sqlx::SqlitePool) -> Result<SqliteStore, StoreError> {
+        SqliteStore::on(pool.clone(), pool, self.migrations).await
     }
 }
 
@@ -348,6 +424,16 @@ impl Dialect for SqliteStore {
         // No row locks: the claim holds the database's write lock.
         static CLAIM: LazyLock<String> = LazyLock::new(|| claim_statement(""));
         &CLAIM
+    }
+
+    const TABLE_EXISTS: &'static str =
+        "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = $1";
+
+    // `begin_write` holds the database's write lock.
+    async fn lock_migrations(
+        _tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
+    ) -> Result<(), sqlx::Error> {
+        Ok(())
     }
 
     fn rows_affected(done: &SqliteQueryResult) -> u64 {

@@ -8,7 +8,7 @@ use a2a_tests::pg::PgDatabase;
 use super::*;
 
 /// Everything a store must do, the same way for every store.
-async fn conformance(stores: Stores) {
+pub(super) async fn conformance(stores: Stores) {
     let s = &*stores.tasks;
     let scope = Scope::new("tenant-a", "alice");
     let other = Scope::new("tenant-a", "bob");

@@ -18,6 +18,7 @@ use a2a_runtime::types::{
 mod conformance;
 mod crash;
 mod listing;
+mod migrations;
 mod outbox;
 mod resume;
 mod retention;

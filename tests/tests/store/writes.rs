@@ -236,3 +236,33 @@ async fn figures() {
         );
     }
 }
+
+/// The figure of the debug-build trap (opt-in: `cargo test --test store -- --ignored
+/// streamed_task --nocapture`, in the test profile): one task streamed to a SQLite file, 600
+/// chunks of 1 KiB appended to one artifact, one event each (the task ends at 600 KiB).
+#[tokio::test]
+#[ignore = "a benchmark, not a test: run it by hand for figures"]
+async fn streamed_task_figure() {
+    let file = SqliteFile::new();
+    let s = SqliteStore::open(&file.url()).await.unwrap();
+    let scope = Scope::new("", "streamer");
+    let mut t = task("long", "c", TaskState::Working, 1);
+    t.artifacts = vec![Artifact::new([Part::text(filler("chunk 0", 1000))]).with_id("a")];
+    s.create(&scope, &t, None).await.unwrap();
+    let chunks: u32 = 600;
+    let started = Instant::now();
+    for n in 1..chunks {
+        t.artifacts[0]
+            .parts
+            .push(Part::text(filler(&format!("chunk {n}"), 1000)));
+        s.update(&scope, &t, u64::from(n), Some(&chunk_event(&t, n as usize)))
+            .await
+            .unwrap();
+    }
+    let took = started.elapsed();
+    println!(
+        "streamed task: {chunks} chunks of 1 KiB in {:.2} s ({:.0} events/s)",
+        took.as_secs_f64(),
+        f64::from(chunks) / took.as_secs_f64()
+    );
+}

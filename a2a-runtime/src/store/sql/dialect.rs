@@ -36,6 +36,16 @@ pub(in crate::store) trait Dialect: Send + Sync + 'static {
         query: &'q mut QueryBuilder<'args, Self::Db>,
     ) -> Query<'q, Self::Db, <Self::Db as Database>::Arguments<'q>>;
 
+    /// A statement counting the tables named `$1` where the connection's unqualified names
+    /// find tables (`BIGINT`).
+    const TABLE_EXISTS: &'static str;
+
+    /// Holds, until `tx` ends, the lock that keeps two instances from migrating at once (none
+    /// where [`begin_write`](Self::begin_write) already takes the database's write lock).
+    fn lock_migrations(
+        tx: &mut Transaction<'static, Self::Db>,
+    ) -> impl Future<Output = Result<(), sqlx::Error>> + Send;
+
     /// Begins a transaction of batched writes.
     fn begin_write(
         pool: &Pool<Self::Db>,

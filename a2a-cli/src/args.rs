@@ -156,6 +156,17 @@ pub(crate) struct Global {
     /// Read configuration from this .env file instead of the local .env.
     #[arg(long, value_name = "PATH", env = "A2ACLI_CONFIG", global = true)]
     pub(crate) config: Option<PathBuf>,
+    /// Follow the live event stream (`send`, `task subscribe`): each event as it arrives,
+    /// JSON Lines with `-o json`. Never read from the environment or a file.
+    #[arg(long, global = true)]
+    pub(crate) stream: bool,
+    /// Do not wait: return the task's identifiers at once (`send`).
+    #[arg(long = "async", visible_alias = "return-immediately", alias = "no-wait", env = "A2ACLI_ASYNC", conflicts_with_all = ["wait", "stream"], global = true)]
+    pub(crate) no_wait: bool,
+    /// Wait for a terminal or interrupted state: the default of `send`; on `task get`, poll
+    /// until then.
+    #[arg(long, visible_alias = "watch", global = true)]
+    pub(crate) wait: bool,
     /// Activate an extension by URI on every call (repeatable).
     #[arg(long = "extension", short = 'e', value_name = "URI", global = true)]
     pub(crate) extensions: Vec<String>,
@@ -269,15 +280,6 @@ pub(crate) struct SendArgs {
     /// Message metadata, a JSON object.
     #[arg(long, value_name = "JSON", value_parser = parse_object)]
     pub(crate) metadata: Option<Metadata>,
-    /// Return the task's identifiers at once instead of waiting.
-    #[arg(long = "async", visible_alias = "return-immediately", alias = "no-wait", env = "A2ACLI_ASYNC", conflicts_with_all = ["wait", "stream"])]
-    pub(crate) no_wait: bool,
-    /// Wait for a terminal or interrupted state (the default).
-    #[arg(long, visible_alias = "watch")]
-    pub(crate) wait: bool,
-    /// Follow the agent's event stream, printing each event (JSON Lines with -o json).
-    #[arg(long)]
-    pub(crate) stream: bool,
     /// How many history messages the answer should carry.
     #[arg(long = "history", visible_alias = "history-length", value_name = "N")]
     pub(crate) history: Option<i32>,
@@ -292,9 +294,6 @@ pub(crate) enum TaskCommand {
         /// How many history messages to include.
         #[arg(long = "history", visible_alias = "history-length", value_name = "N")]
         history: Option<i32>,
-        /// Poll until the task reaches a terminal or interrupted state.
-        #[arg(long, visible_alias = "watch")]
-        wait: bool,
     },
     /// Cancel a task and show its resulting state.
     Cancel {
@@ -307,9 +306,6 @@ pub(crate) enum TaskCommand {
     Subscribe {
         /// The task id.
         task_id: String,
-        /// Print every event (JSON Lines with -o json); without it, only the final task.
-        #[arg(long)]
-        stream: bool,
         /// Resume after this event id (sent as Last-Event-ID).
         #[arg(long = "last-event-id", value_name = "ID")]
         last_event_id: Option<String>,

@@ -169,7 +169,7 @@ pub(crate) async fn run(
     let (client, card) = agent::open(g).await?;
     agent::debug_json(g, "send message", &message);
     let waiter = Waiter::new(g.timeout);
-    if args.stream {
+    if g.stream {
         if agent::require(&card, Capability::Streaming).is_ok() {
             return stream(g, &client, message, args, &waiter, out).await;
         }
@@ -184,7 +184,7 @@ pub(crate) async fn run(
         };
         return Ok(out.event(&event)?);
     }
-    if args.no_wait {
+    if g.no_wait {
         let sent = waiter
             .run(client.send_message(message, options(args, true)))
             .await

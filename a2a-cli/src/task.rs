@@ -22,11 +22,8 @@ pub(crate) async fn run(g: &Global, cmd: TaskCommand, out: &mut Renderer) -> Res
     let waiter = Waiter::new(g.timeout);
     let fail = agent::fail(g);
     match cmd {
-        TaskCommand::Get {
-            task_id,
-            history,
-            wait: poll,
-        } => {
+        TaskCommand::Get { task_id, history } => {
+            let poll = g.wait;
             let task = if poll {
                 wait::poll(g, &client, &waiter, &task_id, history, None).await?
             } else {
@@ -54,9 +51,9 @@ pub(crate) async fn run(g: &Global, cmd: TaskCommand, out: &mut Renderer) -> Res
         TaskCommand::List(args) => list(g, &client, args, out).await?,
         TaskCommand::Subscribe {
             task_id,
-            stream,
             last_event_id,
         } => {
+            let stream = g.stream;
             agent::require(&card, Capability::Streaming)?;
             let headers = last_event_id
                 .map(|id| vec![("last-event-id".to_owned(), id)])

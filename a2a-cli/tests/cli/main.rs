@@ -463,6 +463,7 @@ fn main() {
             a => filters.push(a.to_owned()),
         }
     }
+    let started = std::time::Instant::now();
     let all = cases();
     let chosen: Vec<&Case> = all
         .iter()
@@ -500,11 +501,14 @@ fn main() {
         .await
     });
     let failed: Vec<_> = results.iter().filter(|r| !r.2).map(|r| r.0).collect();
+    // The summary line libtest prints, which CI counts.
     println!(
-        "\n{} cases: {} passed, {} failed",
-        results.len(),
+        "\ntest result: {}. {} passed; {} failed; 0 ignored; 0 measured; {} filtered out; finished in {:.2}s",
+        if failed.is_empty() { "ok" } else { "FAILED" },
         results.len() - failed.len(),
-        failed.len()
+        failed.len(),
+        all.len() - results.len(),
+        started.elapsed().as_secs_f64()
     );
     let mut code = i32::from(!failed.is_empty());
     if filters.is_empty() && skips.is_empty() {

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use a2a_runtime::A2aError;
 use a2a_runtime::client::{
-    A2aClient, Auth, ClientError, ClientOptions, ExtensionCheck, OutgoingRequest,
+    A2aClient, Auth, ClientError, ClientOptions, ClientTls, ExtensionCheck, OutgoingRequest,
     RequestInterceptor,
 };
 use a2a_runtime::types::{AgentCard, AgentInterface, ProtocolBinding, SecurityScheme};
@@ -103,10 +103,62 @@ pub(crate) async fn resolve_card(g: &Global) -> Result<ResolvedCard, Failure> {
     Ok(ResolvedCard { card, raw, source })
 }
 
+/// The PEM files of `--ca-cert`, `--cert` and `--key`.
+struct TlsFiles {
+    ca: Option<Vec<u8>>,
+    identity: Option<(Vec<u8>, Vec<u8>)>,
+}
+
+fn tls_files(g: &Global) -> Result<Option<TlsFiles>, Failure> {
+    let read = |flag: &str, p: &std::path::Path| {
+        std::fs::read(p).map_err(|e| Failure::usage(format!("{flag} {}: {e}", p.display())))
+    };
+    let ca = g
+        .ca_cert
+        .as_deref()
+        .map(|p| read("--ca-cert", p))
+        .transpose()?;
+    let identity = match (&g.cert, &g.key) {
+        (Some(c), Some(k)) => Some((read("--cert", c)?, read("--key", k)?)),
+        _ => None,
+    };
+    Ok((ca.is_some() || identity.is_some()).then_some(TlsFiles { ca, identity }))
+}
+
+fn client_tls(files: Option<TlsFiles>) -> Option<ClientTls> {
+    let files = files?;
+    let mut tls = ClientTls::new();
+    if let Some(ca) = files.ca {
+        tls = tls.root_ca(ca);
+    }
+    if let Some((cert, key)) = files.identity {
+        tls = tls.identity(cert, key);
+    }
+    Some(tls)
+}
+
 async fn fetch(g: &Global, url: &str) -> Result<Vec<u8>, Failure> {
     let started = Instant::now();
-    let http = reqwest::Client::builder()
-        .timeout(g.request_timeout)
+    let mut builder = reqwest::Client::builder().timeout(g.request_timeout);
+    if let Some(files) = tls_files(g)? {
+        let bad = |what: &str, e: reqwest::Error| Failure::usage(format!("{what}: {e}"));
+        if let Some(ca) = &files.ca {
+            let roots = reqwest::Certificate::from_pem_bundle(ca)
+                .map_err(|e| bad("--ca-cert is not a PEM bundle", e))?;
+            builder = builder.tls_certs_only(roots);
+        }
+        if let Some((cert, key)) = &files.identity {
+            let mut pem = cert.clone();
+            pem.push(b'\n');
+            pem.extend_from_slice(key);
+            builder =
+                builder
+                    .identity(reqwest::Identity::from_pem(&pem).map_err(|e| {
+                        bad("--cert/--key are not a usable certificate and key", e)
+                    })?);
+        }
+    }
+    let http = builder
         .build()
         .map_err(|e| Failure::internal(format!("could not build an HTTP client: {e}")))?;
     let answer = http
@@ -267,6 +319,7 @@ pub(crate) async fn connect(g: &Global, card: &AgentCard) -> Result<A2aClient, F
         auth: Some(Auth::Interceptor(Arc::new(credentials))),
         preferred_binding: Some(interface.protocol_binding.clone()),
         extension_check: ExtensionCheck::Warn,
+        tls: client_tls(tls_files(g)?),
         ..ClientOptions::default()
     };
     let mut builder = A2aClient::builder().options(options);

@@ -126,6 +126,32 @@ pub(crate) struct Global {
         global = true
     )]
     pub(crate) svc_params: Vec<String>,
+    /// Trust only the CA certificates of this PEM file for TLS (instead of the system's roots).
+    #[arg(
+        long = "ca-cert",
+        value_name = "PATH",
+        env = "A2ACLI_CA_CERT",
+        global = true
+    )]
+    pub(crate) ca_cert: Option<PathBuf>,
+    /// Present this client certificate (PEM) to agents that ask for one: mutual TLS.
+    #[arg(
+        long = "cert",
+        value_name = "PATH",
+        env = "A2ACLI_CERT",
+        requires = "key",
+        global = true
+    )]
+    pub(crate) cert: Option<PathBuf>,
+    /// The private key (PEM) of --cert.
+    #[arg(
+        long = "key",
+        value_name = "PATH",
+        env = "A2ACLI_KEY",
+        requires = "cert",
+        global = true
+    )]
+    pub(crate) key: Option<PathBuf>,
     /// The A2A protocol version to speak: `1.0` (any 1.x agent), or `0.3` to opt in to a
     /// legacy agent (never chosen silently).
     #[arg(

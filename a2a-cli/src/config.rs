@@ -42,6 +42,9 @@ pub(crate) const SETTINGS: &[Setting] = &[
         "--request-timeout",
         false,
     ),
+    Setting::new("A2ACLI_CA_CERT", "ca_cert", "--ca-cert", false),
+    Setting::new("A2ACLI_CERT", "cert", "--cert", false),
+    Setting::new("A2ACLI_KEY", "key", "--key", false),
     Setting::new("A2ACLI_DEBUG", "debug", "--debug", false),
     Setting::new("A2ACLI_VERBOSE", "verbose", "--verbose", false),
 ];

@@ -31,6 +31,7 @@ pub(crate) fn cases() -> Vec<Case> {
             ["A2ACLI_CARD_GET_003", "A2ACLI_AUTH_008"]
         ),
         case!(required_extensions_are_declared, ["A2ACLI_VER_002"]),
+        case!(mutual_tls_with_a_client_certificate, ["A2ACLI_AUTH_009"]),
     ]
 }
 
@@ -574,4 +575,95 @@ async fn required_extensions_are_declared(env: Arc<Env>) {
             .contains(&format!("Extension: {} (required)", Signed::URI)),
         "{out:?}"
     );
+}
+
+/// A CA and certificates it issues (server: for 127.0.0.1; client: for client authentication).
+fn pki() -> (String, (String, String), (String, String)) {
+    let issue =
+        |ca: &rcgen::CertifiedIssuer<'static, rcgen::KeyPair>, sans: Vec<String>, purpose| {
+            let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).unwrap();
+            let mut params = rcgen::CertificateParams::new(sans).unwrap();
+            params.extended_key_usages = vec![purpose];
+            let cert = params.signed_by(&key, ca).unwrap();
+            (cert.pem(), key.serialize_pem())
+        };
+    let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).unwrap();
+    let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let ca = rcgen::CertifiedIssuer::self_signed(params, key).unwrap();
+    let server = issue(
+        &ca,
+        vec!["127.0.0.1".into(), "localhost".into()],
+        rcgen::ExtendedKeyUsagePurpose::ServerAuth,
+    );
+    let client = issue(&ca, vec![], rcgen::ExtendedKeyUsagePurpose::ClientAuth);
+    (ca.pem(), server, client)
+}
+
+/// Starts an agent that requires a client certificate; writes the CA and the client's
+/// certificate and key into `dir`. Called from `env()` (the server's start is not `Send`).
+pub(crate) async fn mtls_agent(dir: &std::path::Path) -> RunningServer {
+    use a2a_runtime::server::{ClientAuth, TlsConfig};
+    let (ca, (server_cert, server_key), (client_cert, client_key)) = pki();
+    std::fs::create_dir_all(dir).unwrap();
+    for (name, pem) in [
+        ("ca.pem", &ca),
+        ("client.pem", &client_cert),
+        ("client.key", &client_key),
+    ] {
+        std::fs::write(dir.join(name), pem).unwrap();
+    }
+    A2aServer::builder()
+        .card(demo_card())
+        .executor(CliAgent::default())
+        .linked_extensions(false)
+        .workers(1)
+        .tls(TlsConfig::new(server_cert, server_key).client_ca(ca, ClientAuth::Required))
+        .build()
+        .unwrap()
+        .start("127.0.0.1:0")
+        .await
+        .unwrap()
+}
+
+async fn mutual_tls_with_a_client_certificate(env: Arc<Env>) {
+    let url = env.mtls.clone();
+    assert!(url.starts_with("https://"), "{url}");
+    let dir = env.tmp.join("mtls");
+    let path = |n: &str| dir.join(n).display().to_string();
+    let (ca_path, cert_path, key_path) = (path("ca.pem"), path("client.pem"), path("client.key"));
+    // Not trusted: the system's roots do not know this CA.
+    let out = a2a(&url, &["-o", "json", "card", "get"]).await;
+    assert_eq!(
+        (out.code, out.error_code().as_str()),
+        (3, "A2ACLI_ERR_UNREACHABLE"),
+        "{out:?}"
+    );
+    // Trusted, but no client certificate: the handshake is refused.
+    let out = a2a(&url, &["-o", "json", "--ca-cert", &ca_path, "card", "get"]).await;
+    assert_eq!(out.code, 3, "{out:?}");
+    for binding in ["jsonrpc", "http+json"] {
+        let out = jrun(
+            &url,
+            binding,
+            &[
+                "--ca-cert",
+                &ca_path,
+                "--cert",
+                &cert_path,
+                "--key",
+                &key_path,
+                "send",
+                "hello",
+            ],
+        )
+        .await;
+        assert_eq!(
+            out.doc()["task"]["status"]["state"],
+            "TASK_STATE_COMPLETED",
+            "{binding}"
+        );
+    }
+    let out = a2a(&url, &["-o", "json", "--cert", &cert_path, "send", "hello"]).await;
+    assert_eq!(out.code, 2, "--cert needs --key: {out:?}");
 }

@@ -163,6 +163,8 @@ pub(crate) struct Env {
     keyed: String,
     /// An agent with a required extension and an extended card (bearer `tok-cli`).
     strict: String,
+    /// An agent over TLS that requires a client certificate (files in `tmp/mtls`).
+    mtls: String,
     /// Scratch space for card files, config files and downloads.
     tmp: std::path::PathBuf,
     _servers: Vec<RunningServer>,
@@ -240,21 +242,24 @@ async fn env() -> Env {
             .extended_card(extended)
     })
     .await;
+    let tmp = {
+        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("a2a-cli-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    };
+    let mtls = cases_more::mtls_agent(&tmp.join("mtls")).await;
     Env {
         url: main.url(),
+        mtls: mtls.url(),
         gates,
         spy: seen,
         guarded: guarded.url(),
         keyed: keyed.url(),
         strict: strict.url(),
-        tmp: {
-            let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-                .join(format!("a2a-cli-{}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&dir);
-            std::fs::create_dir_all(&dir).unwrap();
-            dir
-        },
-        _servers: vec![main, guarded, keyed, strict],
+        tmp,
+        _servers: vec![main, guarded, keyed, strict, mtls],
     }
 }
 

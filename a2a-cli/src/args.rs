@@ -253,6 +253,9 @@ pub(crate) enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
+    /// A multi-turn session: each line a turn, the context (and a waiting task) carried
+    /// across turns; reads stdin without prompting when it is not a terminal.
+    Chat,
     /// Smoke-check a live agent: card, send, get, list, cancel, stream and errors.
     Conformance,
     /// Push notification helpers.

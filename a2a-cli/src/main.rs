@@ -7,6 +7,7 @@
 
 mod agent;
 mod args;
+mod chat;
 mod commands;
 mod config;
 mod conformance;
@@ -67,6 +68,7 @@ async fn run(cli: Cli, matches: &clap::ArgMatches, files: &FileValues) -> Result
         Command::Task(cmd) => task::run(g, cmd, &mut out).await?,
         Command::Config(ConfigCommand::Show) => commands::config_show(matches, files, &out)?,
         Command::Conformance => conformance::run(g, &out).await?,
+        Command::Chat => chat::run(g, &out).await?,
         Command::Push(PushCommand::Receive {
             listen,
             count,

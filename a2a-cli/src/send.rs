@@ -215,7 +215,7 @@ fn print(out: &Renderer, result: &SendMessageResponse) -> Result<(), Failure> {
 
 /// Sends and waits for a terminal or interrupted state: over the stream when the card
 /// declares streaming (polling if the stream fails once the task is known), else by polling.
-async fn blocking(
+pub(crate) async fn blocking(
     g: &Global,
     client: &A2aClient,
     card: &AgentCard,

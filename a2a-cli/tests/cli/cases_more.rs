@@ -32,6 +32,10 @@ pub(crate) fn cases() -> Vec<Case> {
         ),
         case!(required_extensions_are_declared, ["A2ACLI_VER_002"]),
         case!(mutual_tls_with_a_client_certificate, ["A2ACLI_AUTH_009"]),
+        case!(
+            chat_carries_context_and_task_across_turns,
+            ["A2ACLI_CHAT_001", "A2ACLI_OUT_005"]
+        ),
     ]
 }
 
@@ -666,4 +670,57 @@ async fn mutual_tls_with_a_client_certificate(env: Arc<Env>) {
     }
     let out = a2a(&url, &["-o", "json", "--cert", &cert_path, "send", "hello"]).await;
     assert_eq!(out.code, 2, "--cert needs --key: {out:?}");
+}
+
+async fn chat_carries_context_and_task_across_turns(env: Arc<Env>) {
+    for binding in BINDINGS {
+        let mut child = command(&env.url, &["--transport", binding, "-o", "json", "chat"])
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        {
+            let mut stdin = child.stdin.take().unwrap();
+            stdin
+                .write_all(b"ask\nAda\n\nhello\n/quit\nnever sent\n")
+                .await
+                .unwrap();
+        }
+        let out = finish(child).await.ok();
+        let turns = out.json();
+        assert_eq!(turns.len(), 3, "{out:?}");
+        let (first, second, third) = (&turns[0]["task"], &turns[1]["task"], &turns[2]["task"]);
+        assert_eq!(
+            first["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+            "{binding}"
+        );
+        assert_eq!(second["id"], first["id"], "the waiting task continues");
+        assert_eq!(second["status"]["state"], "TASK_STATE_COMPLETED");
+        assert_ne!(third["id"], first["id"], "a finished task is not continued");
+        assert_eq!(
+            third["contextId"], first["contextId"],
+            "the context is carried"
+        );
+        assert!(
+            !out.stderr.contains("you>"),
+            "no prompt off a terminal: {out:?}"
+        );
+    }
+    // Text: each turn in the `Label: value` form, a blank line between turns.
+    let mut child = command(&env.url, &["chat"])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"hello\nhello\n")
+        .await
+        .unwrap();
+    let out = finish(child).await.ok();
+    assert_eq!(
+        out.stdout.matches("State: TASK_STATE_COMPLETED").count(),
+        2,
+        "{out:?}"
+    );
 }

@@ -22,11 +22,74 @@ use crate::failure::{
 const WELL_KNOWN: &str = "/.well-known/agent-card.json";
 const REDACTED: &str = "<redacted>";
 
-/// A resolved card: the parsed card, the JSON it came as, and where it came from.
+/// A resolved card: the parsed card, the JSON it came as, where it came from, and what its
+/// signature check found (`absent`, `verified (kid …)`, or `unverifiable …`).
 pub(crate) struct ResolvedCard {
     pub(crate) card: AgentCard,
     pub(crate) raw: Value,
     pub(crate) source: String,
+    pub(crate) signature: String,
+}
+
+/// Checks the card's signatures (A2A §8.4.3) against `--card-key`. Never reports a card as
+/// verified without a signature that verified; a signature that fails to verify refuses the
+/// card; an absent one is only reported (signing is optional).
+async fn check_signature(g: &Global, raw: &Value, card: &AgentCard) -> Result<String, Failure> {
+    use a2a_runtime::auth::jwt::Algorithm;
+    use a2a_runtime::auth::signing::{CardVerifier, SignatureError};
+    if card.signatures.is_empty() {
+        return Ok("absent".into());
+    }
+    let Some(path) = &g.card_key else {
+        return Ok(format!(
+            "unverifiable ({} signature(s); no trusted key: pass --card-key)",
+            card.signatures.len()
+        ));
+    };
+    let pem = std::fs::read(path)
+        .map_err(|e| Failure::usage(format!("--card-key {}: {e}", path.display())))?;
+    let key = [Algorithm::Es256, Algorithm::Rs256, Algorithm::EdDsa]
+        .into_iter()
+        .find_map(|a| a.public_key_pem(&pem).ok())
+        .ok_or_else(|| {
+            Failure::usage(format!(
+                "--card-key {}: not a PEM public key (ES256, RS256 or EdDSA)",
+                path.display()
+            ))
+        })?;
+    // The key is trusted whatever key id a signature names: it is the key that must verify.
+    let mut verifier = CardVerifier::pinned();
+    for kid in signature_kids(raw) {
+        verifier = verifier.key(kid, key.clone());
+    }
+    match verifier.verify(raw).await {
+        Ok(kid) => Ok(format!("verified (kid {kid})")),
+        Err(SignatureError::Unsigned) => Ok("absent".into()),
+        Err(e) => Err(Failure::new(
+            CARD_INVALID,
+            EXIT_FAILURE,
+            format!("the card's signature does not verify with --card-key: {e}"),
+        )
+        .hint("check --card-key, or that the card was not altered")),
+    }
+}
+
+/// The `kid` of each signature's protected header.
+fn signature_kids(raw: &Value) -> Vec<String> {
+    use base64::Engine as _;
+    raw.get("signatures")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s.get("protected").and_then(Value::as_str))
+        .filter_map(|p| {
+            base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .decode(p)
+                .ok()
+        })
+        .filter_map(|h| serde_json::from_slice::<Value>(&h).ok())
+        .filter_map(|h| h.get("kid").and_then(Value::as_str).map(str::to_owned))
+        .collect()
 }
 
 /// Where a card reference points.
@@ -100,7 +163,14 @@ pub(crate) async fn resolve_card(g: &Global) -> Result<ResolvedCard, Failure> {
         )
         .hint("run `a2a card get --validate` for the details")
     })?;
-    Ok(ResolvedCard { card, raw, source })
+    let signature = check_signature(g, &raw, &card).await?;
+    debug(g, &format!("card signature: {signature}"));
+    Ok(ResolvedCard {
+        card,
+        raw,
+        source,
+        signature,
+    })
 }
 
 /// The PEM files of `--ca-cert`, `--cert` and `--key`.

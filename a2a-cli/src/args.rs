@@ -152,6 +152,15 @@ pub(crate) struct Global {
         global = true
     )]
     pub(crate) key: Option<PathBuf>,
+    /// Verify the card's signatures with this public key (PEM; ES256, RS256 or EdDSA): a card
+    /// whose signatures do not verify is refused; an unsigned card is reported as such.
+    #[arg(
+        long = "card-key",
+        value_name = "PATH",
+        env = "A2ACLI_CARD_KEY",
+        global = true
+    )]
+    pub(crate) card_key: Option<PathBuf>,
     /// The A2A protocol version to speak: `1.0` (any 1.x agent), or `0.3` to opt in to a
     /// legacy agent (never chosen silently).
     #[arg(

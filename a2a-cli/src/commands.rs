@@ -73,17 +73,10 @@ pub(crate) async fn card_get(
 ) -> Result<(), Failure> {
     let resolved = agent::resolve_card(g).await?;
     let mut extra: Vec<(&str, String)> = vec![("Source", resolved.source.clone())];
-    extra.push((
-        "Signature",
-        if resolved.card.signatures.is_empty() {
-            "absent".into()
-        } else {
-            format!(
-                "unverifiable ({} signature(s); no trusted key configured)",
-                resolved.card.signatures.len()
-            )
-        },
-    ));
+    extra.push(("Signature", resolved.signature.clone()));
+    if out.is_json() {
+        eprintln!("a2a: card signature: {}", resolved.signature);
+    }
     if validate {
         let problems = card_problems(&resolved.raw, &resolved.card);
         if !problems.is_empty() {

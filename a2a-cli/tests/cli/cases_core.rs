@@ -10,6 +10,10 @@ pub(crate) fn cases() -> Vec<Case> {
         ),
         case!(card_validation_names_the_problems, ["A2ACLI_CARD_GET_002"]),
         case!(
+            signed_cards_are_verified_or_refused,
+            ["A2ACLI_CARD_GET_004"]
+        ),
+        case!(
             send_starts_an_interaction_on_every_transport,
             [
                 "A2ACLI_SEND_001",
@@ -750,4 +754,71 @@ async fn tenant_of_the_interface_is_sent(env: Arc<Env>) {
         .await;
         assert_eq!(out.error_code(), "TaskNotFoundError", "{binding}: {out:?}");
     }
+}
+
+async fn signed_cards_are_verified_or_refused(env: Arc<Env>) {
+    use a2a_runtime::auth::jwt::Algorithm;
+    use a2a_runtime::auth::signing::CardSigner;
+    let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).unwrap();
+    let other = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).unwrap();
+    let dir = env.tmp.join("signing");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("public.pem"), key.public_key_pem()).unwrap();
+    std::fs::write(dir.join("other.pem"), other.public_key_pem()).unwrap();
+    let signer =
+        CardSigner::from_pem(Algorithm::Es256, key.serialize_pem().as_bytes(), "k1").unwrap();
+    let card: a2a_runtime::types::AgentCard =
+        serde_json::from_value(reqwest_card(&env.url).await).unwrap();
+    let signed = serde_json::to_value(signer.sign(card).unwrap()).unwrap();
+    std::fs::write(dir.join("signed.json"), signed.to_string()).unwrap();
+    let mut tampered = signed.clone();
+    tampered["description"] = "tampered".into();
+    std::fs::write(dir.join("tampered.json"), tampered.to_string()).unwrap();
+    let path = |n: &str| dir.join(n).display().to_string();
+    let public = path("public.pem");
+    let out = a2a(
+        &path("signed.json"),
+        &["--card-key", &public, "card", "get"],
+    )
+    .await
+    .ok();
+    assert_eq!(
+        out.field("Signature").as_deref(),
+        Some("verified (kid k1)"),
+        "{out:?}"
+    );
+    // Calls through a verified card work; through a tampered one, or with the wrong key, no
+    // call is made.
+    let out = a2a(
+        &path("signed.json"),
+        &["--card-key", &public, "-o", "json", "send", "hello"],
+    )
+    .await
+    .ok();
+    assert_eq!(out.doc()["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+    for (card, key) in [
+        ("tampered.json", public.clone()),
+        ("signed.json", path("other.pem")),
+    ] {
+        let out = a2a(
+            &path(card),
+            &["--card-key", &key, "-o", "json", "card", "get"],
+        )
+        .await;
+        assert_eq!(
+            (out.code, out.error_code().as_str()),
+            (1, "A2ACLI_ERR_CARD_INVALID"),
+            "{card}: {out:?}"
+        );
+    }
+    // Without a key: unverifiable, never verified; an unsigned card: absent, not a failure.
+    let out = a2a(&path("signed.json"), &["card", "get"]).await.ok();
+    assert!(
+        out.field("Signature").unwrap().starts_with("unverifiable"),
+        "{out:?}"
+    );
+    let out = a2a(&env.url, &["--card-key", &public, "card", "get"])
+        .await
+        .ok();
+    assert_eq!(out.field("Signature").as_deref(), Some("absent"));
 }

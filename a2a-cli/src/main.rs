@@ -49,6 +49,7 @@ fn asks_for_json(args: &[OsString]) -> bool {
 }
 
 async fn run(cli: Cli, matches: &clap::ArgMatches, files: &FileValues) -> Result<(), Failure> {
+    wait::listen_for_ctrl_c();
     let g = &cli.global;
     let mut out = Renderer::new(g.json(), g.verbose);
     match cli.command {

@@ -45,7 +45,7 @@ pub(crate) async fn run(
     while count.is_none_or(|c| accepted < c) {
         let (mut socket, _) = tokio::select! {
             conn = listener.accept() => conn.map_err(|e| Failure::internal(format!("accept failed: {e}")))?,
-            _ = tokio::signal::ctrl_c() => break,
+            () = crate::wait::interrupted() => break,
         };
         let request = match tokio::time::timeout(READ_TIMEOUT, read_request(&mut socket)).await {
             Ok(Ok(r)) => r,

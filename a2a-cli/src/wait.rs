@@ -3,10 +3,12 @@
 //! command that resumes it.
 
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use a2a_runtime::client::A2aClient;
 use a2a_runtime::types::{Task, TaskState};
+use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use crate::agent;
@@ -38,6 +40,30 @@ impl Known {
     }
 }
 
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+static INTERRUPT: Notify = Notify::const_new();
+
+/// Listens for Ctrl-C for the whole run, so that one arriving between two waits is not lost.
+pub(crate) fn listen_for_ctrl_c() {
+    tokio::spawn(async {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            INTERRUPTED.store(true, Ordering::SeqCst);
+            INTERRUPT.notify_waiters();
+        }
+    });
+}
+
+/// Resolves once Ctrl-C was pressed (at any time since the run started).
+pub(crate) async fn interrupted() {
+    loop {
+        let notified = INTERRUPT.notified();
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            return;
+        }
+        notified.await;
+    }
+}
+
 /// Races futures against the deadline and Ctrl-C.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Waiter {
@@ -61,7 +87,7 @@ impl Waiter {
         tokio::select! {
             out = f => Ok(out),
             () = deadline => Err(Stop::Timeout),
-            _ = tokio::signal::ctrl_c() => Err(Stop::Interrupted),
+            () = interrupted() => Err(Stop::Interrupted),
         }
     }
 }

@@ -428,16 +428,6 @@ pub(crate) const NOT_EXERCISED: &[(&str, &str, &str)] = &[
         "not met: no catalog or registry resolution yet",
     ),
     (
-        "A2ACLI_CHAT_001",
-        "fail",
-        "not met: no interactive `chat` command",
-    ),
-    (
-        "A2ACLI_AUTH_009",
-        "fail",
-        "not met: the client library supports a client certificate, but the CLI has no flags for it yet",
-    ),
-    (
         "A2ACLI_AUTH_010",
         "fail",
         "not met: no OpenID Connect client yet",
@@ -462,9 +452,9 @@ pub(crate) const CAPPED: &[(&str, &str, &str)] = &[
         "`conformance` runs the tool's own smoke checks (card fields, a 1.x interface, send, get, TaskNotFoundError, list, stream start), not the A2A TCK",
     ),
     (
-        "A2ACLI_CARD_GET_004",
+        "A2ACLI_AUTH_009",
         "partial",
-        "signatures are reported as absent or unverifiable (never as verified); no verification yet, since the CLI takes no trusted key or JWKS",
+        "--cert/--key (and --ca-cert) on JSON-RPC and HTTP+JSON; gRPC over TLS is not built into the CLI (the grpc-tls feature of a2a-runtime is off)",
     ),
     (
         "A2ACLI_AUTH_011",

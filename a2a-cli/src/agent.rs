@@ -500,12 +500,10 @@ impl Credentials {
 
 impl RequestInterceptor for Credentials {
     fn intercept(&self, request: &mut OutgoingRequest) -> Result<(), A2aError> {
-        let mut secret_headers: Vec<String> = Vec::new();
         if let Some(token) = &self.bearer {
             request
                 .headers
                 .push(("authorization".into(), format!("Bearer {token}")));
-            secret_headers.push("authorization".into());
         }
         if let Some((place, key)) = &self.api_key {
             match place {
@@ -513,13 +511,11 @@ impl RequestInterceptor for Credentials {
                     request
                         .headers
                         .push((name.to_ascii_lowercase(), key.clone()));
-                    secret_headers.push(name.to_ascii_lowercase());
                 }
                 KeyPlace::Cookie(name) => {
                     request
                         .headers
                         .push(("cookie".into(), format!("{name}={key}")));
-                    secret_headers.push("cookie".into());
                 }
                 KeyPlace::Query(name) => {
                     let sep = if request.url.contains('?') { '&' } else { '?' };
@@ -538,7 +534,6 @@ impl RequestInterceptor for Credentials {
                 // Every service parameter's value is redacted too: any may carry a credential.
                 .map(|(n, _)| format!("{n}: {REDACTED}"))
                 .collect();
-            let _ = &secret_headers;
             eprintln!(
                 "a2a: debug: -> {} {url} [{}] a2a-version: 1.0",
                 request.method,

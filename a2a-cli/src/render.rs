@@ -346,11 +346,7 @@ impl Renderer {
                 if let Some(m) = &u.status.message {
                     d.field("Status Message", parts_block(&m.parts, false));
                 }
-                if let (Some(next), Some((task, _))) = (
-                    next_step(u.task_id.as_str(), u.status.state),
-                    self.ids.as_ref(),
-                ) {
-                    let _ = task;
+                if let Some(next) = next_step(u.task_id.as_str(), u.status.state) {
                     d.field("Next", next);
                 }
             }
@@ -363,7 +359,6 @@ impl Renderer {
             }
             StreamResponse::Message(_) => {}
         }
-        d.blocks.push_str("");
         let mut out = io::stdout().lock();
         out.write_all(d.fields.as_bytes())?;
         out.write_all(d.blocks.as_bytes())?;

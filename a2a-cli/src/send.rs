@@ -255,8 +255,13 @@ pub(crate) async fn blocking(
                         }
                         _ => {}
                     }
+                    // A continued task's first snapshot can still show the interruption this
+                    // message answers: only a later event says where the task went.
+                    let stale = args.task_id.is_some()
+                        && first
+                        && matches!(&event, StreamResponse::Task(t) if t.status.state.is_interrupted());
                     if let Some(k) = &known {
-                        if wait::is_settled(k.state) {
+                        if wait::is_settled(k.state) && !stale {
                             break;
                         }
                         if first {

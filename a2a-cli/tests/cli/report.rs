@@ -312,6 +312,19 @@ pub(crate) fn render(
             );
         }
     }
+    let _ = writeln!(
+        m,
+        "\n## `A2ACLI_DEFAULT_001` breakdown\n\n| Default (§4.5) | Shipped | Overridable by flag | Notes |\n| --- | --- | --- | --- |"
+    );
+    for (row, case, note) in DEFAULTS {
+        let ok = case.is_some_and(&passed);
+        let shipped = if case.is_none() || ok { "yes" } else { "no" };
+        let _ = writeln!(
+            m,
+            "| {row} | {shipped} | {} | {note} |",
+            if ok { "yes" } else { "no" }
+        );
+    }
     let _ = writeln!(m, "\n## Error codes\n\n| Code | Emitted |\n| --- | --- |");
     for code in CODES {
         let _ = writeln!(

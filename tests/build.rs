@@ -2,8 +2,7 @@
 //! official SDKs, are compiled as ignored without it (`#[cfg_attr(not(interop), ignore = ..)]`),
 //! so a local run without the peers reports them as ignored rather than passing; under CI they
 //! run, and fail when a peer cannot be installed. `cargo test -- --ignored` runs them anywhere.
-//! `examples/build.rs` runs this one too; `a2a-cli/build.rs` has its own copy (a published
-//! crate's build script must be in its package).
+//! `examples/build.rs` runs this one too.
 
 pub(crate) fn main() {
     println!("cargo::rustc-check-cfg=cfg(interop)");

@@ -318,7 +318,7 @@ impl MultiAgentServerBuilder {
     /// (`/{tenant}/message:send`, …), on JSON-RPC at `POST /{tenant}`, on gRPC with the
     /// request's `tenant` field set to `tenant`; `/{tenant}/.well-known/ai-catalog.json` lists
     /// that agent alone. So tenants on the same routes get different agents. A tenant is named as
-    /// an agent is, and is neither `agents` nor another agent's name.
+    /// an agent is, does not start with `.`, and is neither `agents` nor another agent's name.
     pub fn tenant(mut self, tenant: impl Into<String>, agent: impl Into<String>) -> Self {
         self.tenants.push((tenant.into(), agent.into()));
         self
@@ -425,14 +425,17 @@ impl MultiAgentServerBuilder {
                     "tenant {tenant:?} is served by agent {agent:?}, which was not added"
                 )));
             };
+            // `/agents` and `/.well-known` are the server's own paths.
             let taken = tenant == AGENTS_PATH.trim_start_matches('/')
+                || tenant.starts_with('.')
                 || tenants.iter().any(|(t, _)| **t == *tenant)
                 || agents
                     .iter()
                     .any(|a| *a.name == *tenant && *a.name != *agent);
             if taken {
                 return Err(BuildError::Agents(format!(
-                    "tenant {tenant:?} is taken (by another tenant, another agent's name, or                      the agents' path)"
+                    "tenant {tenant:?} is taken (by another tenant, another agent's name, or a path of \
+                     the server's own)"
                 )));
             }
             tenants.push((tenant.into(), i));

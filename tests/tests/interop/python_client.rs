@@ -112,7 +112,8 @@ async fn the_python_sdk_client_with_a_bearer_token_over_rest() {
 }
 
 /// Several agents in one server (#50): the Python SDK client at each agent's own URL (its card
-/// at `/agents/{name}/.well-known/agent-card.json`), on both HTTP bindings.
+/// at `/agents/{name}/.well-known/agent-card.json`), on every binding (gRPC: the tenant its
+/// card's GRPC interface names).
 #[tokio::test]
 #[cfg_attr(
     not(interop),
@@ -123,12 +124,13 @@ async fn the_python_sdk_client_at_each_agent_of_a_server() {
     let server = a2a_runtime::server::MultiAgentServer::builder()
         .agent("first", interop_builder())
         .agent("second", interop_builder())
+        .grpc_addr("127.0.0.1:0")
         .workers(1)
         .build()
         .unwrap();
     let running = server.start("127.0.0.1:0").await.unwrap();
     for name in ["first", "second"] {
-        for binding in ["jsonrpc", "rest"] {
+        for binding in ["jsonrpc", "rest", "grpc"] {
             let mut cmd = tokio::process::Command::new(&python);
             cmd.arg(
                 interop::interop_dir()

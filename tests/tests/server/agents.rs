@@ -789,6 +789,7 @@ fn tenants_are_checked() {
     for (tenant, agent, why) in [
         ("t", "missing", "was not added"),
         ("agents", "a", "is taken"),
+        (".well-known", "a", "is taken"),
         ("b", "a", "is taken"),
         ("a/b", "a", "not an agent name"),
     ] {

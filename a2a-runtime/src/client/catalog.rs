@@ -53,9 +53,7 @@ impl A2aClient {
                 ))
             })?,
             // As any card: within the client's limits, its signature checked when asked.
-            (None, Some(card_url)) => A2aClient::fetch_card(card_url, &options)
-                .await?
-                .into_card(),
+            (None, Some(card_url)) => A2aClient::fetch_card(card_url, &options).await?.into_card(),
             (None, None) => {
                 return Err(ClientError::InvalidResponse(format!(
                     "the AI Catalog at {url} gives agent {name:?} neither a url nor data"

@@ -20,6 +20,7 @@ use crate::failure::{
 };
 
 const WELL_KNOWN: &str = "/.well-known/agent-card.json";
+const AI_CATALOG_PATH: &str = a2a_runtime::types::AI_CATALOG_PATH;
 const REDACTED: &str = "<redacted>";
 
 /// A resolved card: the parsed card, the JSON it came as, where it came from, and what its
@@ -97,9 +98,28 @@ fn signature_kids(raw: &Value) -> Vec<String> {
 enum CardRef {
     Url(String),
     File(String),
+    /// The agent `name` of the AI Catalog at `catalog` (a URL or a file): `REFERENCE#NAME`.
+    Catalog {
+        catalog: Box<CardRef>,
+        name: String,
+    },
 }
 
 fn classify(reference: &str) -> CardRef {
+    // A fragment is never sent to a server: on a reference it names an agent of a catalog.
+    if let Some((location, name)) = reference.rsplit_once('#')
+        && !name.is_empty()
+    {
+        return CardRef::Catalog {
+            catalog: Box::new(classify_plain(location, AI_CATALOG_PATH)),
+            name: name.to_owned(),
+        };
+    }
+    classify_plain(reference, WELL_KNOWN)
+}
+
+/// A URL, a file or a bare host; `well_known` is the path a URL without one gets.
+fn classify_plain(reference: &str, well_known: &str) -> CardRef {
     if let Some(path) = reference.strip_prefix("file://") {
         return CardRef::File(path.to_owned());
     }
@@ -111,7 +131,7 @@ fn classify(reference: &str) -> CardRef {
         return if has_path {
             CardRef::Url(reference.to_owned())
         } else {
-            CardRef::Url(format!("{}{WELL_KNOWN}", reference.trim_end_matches('/')))
+            CardRef::Url(format!("{}{well_known}", reference.trim_end_matches('/')))
         };
     }
     if std::path::Path::new(reference).exists() || reference.contains('/') {
@@ -124,7 +144,80 @@ fn classify(reference: &str) -> CardRef {
     } else {
         "https"
     };
-    CardRef::Url(format!("{scheme}://{reference}{WELL_KNOWN}"))
+    CardRef::Url(format!("{scheme}://{reference}{well_known}"))
+}
+
+/// Reads a reference's bytes: a file, or a URL fetched without credentials.
+async fn read(g: &Global, reference: CardRef) -> Result<(Vec<u8>, String), Failure> {
+    match reference {
+        CardRef::File(path) => {
+            let bytes = std::fs::read(&path).map_err(|e| {
+                Failure::new(
+                    CARD_NOT_FOUND,
+                    EXIT_UNREACHABLE,
+                    format!("could not read the file {path}: {e}"),
+                )
+            })?;
+            Ok((bytes, format!("file://{path}")))
+        }
+        CardRef::Url(url) => Ok((fetch(g, &url).await?, url)),
+        CardRef::Catalog { .. } => Err(Failure::usage("a catalog entry cannot name a catalog")),
+    }
+}
+
+/// The card of agent `name` in the AI Catalog at `catalog`: inline in the catalog, or fetched
+/// from the URL its entry gives (relative to the catalog's).
+async fn from_catalog(
+    g: &Global,
+    catalog: CardRef,
+    name: &str,
+) -> Result<(Vec<u8>, String), Failure> {
+    let (bytes, location) = read(g, catalog).await?;
+    let invalid = |why: String| {
+        Failure::new(
+            CARD_INVALID,
+            EXIT_FAILURE,
+            format!("the AI Catalog at {location} is not valid: {why}"),
+        )
+    };
+    let parsed: a2a_runtime::types::AiCatalog =
+        serde_json::from_slice(&bytes).map_err(|e| invalid(e.to_string()))?;
+    parsed.check().map_err(invalid)?;
+    let entry = parsed.agent(name).ok_or_else(|| {
+        let names: Vec<&str> = parsed
+            .entries
+            .iter()
+            .map(|e| e.identifier.as_str())
+            .collect();
+        Failure::new(
+            CARD_NOT_FOUND,
+            EXIT_UNREACHABLE,
+            format!("the AI Catalog at {location} lists no agent {name:?}"),
+        )
+        .hint(format!("its entries: {}", names.join(", ")))
+    })?;
+    debug(
+        g,
+        &format!("catalog {location}: {name} -> {}", entry.identifier),
+    );
+    let source = format!("{location}#{name}");
+    if let Some(card) = &entry.data {
+        let bytes = serde_json::to_vec(card)
+            .map_err(|e| Failure::internal(format!("the catalog's card: {e}")))?;
+        return Ok((bytes, source));
+    }
+    let Some(url) = &entry.url else {
+        return Err(invalid(format!(
+            "agent {name:?} has neither a url nor data"
+        )));
+    };
+    // A relative URL is relative to the catalog's own (an absolute one stands alone).
+    let url = match reqwest::Url::parse(&location).and_then(|base| base.join(url)) {
+        Ok(joined) if location.starts_with("http") => joined.to_string(),
+        _ => url.clone(),
+    };
+    let (bytes, _) = read(g, classify_plain(&url, WELL_KNOWN)).await?;
+    Ok((bytes, source))
 }
 
 /// Reads the card the reference names. No credential is ever sent to fetch a public card.
@@ -135,18 +228,11 @@ pub(crate) async fn resolve_card(g: &Global) -> Result<ResolvedCard, Failure> {
         &format!("card reference {:?} -> {reference:?}", g.agent_card),
     );
     let (bytes, source) = match reference {
-        CardRef::File(path) => {
-            let bytes = std::fs::read(&path).map_err(|e| {
-                Failure::new(
-                    CARD_NOT_FOUND,
-                    EXIT_UNREACHABLE,
-                    format!("could not read the card file {path}: {e}"),
-                )
-                .hint("give a card file, a card URL or the agent's base URL with --agent-card")
-            })?;
-            (bytes, format!("file://{path}"))
-        }
-        CardRef::Url(url) => (fetch(g, &url).await?, url),
+        CardRef::Catalog { catalog, name } => from_catalog(g, *catalog, &name).await?,
+        CardRef::File(path) => read(g, CardRef::File(path)).await.map_err(|f| {
+            f.hint("give a card file, a card URL or the agent's base URL with --agent-card")
+        })?,
+        url => read(g, url).await?,
     };
     let raw: Value = serde_json::from_slice(&bytes).map_err(|e| {
         Failure::new(
@@ -173,10 +259,11 @@ pub(crate) async fn resolve_card(g: &Global) -> Result<ResolvedCard, Failure> {
     })
 }
 
-/// The PEM files of `--ca-cert`, `--cert` and `--key`.
+/// The PEM files of `--ca-cert`, `--cert` and `--key`, and `--insecure`.
 struct TlsFiles {
     ca: Option<Vec<u8>>,
     identity: Option<(Vec<u8>, Vec<u8>)>,
+    insecure: bool,
 }
 
 fn tls_files(g: &Global) -> Result<Option<TlsFiles>, Failure> {
@@ -192,7 +279,14 @@ fn tls_files(g: &Global) -> Result<Option<TlsFiles>, Failure> {
         (Some(c), Some(k)) => Some((read("--cert", c)?, read("--key", k)?)),
         _ => None,
     };
-    Ok((ca.is_some() || identity.is_some()).then_some(TlsFiles { ca, identity }))
+    let insecure = g.insecure;
+    Ok(
+        (ca.is_some() || identity.is_some() || insecure).then_some(TlsFiles {
+            ca,
+            identity,
+            insecure,
+        }),
+    )
 }
 
 fn client_tls(files: Option<TlsFiles>) -> Option<ClientTls> {
@@ -204,7 +298,7 @@ fn client_tls(files: Option<TlsFiles>) -> Option<ClientTls> {
     if let Some((cert, key)) = files.identity {
         tls = tls.identity(cert, key);
     }
-    Some(tls)
+    Some(tls.danger_accept_invalid_certs(files.insecure))
 }
 
 async fn fetch(g: &Global, url: &str) -> Result<Vec<u8>, Failure> {
@@ -226,6 +320,9 @@ async fn fetch(g: &Global, url: &str) -> Result<Vec<u8>, Failure> {
                     .identity(reqwest::Identity::from_pem(&pem).map_err(|e| {
                         bad("--cert/--key are not a usable certificate and key", e)
                     })?);
+        }
+        if files.insecure {
+            builder = builder.danger_accept_invalid_certs(true);
         }
     }
     let http = builder

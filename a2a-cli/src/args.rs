@@ -134,6 +134,10 @@ pub(crate) struct Global {
         global = true
     )]
     pub(crate) ca_cert: Option<PathBuf>,
+    /// Do not verify the agent's TLS certificate (a self-signed test server): the connection
+    /// is encrypted but the agent is not authenticated. Warns on stderr; HTTP bindings only.
+    #[arg(long = "insecure", short = 'k', env = "A2ACLI_INSECURE", global = true)]
+    pub(crate) insecure: bool,
     /// Present this client certificate (PEM) to agents that ask for one: mutual TLS.
     #[arg(
         long = "cert",

@@ -43,6 +43,7 @@ pub(crate) const SETTINGS: &[Setting] = &[
         false,
     ),
     Setting::new("A2ACLI_CA_CERT", "ca_cert", "--ca-cert", false),
+    Setting::new("A2ACLI_INSECURE", "insecure", "--insecure", false),
     Setting::new("A2ACLI_CERT", "cert", "--cert", false),
     Setting::new("A2ACLI_KEY", "key", "--key", false),
     Setting::new("A2ACLI_CARD_KEY", "card_key", "--card-key", false),

@@ -51,6 +51,19 @@ fn asks_for_json(args: &[OsString]) -> bool {
 async fn run(cli: Cli, matches: &clap::ArgMatches, files: &FileValues) -> Result<(), Failure> {
     wait::listen_for_ctrl_c();
     let g = &cli.global;
+    if g.insecure {
+        // Never silent (spec §10.1): the agent is not authenticated, whatever is sent to it.
+        eprintln!(
+            "a2a: WARNING: TLS certificate verification is off (--insecure): the agent is not \
+             authenticated, and anyone on the path can impersonate it"
+        );
+        if g.bearer.is_some() || g.api_key.is_some() {
+            eprintln!(
+                "a2a: WARNING: credentials (--bearer / --api-key) would go to an agent whose \
+                 certificate is not verified"
+            );
+        }
+    }
     let mut out = Renderer::new(g.json(), g.verbose);
     match cli.command {
         Command::Completion { shell } => {

@@ -10,6 +10,10 @@ pub(crate) fn cases() -> Vec<Case> {
         ),
         case!(card_validation_names_the_problems, ["A2ACLI_CARD_GET_002"]),
         case!(
+            catalog_entries_resolve_to_their_cards,
+            ["A2ACLI_CARD_GET_005"]
+        ),
+        case!(
             signed_cards_are_verified_or_refused,
             ["A2ACLI_CARD_GET_004"]
         ),
@@ -62,6 +66,47 @@ pub(crate) fn cases() -> Vec<Case> {
         case!(version_is_signaled_and_never_downgraded, ["A2ACLI_VER_001"]),
         case!(tenant_of_the_interface_is_sent, ["A2ACLI_TX_003"]),
     ]
+}
+
+/// `REFERENCE#NAME` names agent NAME of the AI Catalog at REFERENCE (a file here, as a URL
+/// would be read the same way): by reference (its card fetched) and inline; an unknown name is
+/// refused, listing the entries.
+async fn catalog_entries_resolve_to_their_cards(env: Arc<Env>) {
+    let card_url = format!("{}/.well-known/agent-card.json", env.url);
+    let inline: Value = reqwest_card(&env.url).await;
+    let catalog = serde_json::json!({
+        "specVersion": "1.0",
+        "entries": [
+            {"identifier": "urn:a2a:agent:echo", "type": "application/a2a-agent-card+json",
+             "url": card_url},
+            {"identifier": "urn:a2a:agent:inline", "type": "application/a2a-agent-card+json",
+             "data": inline},
+        ],
+    });
+    let path = env.tmp.join("ai-catalog.json");
+    std::fs::write(&path, serde_json::to_vec(&catalog).unwrap()).unwrap();
+    let path = path.display().to_string();
+    for name in ["echo", "inline"] {
+        let reference = format!("file://{path}#{name}");
+        let out = a2a(&reference, &["card", "get"]).await.ok();
+        assert_eq!(
+            out.field("Name").as_deref(),
+            Some("a2a-runtime demo agent"),
+            "{reference}: {out:?}"
+        );
+        let out = a2a(&reference, &["-o", "json", "send", "hello"]).await.ok();
+        assert_eq!(out.doc()["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+    }
+    let out = a2a(&format!("{path}#nobody"), &["-o", "json", "card", "get"]).await;
+    assert_eq!(
+        (out.code, out.error_code().as_str()),
+        (3, "A2ACLI_ERR_CARD_NOT_FOUND"),
+        "{out:?}"
+    );
+    assert!(
+        out.stdout.contains("urn:a2a:agent:echo") || out.stderr.contains("urn:a2a:agent:echo"),
+        "{out:?}"
+    );
 }
 
 async fn card_references_resolve_and_select_a_transport(env: Arc<Env>) {

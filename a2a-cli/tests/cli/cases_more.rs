@@ -10,7 +10,10 @@ pub(crate) fn cases() -> Vec<Case> {
             credentials_follow_the_card_schemes,
             ["A2ACLI_AUTH_001", "A2ACLI_AUTH_002"]
         ),
-        case!(tls_verification_is_never_disabled, ["A2ACLI_AUTH_003"]),
+        case!(
+            tls_verification_is_off_only_with_insecure_and_never_silently,
+            ["A2ACLI_AUTH_003"]
+        ),
         case!(
             debug_shows_the_exchange_with_credentials_redacted,
             ["A2ACLI_AUTH_004", "A2ACLI_OUT_007"]
@@ -141,12 +144,43 @@ async fn credentials_follow_the_card_schemes(env: Arc<Env>) {
     );
 }
 
-async fn tls_verification_is_never_disabled(env: Arc<Env>) {
-    let out = a2a(&env.url, &["-o", "json", "--insecure", "card", "get"]).await;
-    assert_eq!(
-        (out.code, out.error_code().as_str()),
-        (2, "A2ACLI_ERR_USAGE"),
-        "there is no switch: {out:?}"
+async fn tls_verification_is_off_only_with_insecure_and_never_silently(env: Arc<Env>) {
+    let url = env.mtls.clone();
+    let dir = env.tmp.join("mtls");
+    let path = |n: &str| dir.join(n).display().to_string();
+    let (cert_path, key_path) = (path("client.pem"), path("client.key"));
+    let identity = ["--cert", cert_path.as_str(), "--key", key_path.as_str()];
+    // Verified by default: the test CA is unknown, the agent unreachable.
+    let mut args = vec!["-o", "json"];
+    args.extend(identity);
+    args.extend(["card", "get"]);
+    let out = a2a(&url, &args).await;
+    assert_eq!(out.code, 3, "{out:?}");
+    assert!(!out.stderr.contains("WARNING"), "{out:?}");
+    // --insecure: the call goes through, with a warning on stderr.
+    for binding in ["jsonrpc", "http+json"] {
+        let mut args = vec!["--insecure", "--transport", binding, "-o", "json"];
+        args.extend(identity);
+        args.extend(["send", "hello"]);
+        let out = a2a(&url, &args).await;
+        assert_eq!(out.code, 0, "{binding}: {out:?}");
+        assert!(
+            out.stderr
+                .contains("WARNING: TLS certificate verification is off"),
+            "{binding}: {out:?}"
+        );
+        assert!(!out.stderr.contains("credentials"), "{out:?}");
+    }
+    // A credential sent that way gets a warning of its own.
+    let mut args = vec!["-k", "--bearer", "t0ken", "-o", "json"];
+    args.extend(identity);
+    args.extend(["card", "get"]);
+    let out = a2a(&url, &args).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("WARNING: credentials (--bearer / --api-key) would go"),
+        "{out:?}"
     );
 }
 

@@ -423,11 +423,6 @@ pub(crate) const NOT_EXERCISED: &[(&str, &str, &str)] = &[
         "not met: no OAuth client yet, so no token storage",
     ),
     (
-        "A2ACLI_CARD_GET_005",
-        "fail",
-        "not met: no catalog or registry resolution yet",
-    ),
-    (
         "A2ACLI_AUTH_010",
         "fail",
         "not met: no OpenID Connect client yet",
@@ -493,7 +488,7 @@ pub(crate) const DEFAULTS: &[(&str, Option<&str>, &str)] = &[
     ),
     (
         "transport_security_tls_on",
-        None,
-        "TLS verification is always on: there is no --insecure (the client library has no switch to disable verification), so this default is not overridable",
+        Some("tls_verification_is_off_only_with_insecure_and_never_silently"),
+        "--insecure (-k, A2ACLI_INSECURE) turns verification off on the HTTP bindings, with a stderr warning (gRPC refuses it)",
     ),
 ];

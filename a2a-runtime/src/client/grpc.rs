@@ -124,6 +124,14 @@ fn tls_endpoint(endpoint: Endpoint, options: &ClientOptions) -> Result<Endpoint,
     use tonic::transport::{Certificate, ClientTlsConfig, Identity};
     let mut config = ClientTlsConfig::new();
     let tls = options.tls.clone().unwrap_or_default();
+    // tonic has no switch to skip verification; refused rather than verified silently.
+    if tls.insecure {
+        return Err(A2aError::Internal(
+            "client TLS for gRPC: certificate verification cannot be turned off over gRPC \
+             (ClientTls::danger_accept_invalid_certs is for the HTTP bindings)"
+                .into(),
+        ));
+    }
     config = match &tls.root_ca_pem {
         Some(pem) => config.ca_certificate(Certificate::from_pem(pem)),
         None => config.with_native_roots(),

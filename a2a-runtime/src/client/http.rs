@@ -37,6 +37,9 @@ pub(crate) fn http_client(options: &ClientOptions) -> Result<reqwest::Client, Cl
                 .map_err(|e| bad("the client certificate and key are not usable", e))?;
             builder = builder.identity(identity);
         }
+        if tls.insecure {
+            builder = builder.danger_accept_invalid_certs(true);
+        }
     }
     builder.build().map_err(|e| {
         ClientError::Local(A2aError::Internal(format!(

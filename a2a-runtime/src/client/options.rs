@@ -224,6 +224,7 @@ impl Default for ClientLimits {
 pub struct ClientTls {
     pub(crate) root_ca_pem: Option<Vec<u8>>,
     pub(crate) identity: Option<(Vec<u8>, Vec<u8>)>,
+    pub(crate) insecure: bool,
 }
 
 impl fmt::Debug for ClientTls {
@@ -231,6 +232,7 @@ impl fmt::Debug for ClientTls {
         f.debug_struct("ClientTls")
             .field("root_ca", &self.root_ca_pem.is_some())
             .field("identity", &self.identity.as_ref().map(|_| "<redacted>"))
+            .field("insecure", &self.insecure)
             .finish()
     }
 }
@@ -250,6 +252,15 @@ impl ClientTls {
     /// Presents this certificate chain and private key (PEM) to servers that ask for one.
     pub fn identity(mut self, cert_pem: impl Into<Vec<u8>>, key_pem: impl Into<Vec<u8>>) -> Self {
         self.identity = Some((cert_pem.into(), key_pem.into()));
+        self
+    }
+
+    /// Accepts any server certificate, expired, self-signed or for another host: the
+    /// connection is encrypted but the server is not authenticated, so anyone on the path can
+    /// read what is sent, credentials included. For development against a test server only.
+    /// HTTP bindings only: a gRPC call over `https://` with it fails (`ClientError::Local`).
+    pub fn danger_accept_invalid_certs(mut self, accept: bool) -> Self {
+        self.insecure = accept;
         self
     }
 }

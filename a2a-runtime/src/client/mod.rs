@@ -436,7 +436,7 @@ impl A2aClient {
         let (mut body, meta): (T, Meta) = self.transport.unary(&req, headers, timeout).await?;
         if let Some(mut r) = reply(&mut body) {
             negotiated
-                .handle_response(&mut r)
+                .handle_response(&mut r, &req, &ctx)
                 .map_err(ClientError::Local)?;
         }
         Ok(Response::new(body, meta))
@@ -460,7 +460,7 @@ impl A2aClient {
             Box::pin(stream.map(move |item| {
                 let mut ev = item?;
                 negotiated
-                    .handle_response(&mut Reply::Event(&mut ev))
+                    .handle_response(&mut Reply::Event(&mut ev), &req, &ctx)
                     .map_err(ClientError::Local)?;
                 Ok(ev)
             }))

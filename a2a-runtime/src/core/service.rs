@@ -238,21 +238,33 @@ impl A2aService {
         mut req: A2aRequest,
     ) -> impl Future<Output = Result<OperationResponse, A2aError>> + Send + '_ {
         record_request(&ctx, &req);
-        let pending = self
-            .prepare(&mut ctx, &mut req)
-            .map(|negotiated| (dispatch(&self.handler, ctx, req), negotiated));
+        let pending = self.prepare(&mut ctx, &mut req).map(|negotiated| {
+            // The response hooks get the request and its context: kept only for them.
+            let answering = negotiated
+                .as_ref()
+                .filter(|n| n.sees_responses())
+                .map(|_| Arc::new((req.clone(), ctx.clone())));
+            (dispatch(&self.handler, ctx, req), negotiated, answering)
+        });
         async move {
-            let (pending, negotiated) = pending?;
+            let (pending, negotiated, answering) = pending?;
             let (mut response, mut json) = pending.await?;
             if let A2aResponse::SendMessage(crate::types::SendMessageResponse::Task(t)) = &response
             {
                 record_task(t.id.as_str(), t.context_id.as_str());
             }
-            let Some(mut negotiated) = negotiated.filter(|n| !n.activated.is_empty()) else {
+            let Some(negotiated) = negotiated.filter(|n| !n.activated.is_empty()) else {
                 return Ok(OperationResponse {
                     response,
                     json,
                     activated: Activated::default(),
+                });
+            };
+            let Some(answering) = answering else {
+                return Ok(OperationResponse {
+                    response,
+                    json,
+                    activated: Activated::of(negotiated),
                 });
             };
             // In place: a unary result is not moved around.
@@ -261,24 +273,19 @@ impl A2aService {
                 let n = negotiated.clone();
                 response = A2aResponse::Stream(Box::pin(events.map(move |item| {
                     let mut ev = item?;
-                    if n.sees_responses() {
-                        // The hooks get a copy of a shared event.
-                        n.handle_response(&mut Reply::Event(&mut Arc::make_mut(&mut ev).event))?;
-                    }
+                    let (req, ctx) = &*answering;
+                    // The hooks get a copy of a shared event.
+                    let event = &mut Arc::make_mut(&mut ev).event;
+                    n.handle_response(&mut Reply::Event(event), req, ctx)?;
                     Ok(ev)
                 })));
-            } else if negotiated.sees_responses()
-                && let Some(mut reply) = response.reply()
-            {
+            } else if let Some(mut reply) = response.reply() {
                 if negotiated.hooks_responses() {
                     // The hooks may change the result: it is encoded after them.
                     json = None;
                 }
-                // Usually the agent is done with the negotiation by now: no locking then.
-                match Arc::get_mut(&mut negotiated) {
-                    Some(only) => only.handle_response_mut(&mut reply)?,
-                    None => negotiated.handle_response(&mut reply)?,
-                }
+                let (req, ctx) = &*answering;
+                negotiated.handle_response(&mut reply, req, ctx)?;
             }
             Ok(OperationResponse {
                 response,
@@ -593,7 +600,13 @@ mod tests {
     impl crate::extension::ExtensionHooks for Watch {
         type Activation = ();
 
-        fn observe_response(&self, reply: &Reply<'_>, _: &mut ()) -> Result<(), A2aError> {
+        fn observe_response(
+            &self,
+            reply: &Reply<'_>,
+            _: &mut (),
+            _: &crate::protocol::A2aRequest,
+            _: &crate::extension::RequestContext,
+        ) -> Result<(), A2aError> {
             if let Reply::SendMessage(SendMessageResponse::Task(task)) = reply {
                 assert_eq!(task.artifacts.len(), 1);
                 WATCHED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -610,7 +623,13 @@ mod tests {
     impl crate::extension::ExtensionHooks for Stamp {
         type Activation = ();
 
-        fn handle_response(&self, reply: &mut Reply<'_>, _: &mut ()) -> Result<(), A2aError> {
+        fn handle_response(
+            &self,
+            reply: &mut Reply<'_>,
+            _: &mut (),
+            _: &crate::protocol::A2aRequest,
+            _: &crate::extension::RequestContext,
+        ) -> Result<(), A2aError> {
             if let Reply::SendMessage(SendMessageResponse::Task(task)) = reply {
                 task.metadata.insert("stamp".into(), serde_json::json!(1));
             }

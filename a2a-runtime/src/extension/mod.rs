@@ -56,6 +56,7 @@ pub mod method;
 mod method_entry;
 mod negotiated;
 mod negotiation;
+mod options;
 pub mod profile;
 pub(crate) mod registry;
 mod set;
@@ -73,6 +74,7 @@ pub use header::{
 pub use metadata::{AgentCardExt, HasMetadata, MetadataError, MetadataExt};
 pub use method::{ExtensionMethod, MethodContext, MethodEntry, TaskAccess};
 pub use negotiated::{Activated, Activation, Negotiated};
+pub use options::ExtensionOptions;
 pub use registry::{ExtensionRegistry, LinkedExtension, RegistryError};
 pub use set::{ExtensionMetrics, ExtensionSet};
 pub use state_machine::{StateMachine, SubState, SubStateExt, Transition};

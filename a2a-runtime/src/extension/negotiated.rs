@@ -13,7 +13,7 @@ use super::entry::Entry;
 use super::implemented::{
     HOOK_EVENT, HOOK_OBSERVE, HOOK_REQUEST, HOOK_RESPONSE, HOOK_TRANSITION, HookOutcome,
 };
-use super::traits::{DynExtension, Extension, ExtensionHooks, Reply};
+use super::traits::{DynExtension, Extension, ExtensionHooks, Reply, Responding};
 use crate::error::A2aError;
 use crate::protocol::A2aRequest;
 use crate::types::{StreamResponse, TaskStatus};
@@ -57,7 +57,7 @@ pub struct Negotiated {
     /// The activation values, one per activated extension, in the same order: one lock for all
     /// of them, taken once per hook phase (not once per extension).
     pub(crate) values: Mutex<Vec<ActivationValue>>,
-    /// The `handle_request` hooks are running (holding the value table): see
+    /// The `handle_request` or response hooks are running (holding the value table): see
     /// [`extension`](Self::extension).
     pub(crate) requesting: AtomicBool,
     /// The hooks (`HOOK_*` bits) some activated extension may implement: a phase no extension
@@ -105,8 +105,8 @@ impl Negotiated {
 
     /// `E`'s activation value, when `E` was activated.
     ///
-    /// While the `handle_request` hooks run this is `None` for every extension (the values are
-    /// with the hooks then); a request hook tells whether another extension is active with
+    /// While the `handle_request` and response hooks run this is `None` for every extension
+    /// (the values are with the hooks then); a hook tells whether another extension is active with
     /// [`is_active`](Self::is_active).
     pub fn extension<E: ExtensionHooks>(&self) -> Option<E::Activation> {
         if self.requesting.load(Ordering::Acquire) {
@@ -245,15 +245,16 @@ fn respond_on(
     hooks: u8,
     values: &mut [ActivationValue],
     reply: &mut Reply<'_>,
+    on: Responding<'_>,
 ) -> Result<(), A2aError> {
     if hooks & HOOK_RESPONSE != 0 {
         run_hooks_on(entries, values, "handle_response", |ext, value| {
-            ext.handle_response(reply, value)
+            ext.handle_response(reply, value, on)
         })?;
     }
     if hooks & HOOK_OBSERVE != 0 {
         run_hooks_on(entries, values, "observe_response", |ext, value| {
-            ext.observe_response(reply, value)
+            ext.observe_response(reply, value, on)
         })?;
     }
     Ok(())
@@ -331,26 +332,21 @@ impl Negotiated {
 
     /// Runs every activated extension's `handle_response`, then every one's
     /// `observe_response` (each phase in declaration order), with the value table locked once
-    /// for both.
-    pub(crate) fn handle_response(&self, reply: &mut Reply<'_>) -> Result<(), A2aError> {
+    /// for both. Meanwhile [`extension`](Negotiated::extension) answers `None`, as for the
+    /// request hooks (`ctx` may hold this negotiation).
+    pub(crate) fn handle_response(
+        &self,
+        reply: &mut Reply<'_>,
+        request: &A2aRequest,
+        ctx: &RequestContext,
+    ) -> Result<(), A2aError> {
         if !self.sees_responses() {
             return Ok(());
         }
         let entries = (&self.activated[..], self.spans);
-        respond_on(entries, self.hooks, &mut self.lock_values(), reply)
-    }
-
-    /// [`handle_response`](Self::handle_response) for a negotiation nobody else holds: no
-    /// lock.
-    pub(crate) fn handle_response_mut(&mut self, reply: &mut Reply<'_>) -> Result<(), A2aError> {
-        if !self.sees_responses() {
-            return Ok(());
-        }
-        let values = self
-            .values
-            .get_mut()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        respond_on((&self.activated, self.spans), self.hooks, values, reply)
+        let _in_hooks = self.requesting();
+        let on = Responding { request, ctx };
+        respond_on(entries, self.hooks, &mut self.lock_values(), reply, on)
     }
 
     /// Runs every activated extension's `handle_event`, in declaration order.

@@ -10,10 +10,11 @@ use std::sync::{Arc, Mutex};
 use super::dependencies::Dependencies;
 use super::entry::{Counters, Entry};
 use super::method_entry::MethodEntry;
+use super::options::ExtensionOptions;
 use super::set::{ExtensionSet, RECENT_VALUES, SetInner};
 use super::traits::{DynExtension, Extension};
 use crate::error::A2aError;
-use crate::protocol::Operation;
+use crate::protocol::{Operation, Side};
 
 /// One `#[a2a_extension]` type linked into the binary: the record the attribute's output
 /// submits to `inventory` (not a public API; exported from `__private` only).
@@ -173,6 +174,8 @@ pub(crate) struct ExtensionConfig {
     pub(crate) only: Option<Vec<String>>,
     pub(crate) exclude: Vec<String>,
     pub(crate) linked: bool,
+    /// The operator's options, by extension URI (handed to `init`; the others get none).
+    pub(crate) options: Vec<(&'static str, ExtensionOptions)>,
     /// Refuse a set that lacks a required dependency (servers); clients only send its URI.
     pub(crate) require_dependencies: bool,
 }
@@ -188,6 +191,12 @@ impl ExtensionConfig {
 
     pub(crate) fn add<E: Extension>(&mut self, value: E) {
         self.explicit.push(value.__into_dyn());
+    }
+
+    /// Gives extension `E` these options for its `init` (replacing any given before).
+    pub(crate) fn set_options<E: Extension>(&mut self, options: ExtensionOptions) {
+        self.options.retain(|(uri, _)| *uri != E::URI);
+        self.options.push((E::URI, options));
     }
 
     /// Resolves the final, ordered set: explicit extensions in the order given, then linked
@@ -261,11 +270,24 @@ impl ExtensionConfig {
                 .is_none_or(|only| only.iter().any(|u| u == e.uri()))
                 && !self.exclude.iter().any(|u| u == e.uri())
         });
+        // Servers check dependencies; clients only name them.
+        let side = if self.require_dependencies {
+            Side::Server
+        } else {
+            Side::Client
+        };
+        let mut options = self.options;
         for ext in &mut chosen {
-            ext.init().map_err(|error| RegistryError::Init {
-                uri: ext.uri().to_owned(),
-                error,
-            })?;
+            let given = options
+                .iter()
+                .position(|(uri, _)| *uri == ext.uri())
+                .map(|i| options.swap_remove(i).1)
+                .unwrap_or_default();
+            ext.init(&given.on(side))
+                .map_err(|error| RegistryError::Init {
+                    uri: ext.uri().to_owned(),
+                    error,
+                })?;
         }
         let set = ExtensionSet::from_parts(chosen, self.require_dependencies)?;
         set.log_enabled();

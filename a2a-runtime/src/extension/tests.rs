@@ -230,7 +230,8 @@ fn every_hook_of_an_extension_with_hooks_is_called_and_none_of_a_data_only_one()
         assert_eq!(n.hooks, HOOK_ALL, "round {round}");
         n.handle_request(&mut req, &ctx).unwrap();
         n.handle_event(&mut event).unwrap();
-        n.handle_response(&mut Reply::Task(&mut task)).unwrap();
+        n.handle_response(&mut Reply::Task(&mut task), &req, &ctx)
+            .unwrap();
         assert_eq!(n.extension::<Counted>(), Some(1), "round {round}");
     }
     assert_eq!(COUNTED_REQUESTS.load(Ordering::SeqCst) - before, 3);
@@ -245,7 +246,13 @@ struct Replies {}
 impl crate::extension::ExtensionHooks for Replies {
     type Activation = u32;
 
-    fn handle_response(&self, _: &mut Reply<'_>, seen: &mut u32) -> Result<(), A2aError> {
+    fn handle_response(
+        &self,
+        _: &mut Reply<'_>,
+        seen: &mut u32,
+        _: &crate::protocol::A2aRequest,
+        _: &crate::extension::RequestContext,
+    ) -> Result<(), A2aError> {
         *seen += 1;
         Ok(())
     }
@@ -259,7 +266,13 @@ struct Observer {}
 impl crate::extension::ExtensionHooks for Observer {
     type Activation = String;
 
-    fn observe_response(&self, reply: &Reply<'_>, seen: &mut String) -> Result<(), A2aError> {
+    fn observe_response(
+        &self,
+        reply: &Reply<'_>,
+        seen: &mut String,
+        _: &crate::protocol::A2aRequest,
+        _: &crate::extension::RequestContext,
+    ) -> Result<(), A2aError> {
         if let Reply::Task(task) = reply {
             seen.push_str(task.id.as_str());
         }
@@ -275,7 +288,13 @@ struct Renamer {}
 impl crate::extension::ExtensionHooks for Renamer {
     type Activation = ();
 
-    fn handle_response(&self, reply: &mut Reply<'_>, _: &mut ()) -> Result<(), A2aError> {
+    fn handle_response(
+        &self,
+        reply: &mut Reply<'_>,
+        _: &mut (),
+        _: &crate::protocol::A2aRequest,
+        _: &crate::extension::RequestContext,
+    ) -> Result<(), A2aError> {
         if let Reply::Task(task) = reply {
             task.id = format!("renamed-{}", task.id.as_str()).into();
         }
@@ -424,7 +443,13 @@ struct Failing {}
 impl crate::extension::ExtensionHooks for Failing {
     type Activation = ();
 
-    fn handle_response(&self, _: &mut Reply<'_>, _: &mut ()) -> Result<(), A2aError> {
+    fn handle_response(
+        &self,
+        _: &mut Reply<'_>,
+        _: &mut (),
+        _: &crate::protocol::A2aRequest,
+        _: &crate::extension::RequestContext,
+    ) -> Result<(), A2aError> {
         Err(A2aError::invalid_field(
             "reply",
             "refused by the failing extension",
@@ -437,7 +462,10 @@ fn a_hook_error_stops_the_phase_and_is_counted_on_its_extension() {
     let set = set_of(vec![Failing {}.__into_dyn(), Replies {}.__into_dyn()]);
     let mut task = crate::types::Task::default();
     let n = negotiate(&set, &[Failing::URI, Replies::URI]).unwrap();
-    let err = n.handle_response(&mut Reply::Task(&mut task)).unwrap_err();
+    let (req, ctx) = answering();
+    let err = n
+        .handle_response(&mut Reply::Task(&mut task), &req, &ctx)
+        .unwrap_err();
     assert!(
         err.to_string().contains("refused by the failing extension"),
         "{err}"
@@ -449,17 +477,15 @@ fn a_hook_error_stops_the_phase_and_is_counted_on_its_extension() {
 }
 
 #[test]
-fn response_hooks_change_the_activation_value_alike_with_and_without_the_lock() {
+fn response_hooks_change_the_activation_value_of_each_call() {
     let set = set_of(vec![Replies {}.__into_dyn(), Counted {}.__into_dyn()]);
     let mut task = crate::types::Task::default();
     let mut n = negotiate(&set, &[Replies::URI, Counted::URI]).unwrap();
-    // Shared (locked), then exclusive (`Mutex::get_mut`), then shared again.
-    n.handle_response(&mut Reply::Task(&mut task)).unwrap();
-    Arc::get_mut(&mut n)
-        .unwrap()
-        .handle_response_mut(&mut Reply::Task(&mut task))
-        .unwrap();
-    n.handle_response(&mut Reply::Task(&mut task)).unwrap();
+    let (req, ctx) = answering();
+    for _ in 0..3 {
+        n.handle_response(&mut Reply::Task(&mut task), &req, &ctx)
+            .unwrap();
+    }
     assert_eq!(n.extension::<Replies>(), Some(3));
     // Counted leaves handle_response at its default: called, its value untouched.
     assert_eq!(n.extension::<Counted>(), Some(0));
@@ -475,12 +501,12 @@ fn observers_see_the_result_after_every_response_hook() {
         id: "t".into(),
         ..Default::default()
     };
-    n.handle_response(&mut Reply::Task(&mut task)).unwrap();
+    let (req, ctx) = answering();
+    n.handle_response(&mut Reply::Task(&mut task), &req, &ctx)
+        .unwrap();
     assert_eq!(task.id, "renamed-t");
     task.id = "u".into();
-    Arc::get_mut(&mut n)
-        .unwrap()
-        .handle_response_mut(&mut Reply::Task(&mut task))
+    n.handle_response(&mut Reply::Task(&mut task), &req, &ctx)
         .unwrap();
     assert_eq!(
         n.extension::<Observer>().as_deref(),
@@ -491,4 +517,10 @@ fn observers_see_the_result_after_every_response_hook() {
     let only = negotiate(&set, &[Observer::URI]).unwrap();
     assert!(only.sees_responses());
     assert!(only.hooks_responses());
+}
+
+/// A request and its context, for calling the response hooks.
+fn answering() -> (A2aRequest, RequestContext) {
+    let req = A2aRequest::GetTask(crate::types::GetTaskRequest::default());
+    (req, RequestContext::v1())
 }

@@ -392,6 +392,40 @@ impl A2aServerBuilder {
         self
     }
 
+    /// Enables an extension with this value, and gives its
+    /// [`init`](crate::extension::ExtensionHooks::init) these options (configuration that is
+    /// not published on the card: keys, paths, limits). An `init` that fails stops
+    /// [`build`](Self::build) with [`RegistryError::Init`] naming the extension.
+    ///
+    /// ```
+    /// use a2a_runtime::extension::TimestampExtension;
+    /// # use a2a_runtime::server::A2aServer;
+    /// # use a2a_runtime::types::AgentCard;
+    /// # struct Echo;
+    /// # impl a2a_runtime::core::AgentExecutor for Echo {
+    /// #     async fn execute(&self, _: a2a_runtime::core::AgentContext, e: a2a_runtime::core::EventSink) -> Result<(), a2a_runtime::A2aError> { e.complete().await }
+    /// # }
+    /// # let card = AgentCard { name: "n".into(), description: "d".into(), version: "1".into(), ..Default::default() };
+    /// // Timestamp takes no options: whatever is given is ignored.
+    /// let server = A2aServer::builder()
+    ///     .card(card)
+    ///     .executor(Echo)
+    ///     .extension_with(TimestampExtension::default(), "unused")
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = server;
+    /// ```
+    pub fn extension_with<E: Extension, O: std::any::Any + Send + Sync>(
+        mut self,
+        value: E,
+        options: O,
+    ) -> Self {
+        self.extensions.add(value);
+        self.extensions
+            .set_options::<E>(crate::extension::ExtensionOptions::new(options));
+        self
+    }
+
     /// Keeps only the extensions with these URIs.
     pub fn only<I: IntoIterator<Item = S>, S: Into<String>>(mut self, uris: I) -> Self {
         self.extensions.only = Some(uris.into_iter().map(Into::into).collect());

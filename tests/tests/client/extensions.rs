@@ -654,6 +654,8 @@ impl a2a_runtime::extension::ExtensionHooks for Watcher {
         &self,
         reply: &a2a_runtime::extension::Reply<'_>,
         _: &mut (),
+        _: &a2a_runtime::protocol::A2aRequest,
+        _: &a2a_runtime::extension::RequestContext,
     ) -> Result<(), A2aError> {
         use a2a_runtime::extension::Reply;
         use a2a_runtime::types::SendMessageResponse;

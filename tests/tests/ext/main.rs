@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod hooks;
+mod init;
 mod negotiation;
 mod support;
 mod timestamp;

@@ -202,6 +202,8 @@ macro_rules! recorder {
                 &self,
                 reply: &mut Reply<'_>,
                 act: &mut Vec<String>,
+                _: &a2a_runtime::protocol::A2aRequest,
+                _: &a2a_runtime::extension::RequestContext,
             ) -> Result<(), A2aError> {
                 assert_eq!(act.first().map(String::as_str), Some($label));
                 self.log

@@ -35,6 +35,12 @@
 //! [`method`] (new RPC methods), [`state_machine`] (sub-states of the task lifecycle), and
 //! [`dependencies`] between extensions.
 //!
+//! Configuration and policy, on the server builder: an extension's
+//! [`init`](ExtensionHooks::init) gets the operator's [`ExtensionOptions`]
+//! (`.extension_with(value, options)`) and a failing `init` stops the build; an
+//! [`ActivationPolicy`] (`.activation_policy::<E>(..)`) says which callers (tenant, principal,
+//! role, claim) may activate an extension, before its `activate` runs.
+//!
 //! Negotiation, on every operation of every binding: the client names extensions in
 //! `A2A-Extensions` (comma-separated, repeated headers merged, `X-A2A-Extensions` accepted);
 //! exact URI match, unknown URIs ignored, no fallback to another version; a `required` extension
@@ -57,6 +63,7 @@ mod method_entry;
 mod negotiated;
 mod negotiation;
 mod options;
+mod policy;
 pub mod profile;
 pub(crate) mod registry;
 mod set;
@@ -75,6 +82,7 @@ pub use metadata::{AgentCardExt, HasMetadata, MetadataError, MetadataExt};
 pub use method::{ExtensionMethod, MethodContext, MethodEntry, TaskAccess};
 pub use negotiated::{Activated, Activation, Negotiated};
 pub use options::ExtensionOptions;
+pub use policy::{ActivationPolicy, Caller};
 pub use registry::{ExtensionRegistry, LinkedExtension, RegistryError};
 pub use set::{ExtensionMetrics, ExtensionSet};
 pub use state_machine::{StateMachine, SubState, SubStateExt, Transition};

@@ -11,6 +11,7 @@ use super::dependencies::Dependencies;
 use super::entry::{Counters, Entry};
 use super::method_entry::MethodEntry;
 use super::options::ExtensionOptions;
+use super::policy::ActivationPolicy;
 use super::set::{ExtensionSet, RECENT_VALUES, SetInner};
 use super::traits::{DynExtension, Extension};
 use crate::error::A2aError;
@@ -176,6 +177,8 @@ pub(crate) struct ExtensionConfig {
     pub(crate) linked: bool,
     /// The operator's options, by extension URI (handed to `init`; the others get none).
     pub(crate) options: Vec<(&'static str, ExtensionOptions)>,
+    /// The operator's activation policies, by extension URI.
+    pub(crate) policies: Vec<(&'static str, ActivationPolicy)>,
     /// Refuse a set that lacks a required dependency (servers); clients only send its URI.
     pub(crate) require_dependencies: bool,
 }
@@ -193,7 +196,15 @@ impl ExtensionConfig {
         self.explicit.push(value.__into_dyn());
     }
 
+    /// Sets who may activate extension `E` (replacing any policy set before).
+    #[cfg_attr(not(feature = "server"), allow(dead_code))]
+    pub(crate) fn set_policy<E: Extension>(&mut self, policy: ActivationPolicy) {
+        self.policies.retain(|(uri, _)| *uri != E::URI);
+        self.policies.push((E::URI, policy));
+    }
+
     /// Gives extension `E` these options for its `init` (replacing any given before).
+    #[cfg_attr(not(feature = "server"), allow(dead_code))]
     pub(crate) fn set_options<E: Extension>(&mut self, options: ExtensionOptions) {
         self.options.retain(|(uri, _)| *uri != E::URI);
         self.options.push((E::URI, options));
@@ -289,7 +300,7 @@ impl ExtensionConfig {
                     error,
                 })?;
         }
-        let set = ExtensionSet::from_parts(chosen, self.require_dependencies)?;
+        let set = ExtensionSet::from_parts(chosen, self.require_dependencies, self.policies)?;
         set.log_enabled();
         Ok(set)
     }
@@ -300,6 +311,7 @@ impl ExtensionSet {
     fn from_parts(
         exts: Vec<Box<dyn DynExtension>>,
         require_dependencies: bool,
+        mut policies: Vec<(&'static str, ActivationPolicy)>,
     ) -> Result<Self, RegistryError> {
         let dependencies: Vec<Dependencies> = exts.iter().map(|e| e.dependencies()).collect();
         for (ext, deps) in exts
@@ -360,11 +372,16 @@ impl ExtensionSet {
             .into_iter()
             .zip(dependencies)
             .map(|(ext, dependencies)| {
+                let policy = policies
+                    .iter()
+                    .position(|(uri, _)| *uri == ext.uri())
+                    .map(|i| policies.swap_remove(i).1);
                 Arc::new(Entry {
                     uri: ext.uri(),
                     ext,
                     counters: Counters::default(),
                     dependencies,
+                    policy,
                 })
             })
             .collect();

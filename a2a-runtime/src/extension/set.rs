@@ -33,6 +33,9 @@ pub struct ExtensionMetrics {
     pub refusals: u64,
     /// Hook calls that returned an error.
     pub hook_errors: u64,
+    /// Requests that asked for it and that its [`ActivationPolicy`](super::ActivationPolicy)
+    /// refused (skipped when optional, refused when required).
+    pub denials: u64,
 }
 
 /// The configured extensions of a server (or client), in declaration order. Cheap to clone
@@ -107,6 +110,7 @@ impl ExtensionSet {
                 skips: e.counters.skips.load(Ordering::Relaxed),
                 refusals: e.counters.refusals.load(Ordering::Relaxed),
                 hook_errors: e.counters.hook_errors.load(Ordering::Relaxed),
+                denials: e.counters.denials.load(Ordering::Relaxed),
             })
             .collect()
     }

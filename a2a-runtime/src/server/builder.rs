@@ -426,6 +426,28 @@ impl A2aServerBuilder {
         self
     }
 
+    /// Sets who may activate extension `E`: checked on every request that asks for it, before
+    /// its `activate`. A refused optional extension is skipped; a refused required one refuses
+    /// the request with PermissionDenied. See [`ActivationPolicy`](crate::extension::ActivationPolicy).
+    ///
+    /// ```
+    /// use a2a_runtime::extension::{ActivationPolicy, Caller, TimestampExtension};
+    /// # use a2a_runtime::server::A2aServer;
+    /// let builder = A2aServer::builder()
+    ///     .extension(TimestampExtension::default())
+    ///     .activation_policy::<TimestampExtension>(
+    ///         ActivationPolicy::new().allow(Caller::Tenant("t1".into())),
+    ///     );
+    /// # let _ = builder;
+    /// ```
+    pub fn activation_policy<E: Extension>(
+        mut self,
+        policy: crate::extension::ActivationPolicy,
+    ) -> Self {
+        self.extensions.set_policy::<E>(policy);
+        self
+    }
+
     /// Keeps only the extensions with these URIs.
     pub fn only<I: IntoIterator<Item = S>, S: Into<String>>(mut self, uris: I) -> Self {
         self.extensions.only = Some(uris.into_iter().map(Into::into).collect());

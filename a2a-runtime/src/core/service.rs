@@ -13,7 +13,8 @@ use super::limits::Limits;
 use super::response::A2aResponse;
 use crate::error::A2aError;
 use crate::extension::RequestContext;
-use crate::extension::{Activated, ExtensionSet, Negotiated, Reply, TaskAccess};
+use crate::extension::hygiene::Hygiene;
+use crate::extension::{Activated, ExtensionSet, MetadataHygiene, Negotiated, Reply, TaskAccess};
 use crate::protocol::A2aRequest;
 use crate::types::{
     AgentCard, Empty, GetTaskRequest, ListTaskPushNotificationConfigsResponse, ListTasksRequest,
@@ -38,6 +39,8 @@ pub struct A2aService {
     tasks: Arc<dyn TaskAccess>,
     limits: Limits,
     extensions: ExtensionSet,
+    /// What extension metadata answers may carry (`None`: all of it).
+    hygiene: Option<Arc<Hygiene>>,
 }
 
 /// The result of [`A2aService::call`]: the response and the extensions activated for it (to echo
@@ -164,6 +167,7 @@ impl A2aService {
             handler: ServedHandler::Custom(handler),
             limits,
             extensions: ExtensionSet::default(),
+            hygiene: None,
         }
     }
 
@@ -176,12 +180,21 @@ impl A2aService {
             handler: ServedHandler::Default(handler),
             limits,
             extensions: ExtensionSet::default(),
+            hygiene: None,
         }
     }
 
     /// Negotiates `extensions` on every request.
     pub fn with_extensions(mut self, extensions: ExtensionSet) -> Self {
         self.extensions = extensions;
+        self
+    }
+
+    /// Filters the extension metadata of every answer by `mode` (see [`MetadataHygiene`]).
+    /// Call after [`with_extensions`](Self::with_extensions): the filter knows the extensions
+    /// configured then.
+    pub fn with_metadata_hygiene(mut self, mode: MetadataHygiene) -> Self {
+        self.hygiene = Hygiene::of(mode, &self.extensions);
         self
     }
 
@@ -246,6 +259,7 @@ impl A2aService {
                 .map(|_| Arc::new((req.clone(), ctx.clone())));
             (dispatch(&self.handler, ctx, req), negotiated, answering)
         });
+        let hygiene = self.hygiene.clone();
         async move {
             let (pending, negotiated, answering) = pending?;
             let (mut response, mut json) = pending.await?;
@@ -253,44 +267,51 @@ impl A2aService {
             {
                 record_task(t.id.as_str(), t.context_id.as_str());
             }
-            let Some(negotiated) = negotiated.filter(|n| !n.activated.is_empty()) else {
+            let active = negotiated.filter(|n| !n.activated.is_empty());
+            let hooks = active.clone().zip(answering);
+            if hooks.is_none() && hygiene.is_none() {
                 return Ok(OperationResponse {
                     response,
                     json,
-                    activated: Activated::default(),
+                    activated: active.map_or_else(Activated::default, Activated::of),
                 });
-            };
-            let Some(answering) = answering else {
-                return Ok(OperationResponse {
-                    response,
-                    json,
-                    activated: Activated::of(negotiated),
-                });
-            };
+            }
+            // What the metadata hygiene keeps is decided by what is active.
+            let seen = active.clone().unwrap_or_else(Negotiated::none);
             // In place: a unary result is not moved around.
             if let A2aResponse::Stream(events) = &mut response {
                 let events = std::mem::replace(events, Box::pin(futures::stream::empty()));
-                let n = negotiated.clone();
                 response = A2aResponse::Stream(Box::pin(events.map(move |item| {
                     let mut ev = item?;
-                    let (req, ctx) = &*answering;
                     // The hooks get a copy of a shared event.
                     let event = &mut Arc::make_mut(&mut ev).event;
-                    n.handle_response(&mut Reply::Event(event), req, ctx)?;
+                    if let Some((n, answering)) = &hooks {
+                        let (req, ctx) = &**answering;
+                        n.handle_response(&mut Reply::Event(event), req, ctx)?;
+                    }
+                    if let Some(hygiene) = &hygiene {
+                        hygiene.event(event, &seen);
+                    }
                     Ok(ev)
                 })));
             } else if let Some(mut reply) = response.reply() {
-                if negotiated.hooks_responses() {
-                    // The hooks may change the result: it is encoded after them.
-                    json = None;
+                if let Some((n, answering)) = &hooks {
+                    if n.hooks_responses() {
+                        // The hooks may change the result: it is encoded after them.
+                        json = None;
+                    }
+                    let (req, ctx) = &**answering;
+                    n.handle_response(&mut reply, req, ctx)?;
                 }
-                let (req, ctx) = &*answering;
-                negotiated.handle_response(&mut reply, req, ctx)?;
+                if let Some(hygiene) = &hygiene {
+                    json = None;
+                    hygiene.reply(&mut reply, &seen);
+                }
             }
             Ok(OperationResponse {
                 response,
                 json,
-                activated: Activated::of(negotiated),
+                activated: active.map_or_else(Activated::default, Activated::of),
             })
         }
     }

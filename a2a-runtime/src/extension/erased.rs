@@ -39,6 +39,9 @@ impl<E: Extension> DynExtension for DataOnly<E> {
     fn declaration(&self) -> AgentExtension {
         self.0.declaration()
     }
+    fn metadata_key(&self) -> &'static str {
+        E::METADATA_KEY
+    }
     fn init(&mut self, _: &ExtensionOptions) -> Result<(), A2aError> {
         Ok(())
     }
@@ -124,6 +127,9 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
     }
     fn declaration(&self) -> AgentExtension {
         self.ext.declaration()
+    }
+    fn metadata_key(&self) -> &'static str {
+        E::METADATA_KEY
     }
     fn init(&mut self, options: &ExtensionOptions) -> Result<(), A2aError> {
         self.ext.init(options)

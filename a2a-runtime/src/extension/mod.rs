@@ -39,7 +39,9 @@
 //! [`init`](ExtensionHooks::init) gets the operator's [`ExtensionOptions`]
 //! (`.extension_with(value, options)`) and a failing `init` stops the build; an
 //! [`ActivationPolicy`] (`.activation_policy::<E>(..)`) says which callers (tenant, principal,
-//! role, claim) may activate an extension, before its `activate` runs.
+//! role, claim) may activate an extension, before its `activate` runs; [`MetadataHygiene`]
+//! (`.metadata_hygiene(..)`) keeps the metadata of extensions that are not active on a request
+//! out of what it is answered.
 //!
 //! Negotiation, on every operation of every binding: the client names extensions in
 //! `A2A-Extensions` (comma-separated, repeated headers merged, `X-A2A-Extensions` accepted);
@@ -56,6 +58,7 @@ pub mod dependencies;
 mod entry;
 pub(crate) mod erased;
 mod header;
+pub(crate) mod hygiene;
 pub(crate) mod implemented;
 mod metadata;
 pub mod method;
@@ -78,6 +81,7 @@ pub use dependencies::Dependencies;
 pub use header::{
     ExtensionsHeaderError, MAX_EXTENSION_URIS, format_extensions_header, parse_extensions_header,
 };
+pub use hygiene::MetadataHygiene;
 pub use metadata::{AgentCardExt, HasMetadata, MetadataError, MetadataExt};
 pub use method::{ExtensionMethod, MethodContext, MethodEntry, TaskAccess};
 pub use negotiated::{Activated, Activation, Negotiated};

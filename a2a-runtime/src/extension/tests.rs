@@ -480,7 +480,7 @@ fn a_hook_error_stops_the_phase_and_is_counted_on_its_extension() {
 fn response_hooks_change_the_activation_value_of_each_call() {
     let set = set_of(vec![Replies {}.__into_dyn(), Counted {}.__into_dyn()]);
     let mut task = crate::types::Task::default();
-    let mut n = negotiate(&set, &[Replies::URI, Counted::URI]).unwrap();
+    let n = negotiate(&set, &[Replies::URI, Counted::URI]).unwrap();
     let (req, ctx) = answering();
     for _ in 0..3 {
         n.handle_response(&mut Reply::Task(&mut task), &req, &ctx)
@@ -495,7 +495,7 @@ fn response_hooks_change_the_activation_value_of_each_call() {
 fn observers_see_the_result_after_every_response_hook() {
     // The observer is declared first, yet sees what the renamer made of the task.
     let set = set_of(vec![Observer {}.__into_dyn(), Renamer {}.__into_dyn()]);
-    let mut n = negotiate(&set, &[Observer::URI, Renamer::URI]).unwrap();
+    let n = negotiate(&set, &[Observer::URI, Renamer::URI]).unwrap();
     assert!(n.hooks_responses() && n.sees_responses());
     let mut task = crate::types::Task {
         id: "t".into(),

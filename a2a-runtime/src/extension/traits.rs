@@ -115,6 +115,15 @@ pub enum Reply<'a> {
 ///         }
 ///         Ok(())
 ///     }
+///
+///     // The response hooks see the request they answer and its context.
+///     fn handle_response(&self, reply: &mut Reply<'_>, locale: &mut Option<String>, request: &A2aRequest, ctx: &RequestContext) -> Result<(), A2aError> {
+///         if let (Reply::Task(task), Some(locale)) = (reply, locale.as_ref()) {
+///             let asked = request.operation();
+///             task.set_metadata_of::<Locale>(&format!("{locale} ({asked}, tenant {:?})", ctx.tenant));
+///         }
+///         Ok(())
+///     }
 /// }
 /// ```
 pub trait ExtensionHooks: Extension {
@@ -253,6 +262,8 @@ pub trait DynExtension: Send + Sync + 'static {
     fn runs_in_client(&self) -> bool;
     /// [`Extension::declaration`].
     fn declaration(&self) -> AgentExtension;
+    /// [`Extension::METADATA_KEY`].
+    fn metadata_key(&self) -> &'static str;
     /// [`ExtensionHooks::init`].
     fn init(&mut self, options: &ExtensionOptions) -> Result<(), A2aError>;
     /// [`ExtensionHooks::activate`]: `None` to skip.

@@ -96,6 +96,7 @@ pub struct A2aServerBuilder {
     workers: Option<usize>,
     extensions: ExtensionConfig,
     echo_extensions: bool,
+    metadata_hygiene: crate::extension::MetadataHygiene,
     internal_error_causes: bool,
     retain_finished: usize,
     max_tasks: usize,
@@ -150,6 +151,7 @@ impl A2aServerBuilder {
             workers: None,
             extensions: ExtensionConfig::new(),
             echo_extensions: true,
+            metadata_hygiene: crate::extension::MetadataHygiene::Off,
             internal_error_causes: false,
             retain_finished: 10_000,
             max_tasks: crate::store::DEFAULT_MAX_TASKS,
@@ -478,6 +480,19 @@ impl A2aServerBuilder {
         self
     }
 
+    /// Which extension metadata answers carry (default: [`MetadataHygiene::Off`], all of it):
+    /// with [`MetadataHygiene::Inactive`], a caller gets the metadata of the server's
+    /// extensions only when they are active on its request, on every binding and in streamed
+    /// events. See [`MetadataHygiene`].
+    ///
+    /// [`MetadataHygiene`]: crate::extension::MetadataHygiene
+    /// [`MetadataHygiene::Off`]: crate::extension::MetadataHygiene::Off
+    /// [`MetadataHygiene::Inactive`]: crate::extension::MetadataHygiene::Inactive
+    pub fn metadata_hygiene(mut self, mode: crate::extension::MetadataHygiene) -> Self {
+        self.metadata_hygiene = mode;
+        self
+    }
+
     /// Whether internal errors show their causes to callers (default: false). By default a
     /// caller gets the error code, a generic message and a correlation id, and the cause with
     /// its whole chain is logged at ERROR (target `a2a::error`) under that id. For
@@ -784,7 +799,8 @@ impl A2aServerBuilder {
             Some(default) => A2aService::of_default(default, self.limits),
             None => A2aService::new(handler.clone(), self.limits),
         }
-        .with_extensions(extensions);
+        .with_extensions(extensions)
+        .with_metadata_hygiene(self.metadata_hygiene);
         let mut pipeline = Pipeline::new(service)
             .with_versions(self.versions)
             .with_echo(self.echo_extensions)

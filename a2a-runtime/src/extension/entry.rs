@@ -24,6 +24,8 @@ pub(crate) struct Entry {
     pub(super) dependencies: Dependencies,
     /// Who may activate it, when the operator said.
     pub(super) policy: Option<ActivationPolicy>,
+    /// Declared on the extended card only: activated only for authenticated callers.
+    pub(super) extended_only: bool,
 }
 
 impl std::fmt::Debug for Entry {

@@ -191,7 +191,9 @@ impl ExtensionSet {
                     dependency: missing.to_owned(),
                 });
             }
-            let admitted = e.policy.as_ref().is_none_or(|p| p.admits(ctx));
+            // An extension of the extended card is for the callers who can read that card.
+            let admitted = (!e.extended_only || ctx.principal.authenticated)
+                && e.policy.as_ref().is_none_or(|p| p.admits(ctx));
             let outcome = if admitted {
                 in_span_if(spans, e.uri, "activate", || e.ext.activate(&requested, ctx))
             } else {

@@ -179,6 +179,8 @@ pub(crate) struct ExtensionConfig {
     pub(crate) options: Vec<(&'static str, ExtensionOptions)>,
     /// The operator's activation policies, by extension URI.
     pub(crate) policies: Vec<(&'static str, ActivationPolicy)>,
+    /// The URIs of the extensions declared on the extended card only.
+    pub(crate) extended_only: Vec<&'static str>,
     /// Refuse a set that lacks a required dependency (servers); clients only send its URI.
     pub(crate) require_dependencies: bool,
 }
@@ -201,6 +203,14 @@ impl ExtensionConfig {
     pub(crate) fn set_policy<E: Extension>(&mut self, policy: ActivationPolicy) {
         self.policies.retain(|(uri, _)| *uri != E::URI);
         self.policies.push((E::URI, policy));
+    }
+
+    /// Declares extension `E` on the extended card only.
+    #[cfg_attr(not(feature = "server"), allow(dead_code))]
+    pub(crate) fn set_extended_only<E: Extension>(&mut self) {
+        if !self.extended_only.contains(&E::URI) {
+            self.extended_only.push(E::URI);
+        }
     }
 
     /// Gives extension `E` these options for its `init` (replacing any given before).
@@ -300,7 +310,12 @@ impl ExtensionConfig {
                     error,
                 })?;
         }
-        let set = ExtensionSet::from_parts(chosen, self.require_dependencies, self.policies)?;
+        let set = ExtensionSet::from_parts(
+            chosen,
+            self.require_dependencies,
+            self.policies,
+            &self.extended_only,
+        )?;
         set.log_enabled();
         Ok(set)
     }
@@ -312,6 +327,7 @@ impl ExtensionSet {
         exts: Vec<Box<dyn DynExtension>>,
         require_dependencies: bool,
         mut policies: Vec<(&'static str, ActivationPolicy)>,
+        extended_only: &[&'static str],
     ) -> Result<Self, RegistryError> {
         let dependencies: Vec<Dependencies> = exts.iter().map(|e| e.dependencies()).collect();
         for (ext, deps) in exts
@@ -376,12 +392,14 @@ impl ExtensionSet {
                     .iter()
                     .position(|(uri, _)| *uri == ext.uri())
                     .map(|i| policies.swap_remove(i).1);
+                let uri = ext.uri();
                 Arc::new(Entry {
-                    uri: ext.uri(),
+                    uri,
                     ext,
                     counters: Counters::default(),
                     dependencies,
                     policy,
+                    extended_only: extended_only.contains(&uri),
                 })
             })
             .collect();

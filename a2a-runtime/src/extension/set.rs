@@ -99,6 +99,15 @@ impl ExtensionSet {
             .collect()
     }
 
+    /// True when the extension with `uri` is declared on the extended card only (and so
+    /// activated only for authenticated callers).
+    pub fn is_extended_card_only(&self, uri: &str) -> bool {
+        self.inner
+            .entries
+            .iter()
+            .any(|e| e.extended_only && e.uri == uri)
+    }
+
     /// The counters of every extension, in declaration order.
     pub fn metrics(&self) -> Vec<ExtensionMetrics> {
         self.inner

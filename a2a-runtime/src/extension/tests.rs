@@ -524,3 +524,50 @@ fn answering() -> (A2aRequest, RequestContext) {
     let req = A2aRequest::GetTask(crate::types::GetTaskRequest::default());
     (req, RequestContext::v1())
 }
+
+#[test]
+fn an_extension_of_the_extended_card_is_activated_for_authenticated_callers_only() {
+    let mut config = ExtensionConfig::new();
+    config.linked = false;
+    config.add(A {});
+    config.add(R {});
+    config.set_extended_only::<A>();
+    config.set_extended_only::<R>();
+    let set = config.resolve().unwrap();
+    assert!(set.is_extended_card_only(A::URI));
+    let begun = set.begin([format!("{}, {}", A::URI, R::URI).as_str()]);
+    let begun = begun.unwrap().unwrap();
+    let alice = RequestContext {
+        principal: crate::protocol::Principal::authenticated("alice"),
+        ..RequestContext::v1()
+    };
+    let n = set.activate_begun(&begun, &alice).unwrap();
+    assert_eq!(uris(&n), [A::URI, R::URI]);
+    // Anonymous: the optional one would be skipped, the required one refuses the request.
+    let err = set
+        .activate_begun(&begun, &RequestContext::v1())
+        .unwrap_err();
+    assert!(matches!(err, A2aError::PermissionDenied(_)), "{err:?}");
+    let only_a = set.begin([A::URI]);
+    assert!(only_a.is_err(), "R is required");
+    let metrics = set.metrics();
+    assert_eq!((metrics[0].activations, metrics[0].denials), (1, 1));
+    assert_eq!((metrics[1].activations, metrics[1].denials), (1, 1));
+}
+
+#[test]
+fn an_optional_extension_of_the_extended_card_is_skipped_for_anonymous_callers() {
+    let mut config = ExtensionConfig::new();
+    config.linked = false;
+    config.add(A {});
+    config.set_extended_only::<A>();
+    let set = config.resolve().unwrap();
+    let begun = set.begin([A::URI]).unwrap().unwrap();
+    let n = set.activate_begun(&begun, &RequestContext::v1()).unwrap();
+    assert!(uris(&n).is_empty());
+    let alice = RequestContext {
+        principal: crate::protocol::Principal::authenticated("alice"),
+        ..RequestContext::v1()
+    };
+    assert_eq!(uris(&set.activate_begun(&begun, &alice).unwrap()), [A::URI]);
+}

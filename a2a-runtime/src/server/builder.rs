@@ -450,6 +450,16 @@ impl A2aServerBuilder {
         self
     }
 
+    /// Enables an extension declared on the authenticated extended card only: it is not on the
+    /// public card, and it is activated only for authenticated callers (those who can read the
+    /// extended card); for others it is skipped, or refused with PermissionDenied when it is
+    /// required. Needs [`extended_card`](Self::extended_card) (else the build fails).
+    pub fn extension_on_extended_card<E: Extension>(mut self, value: E) -> Self {
+        self.extensions.add(value);
+        self.extensions.set_extended_only::<E>();
+        self
+    }
+
     /// Keeps only the extensions with these URIs.
     pub fn only<I: IntoIterator<Item = S>, S: Into<String>>(mut self, uris: I) -> Self {
         self.extensions.only = Some(uris.into_iter().map(Into::into).collect());
@@ -629,12 +639,25 @@ impl A2aServerBuilder {
     pub fn build(self) -> Result<A2aServer, BuildError> {
         let extensions = self.extensions.resolve()?;
         let mut card = self.card;
+        let mut extended_only = Vec::new();
         for decl in extensions.declarations() {
+            if extensions.is_extended_card_only(&decl.uri) {
+                extended_only.push(decl);
+                continue;
+            }
             card.capabilities.extensions.retain(|e| e.uri != decl.uri);
             card.capabilities.extensions.push(decl);
         }
         if card.capabilities.streaming.is_none() {
             card.capabilities.streaming = Some(true);
+        }
+        if let Some(decl) = extended_only.first()
+            && (self.extended_card.is_none() || self.handler.is_some())
+        {
+            return Err(BuildError::InvalidCard(format!(
+                "extension {} is declared on the extended card only, but the server serves no extended card: set .extended_card(..) with .executor(..)",
+                decl.uri
+            )));
         }
         if self.extended_card.is_some() {
             card.capabilities.extended_agent_card = Some(true);
@@ -749,7 +772,11 @@ impl A2aServerBuilder {
                     handler = handler.with_push(s.clone());
                     sender = Some(s);
                 }
-                if let Some(ext) = self.extended_card {
+                if let Some(mut ext) = self.extended_card {
+                    for decl in extended_only {
+                        ext.capabilities.extensions.retain(|e| e.uri != decl.uri);
+                        ext.capabilities.extensions.push(decl);
+                    }
                     handler = handler.with_extended_card(Arc::new(extended(ext, &card)));
                 }
                 if let Some(cluster) = self.cluster {

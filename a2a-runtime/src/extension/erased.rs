@@ -97,6 +97,9 @@ impl<E: Extension> DynExtension for DataOnly<E> {
     fn has_hooks(&self) -> bool {
         false
     }
+    fn allow_required_data_only(&self) -> bool {
+        E::ALLOW_REQUIRED_DATA_ONLY
+    }
     fn hooks(&self) -> u8 {
         0
     }
@@ -196,6 +199,9 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
     }
     fn has_hooks(&self) -> bool {
         true
+    }
+    fn allow_required_data_only(&self) -> bool {
+        E::ALLOW_REQUIRED_DATA_ONLY
     }
     fn hooks(&self) -> u8 {
         HOOK_ALL

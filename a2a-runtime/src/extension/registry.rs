@@ -100,6 +100,17 @@ pub enum RegistryError {
         /// The second extension.
         second: String,
     },
+    /// A data-only extension (no `ExtensionHooks`) is declared required: clients that do not
+    /// activate it would be refused although it changes nothing the server does.
+    #[error(
+        "extension {uri} ({type_name}) is data-only and declared required; the extensions guide asks agents not to require data-only extensions: declare it required = false, or add allow_required_data_only = true to its #[a2a_extension] if clients really must activate it"
+    )]
+    RequiredDataOnly {
+        /// The URI.
+        uri: String,
+        /// The type.
+        type_name: String,
+    },
     /// An extension's `init` failed.
     #[error("extension {uri} failed to initialize: {error}")]
     Init {
@@ -291,6 +302,17 @@ impl ExtensionConfig {
                 .is_none_or(|only| only.iter().any(|u| u == e.uri()))
                 && !self.exclude.iter().any(|u| u == e.uri())
         });
+        // Servers serve what is required; clients only name it.
+        if self.require_dependencies
+            && let Some(ext) = chosen
+                .iter()
+                .find(|e| e.required() && !e.has_hooks() && !e.allow_required_data_only())
+        {
+            return Err(RegistryError::RequiredDataOnly {
+                uri: ext.uri().to_owned(),
+                type_name: ext.type_name().to_owned(),
+            });
+        }
         // Servers check dependencies; clients only name them.
         let side = if self.require_dependencies {
             Side::Server

@@ -64,7 +64,11 @@ struct A {}
 struct B {}
 
 /// A required extension.
-#[crate::a2a_extension(uri = "https://example.com/test/r/v1", required = true)]
+#[crate::a2a_extension(
+    uri = "https://example.com/test/r/v1",
+    required = true,
+    allow_required_data_only = true
+)]
 #[derive(Default, serde::Serialize, serde::Deserialize)]
 struct R {}
 
@@ -570,4 +574,31 @@ fn an_optional_extension_of_the_extended_card_is_skipped_for_anonymous_callers()
         ..RequestContext::v1()
     };
     assert_eq!(uris(&set.activate_begun(&begun, &alice).unwrap()), [A::URI]);
+}
+
+/// Required, data-only, and not allowed to be.
+#[crate::a2a_extension(uri = "https://example.com/test/required-data/v1", required = true)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
+struct RequiredData {}
+
+#[test]
+fn a_required_data_only_extension_needs_the_authors_permission_on_a_server() {
+    let mut config = ExtensionConfig::new();
+    config.linked = false;
+    config.add(RequiredData {});
+    let err = config.resolve().unwrap_err();
+    assert!(
+        matches!(&err, super::RegistryError::RequiredDataOnly { uri, .. } if uri == RequiredData::URI),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("allow_required_data_only"),
+        "{err}"
+    );
+    // `R` says `allow_required_data_only = true`.
+    assert!(set_of(vec![R {}.__into_dyn()]).uris().eq([R::URI]));
+    // A client only names it.
+    let mut client = ExtensionConfig::default();
+    client.add(RequiredData {});
+    assert!(client.resolve().is_ok());
 }

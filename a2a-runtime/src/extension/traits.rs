@@ -38,6 +38,11 @@ pub trait Extension: Serialize + DeserializeOwned + Send + Sync + 'static {
     const METADATA_KEY: &'static str;
     /// The type of its data in `metadata`.
     type Metadata: Serialize + DeserializeOwned;
+    /// A server may require it although it has no [`ExtensionHooks`] (data only). Off by
+    /// default: a data-only extension changes nothing a server does, and the extensions guide
+    /// asks agents not to require one, so a server refuses to build with it required. Set with
+    /// the attribute's `allow_required_data_only = true`.
+    const ALLOW_REQUIRED_DATA_ONLY: bool = false;
 
     /// Boxes the extension with its hooks, if it has any. Implemented by the attribute.
     #[doc(hidden)]
@@ -308,6 +313,8 @@ pub trait DynExtension: Send + Sync + 'static {
     fn methods(&self) -> Vec<MethodEntry>;
     /// True when it implements [`ExtensionHooks`].
     fn has_hooks(&self) -> bool;
+    /// [`Extension::ALLOW_REQUIRED_DATA_ONLY`].
+    fn allow_required_data_only(&self) -> bool;
     /// The hooks that may do something (`HOOK_*` bits): a phase none of a request's
     /// extensions may hook is skipped.
     fn hooks(&self) -> u8;

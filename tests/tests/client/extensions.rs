@@ -28,7 +28,11 @@ use futures::StreamExt as _;
 use serde::{Deserialize, Serialize};
 
 /// Requests must be signed (a required extension, for the fail-fast tests).
-#[a2a_extension(uri = "https://example.com/ext/signed/v1", required = true)]
+#[a2a_extension(
+    uri = "https://example.com/ext/signed/v1",
+    required = true,
+    allow_required_data_only = true
+)]
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 struct Signed {}
 

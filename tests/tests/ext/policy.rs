@@ -25,7 +25,11 @@ use super::support::*;
 struct Geo {}
 
 /// Required: only callers whose `plan` claim is `gold`.
-#[a2a_extension(uri = "https://test.example/ext/vault/v1", required = true)]
+#[a2a_extension(
+    uri = "https://test.example/ext/vault/v1",
+    required = true,
+    allow_required_data_only = true
+)]
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 struct Vault {}
 

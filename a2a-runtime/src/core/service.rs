@@ -253,10 +253,13 @@ impl A2aService {
         record_request(&ctx, &req);
         let pending = self.prepare(&mut ctx, &mut req).map(|negotiated| {
             // The response hooks get the request and its context: kept only for them.
-            let answering = negotiated
-                .as_ref()
-                .filter(|n| n.sees_responses())
-                .map(|_| Arc::new((req.clone(), ctx.clone())));
+            let answering = negotiated.as_ref().filter(|n| n.sees_responses()).map(|n| {
+                let ctx = RequestContext {
+                    extensions: Arc::new(n.without_values()),
+                    ..ctx.clone()
+                };
+                Arc::new((req.clone(), ctx))
+            });
             (dispatch(&self.handler, ctx, req), negotiated, answering)
         });
         let hygiene = self.hygiene.clone();
@@ -648,9 +651,17 @@ mod tests {
             &self,
             reply: &mut Reply<'_>,
             _: &mut (),
-            _: &crate::protocol::A2aRequest,
-            _: &crate::extension::RequestContext,
+            request: &crate::protocol::A2aRequest,
+            ctx: &crate::extension::RequestContext,
         ) -> Result<(), A2aError> {
+            // The request it answers, and its context: it sees what is active, and reading a
+            // value through it answers (None) rather than waiting for the hooks' own lock.
+            assert!(matches!(
+                request,
+                crate::protocol::A2aRequest::SendMessage(_)
+            ));
+            assert!(ctx.is_active::<Stamp>() && ctx.is_active::<Watch>());
+            assert_eq!(ctx.extension::<Watch>(), None);
             if let Reply::SendMessage(SendMessageResponse::Task(task)) = reply {
                 task.metadata.insert("stamp".into(), serde_json::json!(1));
             }

@@ -57,7 +57,7 @@ pub struct Negotiated {
     /// The activation values, one per activated extension, in the same order: one lock for all
     /// of them, taken once per hook phase (not once per extension).
     pub(crate) values: Mutex<Vec<ActivationValue>>,
-    /// The `handle_request` or response hooks are running (holding the value table): see
+    /// The `handle_request` hooks are running (holding the value table): see
     /// [`extension`](Self::extension).
     pub(crate) requesting: AtomicBool,
     /// The hooks (`HOOK_*` bits) some activated extension may implement: a phase no extension
@@ -105,9 +105,9 @@ impl Negotiated {
 
     /// `E`'s activation value, when `E` was activated.
     ///
-    /// While the `handle_request` and response hooks run this is `None` for every extension
-    /// (the values are with the hooks then); a hook tells whether another extension is active with
-    /// [`is_active`](Self::is_active).
+    /// While the `handle_request` hooks run, and in the context the response hooks get, this is
+    /// `None` for every extension (the values are with the hooks then); a hook tells whether
+    /// another extension is active with [`is_active`](Self::is_active).
     pub fn extension<E: ExtensionHooks>(&self) -> Option<E::Activation> {
         if self.requesting.load(Ordering::Acquire) {
             return None;
@@ -136,6 +136,21 @@ impl Negotiated {
     pub(crate) fn requesting(&self) -> Requesting<'_> {
         self.requesting.store(true, Ordering::Release);
         Requesting(&self.requesting)
+    }
+
+    /// The same negotiation without the activation values, for the context the response hooks
+    /// get: they hold the values, and another reader (the agent, still running while a stream
+    /// is answered) keeps reading the real ones.
+    pub(crate) fn without_values(&self) -> Self {
+        Self {
+            requested: self.requested.clone(),
+            activated: self.activated.clone(),
+            values: Mutex::default(),
+            requesting: AtomicBool::new(false),
+            hooks: self.hooks,
+            spans: self.spans,
+            plan: None,
+        }
     }
 
     /// The activated URIs, in declaration order.
@@ -332,8 +347,8 @@ impl Negotiated {
 
     /// Runs every activated extension's `handle_response`, then every one's
     /// `observe_response` (each phase in declaration order), with the value table locked once
-    /// for both. Meanwhile [`extension`](Negotiated::extension) answers `None`, as for the
-    /// request hooks (`ctx` may hold this negotiation).
+    /// for both. `ctx` must not hold this negotiation (a hook reading a value through it would
+    /// wait for itself): give the hooks a context with [`without_values`](Self::without_values).
     pub(crate) fn handle_response(
         &self,
         reply: &mut Reply<'_>,
@@ -344,7 +359,6 @@ impl Negotiated {
             return Ok(());
         }
         let entries = (&self.activated[..], self.spans);
-        let _in_hooks = self.requesting();
         let on = Responding { request, ctx };
         respond_on(entries, self.hooks, &mut self.lock_values(), reply, on)
     }

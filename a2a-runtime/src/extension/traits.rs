@@ -174,8 +174,8 @@ pub trait ExtensionHooks: Extension {
     ///
     /// `request` is the request as the operation received it (after every `handle_request`);
     /// `ctx` is its context: tenant, principal, headers, and the negotiation
-    /// ([`RequestContext::is_active`] tells which other extensions are active; while the hooks
-    /// run, [`RequestContext::extension`] is `None`: each hook has its own `activation`).
+    /// ([`RequestContext::is_active`] tells which other extensions are active; there,
+    /// [`RequestContext::extension`] is `None`: each hook has its own `activation`).
     ///
     /// A hook that only reads results (metrics, logs, audit) belongs in
     /// [`observe_response`](Self::observe_response), which costs less: a result no activated

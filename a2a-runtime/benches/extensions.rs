@@ -65,7 +65,7 @@ macro_rules! extensions {
                 fn handle_response(
                     &self,
                     reply: &mut a2a_runtime::extension::Reply<'_>,
-                    seen: &mut u32,
+                    seen: &mut u32, _: &a2a_runtime::protocol::A2aRequest, _: &a2a_runtime::extension::RequestContext,
                 ) -> Result<(), A2aError> {
                     black_box((reply, seen));
                     Ok(())

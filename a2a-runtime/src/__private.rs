@@ -11,4 +11,4 @@ pub use crate::extension::erased::{Probe, ViaData, ViaDefault, ViaHooks, ViaNoDe
 pub use crate::extension::activation_value::ActivationValue;
 pub use crate::extension::implemented::HookOutcome;
 pub use crate::extension::registry::ExtensionRegistration;
-pub use crate::extension::traits::DynExtension;
+pub use crate::extension::traits::{DynExtension, Responding};

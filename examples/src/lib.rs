@@ -218,6 +218,8 @@ impl a2a_runtime::extension::ExtensionHooks for Locale {
         &self,
         reply: &mut a2a_runtime::extension::Reply<'_>,
         locale: &mut Option<String>,
+        _: &a2a_runtime::protocol::A2aRequest,
+        _: &a2a_runtime::extension::RequestContext,
     ) -> Result<(), A2aError> {
         use a2a_runtime::extension::{MetadataExt as _, Reply};
         use a2a_runtime::types::{SendMessageResponse, StreamResponse};

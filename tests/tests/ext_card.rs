@@ -16,7 +16,8 @@ use serde_json::{Value, json};
 /// Preferences travel in message metadata.
 #[a2a_extension(
     uri = "https://travel.example.com/ext/traveler-profile/v1",
-    required = true
+    required = true,
+    allow_required_data_only = true
 )]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -23,7 +23,11 @@ struct LocalLinked {
 
 /// Linked with a `Default` but required: never enabled implicitly (every client without it
 /// would be refused).
-#[a2a_extension(uri = "https://local.example/ext/required/v1", required = true)]
+#[a2a_extension(
+    uri = "https://local.example/ext/required/v1",
+    required = true,
+    allow_required_data_only = true
+)]
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 struct RequiredLinked {}
 

@@ -38,7 +38,11 @@ const BINDINGS: [ProtocolBinding; 3] = [
 ];
 
 /// An extension that clients must activate.
-#[a2a_runtime::a2a_extension(uri = "https://test.example/grpc/required/v1", required = true)]
+#[a2a_runtime::a2a_extension(
+    uri = "https://test.example/grpc/required/v1",
+    required = true,
+    allow_required_data_only = true
+)]
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 struct Needed {}
 

@@ -71,7 +71,11 @@ impl ExtensionHooks for HeaderSpy {
 }
 
 /// Must be activated (for declared required extensions).
-#[a2a_extension(uri = "https://example.com/ext/signed/v1", required = true)]
+#[a2a_extension(
+    uri = "https://example.com/ext/signed/v1",
+    required = true,
+    allow_required_data_only = true
+)]
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 struct Signed {}
 

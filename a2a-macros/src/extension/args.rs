@@ -6,7 +6,14 @@ use syn::parse::Parser as _;
 use syn::{LitBool, LitStr, Type};
 
 /// The valid keys, as listed in errors.
-pub(crate) const KEYS: &[&str] = &["uri", "required", "description", "metadata", "metadata_key"];
+pub(crate) const KEYS: &[&str] = &[
+    "uri",
+    "required",
+    "description",
+    "metadata",
+    "metadata_key",
+    "allow_required_data_only",
+];
 
 #[derive(Default)]
 pub(crate) struct RawArgs {
@@ -15,6 +22,7 @@ pub(crate) struct RawArgs {
     pub(crate) description: Option<LitStr>,
     pub(crate) metadata: Option<Type>,
     pub(crate) metadata_key: Option<LitStr>,
+    pub(crate) allow_required_data_only: Option<LitBool>,
 }
 
 pub(crate) struct Args {
@@ -78,6 +86,13 @@ impl Args {
                     meta.value()?.parse()?,
                     span,
                     "metadata_key",
+                    &mut errors,
+                ),
+                "allow_required_data_only" => set(
+                    &mut args.allow_required_data_only,
+                    meta.value()?.parse()?,
+                    span,
+                    "allow_required_data_only",
                     &mut errors,
                 ),
                 _ => {

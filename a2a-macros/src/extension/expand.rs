@@ -13,6 +13,12 @@ pub(crate) fn extension(item: &ItemStruct, v: &Valid) -> TokenStream {
     let required = v.required;
     let description = &v.description;
     let metadata_key = &v.metadata_key;
+    // Emitted only when set: the trait's default is false.
+    let allow = v.allow_required_data_only.then(|| {
+        quote!(
+            const ALLOW_REQUIRED_DATA_ONLY: bool = true;
+        )
+    });
     let metadata = match &v.metadata {
         Some(ty) => quote!(#ty),
         None => quote!(::a2a_runtime::__private::serde_json::Value),
@@ -27,6 +33,7 @@ pub(crate) fn extension(item: &ItemStruct, v: &Valid) -> TokenStream {
                 const DESCRIPTION: &'static str = #description;
                 const METADATA_KEY: &'static str = #metadata_key;
                 type Metadata = #metadata;
+                #allow
 
                 fn __into_dyn(self) -> ::std::boxed::Box<dyn ::a2a_runtime::__private::DynExtension> {
                     #[allow(unused_imports)]

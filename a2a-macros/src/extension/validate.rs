@@ -13,6 +13,8 @@ pub(crate) struct Valid {
     pub(crate) description: String,
     pub(crate) metadata: Option<Type>,
     pub(crate) metadata_key: String,
+    /// Set only when the author allows a required extension without hooks.
+    pub(crate) allow_required_data_only: bool,
 }
 
 /// The item must be a struct.
@@ -134,9 +136,21 @@ pub(crate) fn args(raw: &RawArgs, s: &ItemStruct) -> syn::Result<Valid> {
         Some(k) => k.value(),
         None => uri_text.clone(),
     };
+    let required = raw.required.as_ref().is_some_and(|r| r.value);
+    let allow_required_data_only = match &raw.allow_required_data_only {
+        Some(a) if a.value && !required => {
+            return Err(syn::Error::new(
+                a.span(),
+                "allow_required_data_only is for a `required = true` extension",
+            ));
+        }
+        Some(a) => a.value,
+        None => false,
+    };
     Ok(Valid {
         uri: uri_text,
-        required: raw.required.as_ref().is_some_and(|r| r.value),
+        required,
+        allow_required_data_only,
         description: raw
             .description
             .as_ref()

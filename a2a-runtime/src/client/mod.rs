@@ -363,7 +363,7 @@ impl A2aClient {
         let (mut body, meta): (T, Meta) = self.transport.unary(&req, call).await?;
         if let Some(mut r) = reply(&mut body) {
             negotiated
-                .handle_response(&mut r)
+                .handle_response(&mut r, &req, &ctx)
                 .map_err(ClientError::Local)?;
         }
         Ok(Response::new(body, meta))
@@ -386,6 +386,7 @@ impl A2aClient {
             source,
             call,
             negotiated,
+            ctx,
         ));
         // An error before the first event is the call's error, not an item of the stream.
         match events.next().await {

@@ -11,7 +11,7 @@ use super::error::ClientError;
 use super::options::CallOptions;
 use super::stream::{Item, Received, Source, is_final, task_of};
 use super::transport::Transport;
-use crate::extension::{Negotiated, Reply};
+use crate::extension::{Negotiated, Reply, RequestContext};
 use crate::protocol::A2aRequest;
 use crate::types::SubscribeToTaskRequest;
 
@@ -24,6 +24,9 @@ struct Resume {
     source: Source,
     call: CallOptions,
     negotiated: Arc<Negotiated>,
+    /// The request and its context, which the response hooks see: only when an extension is
+    /// activated (a stream without extensions clones nothing).
+    hooked: Option<Box<(A2aRequest, RequestContext)>>,
     /// The task of the events (from the request, or the first event naming it).
     task_id: Option<String>,
     /// The id of the last event delivered.
@@ -44,6 +47,7 @@ pub(super) fn resuming(
     source: Source,
     call: CallOptions,
     negotiated: Arc<Negotiated>,
+    ctx: RequestContext,
 ) -> impl Stream<Item = Result<Received, ClientError>> + Send + 'static {
     let (task_id, last_id) = match req {
         A2aRequest::SubscribeToTask(r) => (
@@ -52,11 +56,13 @@ pub(super) fn resuming(
         ),
         _ => (None, None),
     };
+    let hooked = (!negotiated.activated.is_empty()).then(|| Box::new((req.clone(), ctx)));
     let state = Resume {
         transport,
         source,
         call,
         negotiated,
+        hooked,
         task_id,
         last_id,
         attempts: 0,
@@ -83,10 +89,11 @@ pub(super) fn resuming(
                     if let Some(task) = task_of(&received.event) {
                         s.task_id = Some(task.to_owned());
                     }
-                    if let Err(e) = s
-                        .negotiated
-                        .handle_response(&mut Reply::Event(&mut received.event))
-                    {
+                    let hooks = s.hooked.as_deref().map(|(req, ctx)| {
+                        s.negotiated
+                            .handle_response(&mut Reply::Event(&mut received.event), req, ctx)
+                    });
+                    if let Some(Err(e)) = hooks {
                         s.done = true;
                         return Some((Err(ClientError::Local(e)), s));
                     }

@@ -13,7 +13,8 @@ use super::limits::Limits;
 use super::response::A2aResponse;
 use crate::error::A2aError;
 use crate::extension::RequestContext;
-use crate::extension::{Activated, ExtensionSet, Negotiated, Reply, TaskAccess};
+use crate::extension::hygiene::Hygiene;
+use crate::extension::{Activated, ExtensionSet, MetadataHygiene, Negotiated, Reply, TaskAccess};
 use crate::protocol::A2aRequest;
 use crate::types::{
     AgentCard, Empty, GetTaskRequest, ListTaskPushNotificationConfigsResponse, ListTasksRequest,
@@ -38,6 +39,8 @@ pub struct A2aService {
     tasks: Arc<dyn TaskAccess>,
     limits: Limits,
     extensions: ExtensionSet,
+    /// What extension metadata answers may carry (`None`: all of it).
+    hygiene: Option<Arc<Hygiene>>,
 }
 
 /// The result of [`A2aService::call`]: the response and the extensions activated for it (to echo
@@ -164,6 +167,7 @@ impl A2aService {
             handler: ServedHandler::Custom(handler),
             limits,
             extensions: ExtensionSet::default(),
+            hygiene: None,
         }
     }
 
@@ -176,12 +180,21 @@ impl A2aService {
             handler: ServedHandler::Default(handler),
             limits,
             extensions: ExtensionSet::default(),
+            hygiene: None,
         }
     }
 
     /// Negotiates `extensions` on every request.
     pub fn with_extensions(mut self, extensions: ExtensionSet) -> Self {
         self.extensions = extensions;
+        self
+    }
+
+    /// Filters the extension metadata of every answer by `mode` (see [`MetadataHygiene`]).
+    /// Call after [`with_extensions`](Self::with_extensions): the filter knows the extensions
+    /// configured then.
+    pub fn with_metadata_hygiene(mut self, mode: MetadataHygiene) -> Self {
+        self.hygiene = Hygiene::of(mode, &self.extensions);
         self
     }
 
@@ -238,52 +251,70 @@ impl A2aService {
         mut req: A2aRequest,
     ) -> impl Future<Output = Result<OperationResponse, A2aError>> + Send + '_ {
         record_request(&ctx, &req);
-        let pending = self
-            .prepare(&mut ctx, &mut req)
-            .map(|negotiated| (dispatch(&self.handler, ctx, req), negotiated));
+        let pending = self.prepare(&mut ctx, &mut req).map(|negotiated| {
+            // The response hooks get the request and its context: kept only for them.
+            let answering = negotiated.as_ref().filter(|n| n.sees_responses()).map(|n| {
+                let ctx = RequestContext {
+                    extensions: Arc::new(n.without_values()),
+                    ..ctx.clone()
+                };
+                Arc::new((req.clone(), ctx))
+            });
+            (dispatch(&self.handler, ctx, req), negotiated, answering)
+        });
+        let hygiene = self.hygiene.clone();
         async move {
-            let (pending, negotiated) = pending?;
+            let (pending, negotiated, answering) = pending?;
             let (mut response, mut json) = pending.await?;
             if let A2aResponse::SendMessage(crate::types::SendMessageResponse::Task(t)) = &response
             {
                 record_task(t.id.as_str(), t.context_id.as_str());
             }
-            let Some(mut negotiated) = negotiated.filter(|n| !n.activated.is_empty()) else {
+            let active = negotiated.filter(|n| !n.activated.is_empty());
+            let hooks = active.clone().zip(answering);
+            if hooks.is_none() && hygiene.is_none() {
                 return Ok(OperationResponse {
                     response,
                     json,
-                    activated: Activated::default(),
+                    activated: active.map_or_else(Activated::default, Activated::of),
                 });
-            };
+            }
+            // What the metadata hygiene keeps is decided by what is active.
+            let seen = active.clone().unwrap_or_else(Negotiated::none);
             // In place: a unary result is not moved around.
             if let A2aResponse::Stream(events) = &mut response {
                 let events = std::mem::replace(events, Box::pin(futures::stream::empty()));
-                let n = negotiated.clone();
                 response = A2aResponse::Stream(Box::pin(events.map(move |item| {
                     let mut ev = item?;
-                    if n.sees_responses() {
-                        // The hooks get a copy of a shared event.
-                        n.handle_response(&mut Reply::Event(&mut Arc::make_mut(&mut ev).event))?;
+                    // The hooks get a copy of a shared event.
+                    let event = &mut Arc::make_mut(&mut ev).event;
+                    if let Some((n, answering)) = &hooks {
+                        let (req, ctx) = &**answering;
+                        n.handle_response(&mut Reply::Event(event), req, ctx)?;
+                    }
+                    if let Some(hygiene) = &hygiene {
+                        hygiene.event(event, &seen);
                     }
                     Ok(ev)
                 })));
-            } else if negotiated.sees_responses()
-                && let Some(mut reply) = response.reply()
-            {
-                if negotiated.hooks_responses() {
-                    // The hooks may change the result: it is encoded after them.
-                    json = None;
+            } else if let Some(mut reply) = response.reply() {
+                if let Some((n, answering)) = &hooks {
+                    if n.hooks_responses() {
+                        // The hooks may change the result: it is encoded after them.
+                        json = None;
+                    }
+                    let (req, ctx) = &**answering;
+                    n.handle_response(&mut reply, req, ctx)?;
                 }
-                // Usually the agent is done with the negotiation by now: no locking then.
-                match Arc::get_mut(&mut negotiated) {
-                    Some(only) => only.handle_response_mut(&mut reply)?,
-                    None => negotiated.handle_response(&mut reply)?,
+                if let Some(hygiene) = &hygiene {
+                    json = None;
+                    hygiene.reply(&mut reply, &seen);
                 }
             }
             Ok(OperationResponse {
                 response,
                 json,
-                activated: Activated::of(negotiated),
+                activated: active.map_or_else(Activated::default, Activated::of),
             })
         }
     }
@@ -593,7 +624,13 @@ mod tests {
     impl crate::extension::ExtensionHooks for Watch {
         type Activation = ();
 
-        fn observe_response(&self, reply: &Reply<'_>, _: &mut ()) -> Result<(), A2aError> {
+        fn observe_response(
+            &self,
+            reply: &Reply<'_>,
+            _: &mut (),
+            _: &crate::protocol::A2aRequest,
+            _: &crate::extension::RequestContext,
+        ) -> Result<(), A2aError> {
             if let Reply::SendMessage(SendMessageResponse::Task(task)) = reply {
                 assert_eq!(task.artifacts.len(), 1);
                 WATCHED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -610,7 +647,21 @@ mod tests {
     impl crate::extension::ExtensionHooks for Stamp {
         type Activation = ();
 
-        fn handle_response(&self, reply: &mut Reply<'_>, _: &mut ()) -> Result<(), A2aError> {
+        fn handle_response(
+            &self,
+            reply: &mut Reply<'_>,
+            _: &mut (),
+            request: &crate::protocol::A2aRequest,
+            ctx: &crate::extension::RequestContext,
+        ) -> Result<(), A2aError> {
+            // The request it answers, and its context: it sees what is active, and reading a
+            // value through it answers (None) rather than waiting for the hooks' own lock.
+            assert!(matches!(
+                request,
+                crate::protocol::A2aRequest::SendMessage(_)
+            ));
+            assert!(ctx.is_active::<Stamp>() && ctx.is_active::<Watch>());
+            assert_eq!(ctx.extension::<Watch>(), None);
             if let Reply::SendMessage(SendMessageResponse::Task(task)) = reply {
                 task.metadata.insert("stamp".into(), serde_json::json!(1));
             }

@@ -3,6 +3,7 @@
 use std::sync::atomic::AtomicU64;
 
 use super::dependencies::Dependencies;
+use super::policy::ActivationPolicy;
 use super::traits::DynExtension;
 
 /// Counters of one extension, over the life of a server.
@@ -12,6 +13,7 @@ pub(crate) struct Counters {
     pub(super) skips: AtomicU64,
     pub(super) refusals: AtomicU64,
     pub(super) hook_errors: AtomicU64,
+    pub(super) denials: AtomicU64,
 }
 
 /// One configured extension.
@@ -20,6 +22,10 @@ pub(crate) struct Entry {
     pub(super) uri: &'static str,
     pub(super) counters: Counters,
     pub(super) dependencies: Dependencies,
+    /// Who may activate it, when the operator said.
+    pub(super) policy: Option<ActivationPolicy>,
+    /// Declared on the extended card only: activated only for authenticated callers.
+    pub(super) extended_only: bool,
 }
 
 impl std::fmt::Debug for Entry {

@@ -7,7 +7,8 @@ use super::activation_value::ActivationValue;
 use super::dependencies::Dependencies;
 use super::implemented::{HOOK_ALL, HookOutcome};
 use super::method_entry::MethodEntry;
-use super::traits::{Activate, DynExtension, Extension, ExtensionHooks, Reply};
+use super::options::ExtensionOptions;
+use super::traits::{Activate, DynExtension, Extension, ExtensionHooks, Reply, Responding};
 use crate::error::A2aError;
 use crate::protocol::A2aRequest;
 use crate::types::{AgentExtension, StreamResponse, TaskStatus};
@@ -38,7 +39,10 @@ impl<E: Extension> DynExtension for DataOnly<E> {
     fn declaration(&self) -> AgentExtension {
         self.0.declaration()
     }
-    fn init(&mut self) -> Result<(), A2aError> {
+    fn metadata_key(&self) -> &'static str {
+        E::METADATA_KEY
+    }
+    fn init(&mut self, _: &ExtensionOptions) -> Result<(), A2aError> {
         Ok(())
     }
     fn activate(
@@ -57,10 +61,20 @@ impl<E: Extension> DynExtension for DataOnly<E> {
     ) -> HookOutcome {
         Ok(())
     }
-    fn handle_response(&self, _: &mut Reply<'_>, _: &mut ActivationValue) -> HookOutcome {
+    fn handle_response(
+        &self,
+        _: &mut Reply<'_>,
+        _: &mut ActivationValue,
+        _: Responding<'_>,
+    ) -> HookOutcome {
         Ok(())
     }
-    fn observe_response(&self, _: &Reply<'_>, _: &mut ActivationValue) -> HookOutcome {
+    fn observe_response(
+        &self,
+        _: &Reply<'_>,
+        _: &mut ActivationValue,
+        _: Responding<'_>,
+    ) -> HookOutcome {
         Ok(())
     }
     fn handle_event(&self, _: &mut StreamResponse, _: &mut ActivationValue) -> HookOutcome {
@@ -82,6 +96,9 @@ impl<E: Extension> DynExtension for DataOnly<E> {
     }
     fn has_hooks(&self) -> bool {
         false
+    }
+    fn allow_required_data_only(&self) -> bool {
+        E::ALLOW_REQUIRED_DATA_ONLY
     }
     fn hooks(&self) -> u8 {
         0
@@ -114,8 +131,11 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
     fn declaration(&self) -> AgentExtension {
         self.ext.declaration()
     }
-    fn init(&mut self) -> Result<(), A2aError> {
-        self.ext.init()
+    fn metadata_key(&self) -> &'static str {
+        E::METADATA_KEY
+    }
+    fn init(&mut self, options: &ExtensionOptions) -> Result<(), A2aError> {
+        self.ext.init(options)
     }
     fn activate(
         &self,
@@ -137,13 +157,27 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
         with_activation::<E::Activation>(act, |a| self.ext.handle_request(req, a, ctx))
             .map_err(Box::new)
     }
-    fn handle_response(&self, reply: &mut Reply<'_>, act: &mut ActivationValue) -> HookOutcome {
-        with_activation::<E::Activation>(act, |a| self.ext.handle_response(reply, a))
-            .map_err(Box::new)
+    fn handle_response(
+        &self,
+        reply: &mut Reply<'_>,
+        act: &mut ActivationValue,
+        on: Responding<'_>,
+    ) -> HookOutcome {
+        with_activation::<E::Activation>(act, |a| {
+            self.ext.handle_response(reply, a, on.request, on.ctx)
+        })
+        .map_err(Box::new)
     }
-    fn observe_response(&self, reply: &Reply<'_>, act: &mut ActivationValue) -> HookOutcome {
-        with_activation::<E::Activation>(act, |a| self.ext.observe_response(reply, a))
-            .map_err(Box::new)
+    fn observe_response(
+        &self,
+        reply: &Reply<'_>,
+        act: &mut ActivationValue,
+        on: Responding<'_>,
+    ) -> HookOutcome {
+        with_activation::<E::Activation>(act, |a| {
+            self.ext.observe_response(reply, a, on.request, on.ctx)
+        })
+        .map_err(Box::new)
     }
     fn handle_event(&self, event: &mut StreamResponse, act: &mut ActivationValue) -> HookOutcome {
         with_activation::<E::Activation>(act, |a| self.ext.handle_event(event, a)).map_err(Box::new)
@@ -165,6 +199,9 @@ impl<E: ExtensionHooks> DynExtension for WithHooks<E> {
     }
     fn has_hooks(&self) -> bool {
         true
+    }
+    fn allow_required_data_only(&self) -> bool {
+        E::ALLOW_REQUIRED_DATA_ONLY
     }
     fn hooks(&self) -> u8 {
         HOOK_ALL

@@ -35,6 +35,14 @@
 //! [`method`] (new RPC methods), [`state_machine`] (sub-states of the task lifecycle), and
 //! [`dependencies`] between extensions.
 //!
+//! Configuration and policy, on the server builder: an extension's
+//! [`init`](ExtensionHooks::init) gets the operator's [`ExtensionOptions`]
+//! (`.extension_with(value, options)`) and a failing `init` stops the build; an
+//! [`ActivationPolicy`] (`.activation_policy::<E>(..)`) says which callers (tenant, principal,
+//! role, claim) may activate an extension, before its `activate` runs; [`MetadataHygiene`]
+//! (`.metadata_hygiene(..)`) keeps the metadata of extensions that are not active on a request
+//! out of what it is answered.
+//!
 //! Negotiation, on every operation of every binding: the client names extensions in
 //! `A2A-Extensions` (comma-separated, repeated headers merged, `X-A2A-Extensions` accepted);
 //! exact URI match, unknown URIs ignored, no fallback to another version; a `required` extension
@@ -50,12 +58,15 @@ pub mod dependencies;
 mod entry;
 pub(crate) mod erased;
 mod header;
+pub(crate) mod hygiene;
 pub(crate) mod implemented;
 mod metadata;
 pub mod method;
 mod method_entry;
 mod negotiated;
 mod negotiation;
+mod options;
+mod policy;
 pub mod profile;
 pub(crate) mod registry;
 mod set;
@@ -70,9 +81,12 @@ pub use dependencies::Dependencies;
 pub use header::{
     ExtensionsHeaderError, MAX_EXTENSION_URIS, format_extensions_header, parse_extensions_header,
 };
+pub use hygiene::MetadataHygiene;
 pub use metadata::{AgentCardExt, HasMetadata, MetadataError, MetadataExt};
 pub use method::{ExtensionMethod, MethodContext, MethodEntry, TaskAccess};
 pub use negotiated::{Activated, Activation, Negotiated};
+pub use options::ExtensionOptions;
+pub use policy::{ActivationPolicy, Caller};
 pub use registry::{ExtensionRegistry, LinkedExtension, RegistryError};
 pub use set::{ExtensionMetrics, ExtensionSet};
 pub use state_machine::{StateMachine, SubState, SubStateExt, Transition};

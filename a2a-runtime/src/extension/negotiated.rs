@@ -13,7 +13,7 @@ use super::entry::Entry;
 use super::implemented::{
     HOOK_EVENT, HOOK_OBSERVE, HOOK_REQUEST, HOOK_RESPONSE, HOOK_TRANSITION, HookOutcome,
 };
-use super::traits::{DynExtension, Extension, ExtensionHooks, Reply};
+use super::traits::{DynExtension, Extension, ExtensionHooks, Reply, Responding};
 use crate::error::A2aError;
 use crate::protocol::A2aRequest;
 use crate::types::{StreamResponse, TaskStatus};
@@ -105,9 +105,9 @@ impl Negotiated {
 
     /// `E`'s activation value, when `E` was activated.
     ///
-    /// While the `handle_request` hooks run this is `None` for every extension (the values are
-    /// with the hooks then); a request hook tells whether another extension is active with
-    /// [`is_active`](Self::is_active).
+    /// While the `handle_request` hooks run, and in the context the response hooks get, this is
+    /// `None` for every extension (the values are with the hooks then); a hook tells whether
+    /// another extension is active with [`is_active`](Self::is_active).
     pub fn extension<E: ExtensionHooks>(&self) -> Option<E::Activation> {
         if self.requesting.load(Ordering::Acquire) {
             return None;
@@ -136,6 +136,21 @@ impl Negotiated {
     pub(crate) fn requesting(&self) -> Requesting<'_> {
         self.requesting.store(true, Ordering::Release);
         Requesting(&self.requesting)
+    }
+
+    /// The same negotiation without the activation values, for the context the response hooks
+    /// get: they hold the values, and another reader (the agent, still running while a stream
+    /// is answered) keeps reading the real ones.
+    pub(crate) fn without_values(&self) -> Self {
+        Self {
+            requested: self.requested.clone(),
+            activated: self.activated.clone(),
+            values: Mutex::default(),
+            requesting: AtomicBool::new(false),
+            hooks: self.hooks,
+            spans: self.spans,
+            plan: None,
+        }
     }
 
     /// The activated URIs, in declaration order.
@@ -245,15 +260,16 @@ fn respond_on(
     hooks: u8,
     values: &mut [ActivationValue],
     reply: &mut Reply<'_>,
+    on: Responding<'_>,
 ) -> Result<(), A2aError> {
     if hooks & HOOK_RESPONSE != 0 {
         run_hooks_on(entries, values, "handle_response", |ext, value| {
-            ext.handle_response(reply, value)
+            ext.handle_response(reply, value, on)
         })?;
     }
     if hooks & HOOK_OBSERVE != 0 {
         run_hooks_on(entries, values, "observe_response", |ext, value| {
-            ext.observe_response(reply, value)
+            ext.observe_response(reply, value, on)
         })?;
     }
     Ok(())
@@ -331,26 +347,20 @@ impl Negotiated {
 
     /// Runs every activated extension's `handle_response`, then every one's
     /// `observe_response` (each phase in declaration order), with the value table locked once
-    /// for both.
-    pub(crate) fn handle_response(&self, reply: &mut Reply<'_>) -> Result<(), A2aError> {
+    /// for both. `ctx` must not hold this negotiation (a hook reading a value through it would
+    /// wait for itself): give the hooks a context with [`without_values`](Self::without_values).
+    pub(crate) fn handle_response(
+        &self,
+        reply: &mut Reply<'_>,
+        request: &A2aRequest,
+        ctx: &RequestContext,
+    ) -> Result<(), A2aError> {
         if !self.sees_responses() {
             return Ok(());
         }
         let entries = (&self.activated[..], self.spans);
-        respond_on(entries, self.hooks, &mut self.lock_values(), reply)
-    }
-
-    /// [`handle_response`](Self::handle_response) for a negotiation nobody else holds: no
-    /// lock.
-    pub(crate) fn handle_response_mut(&mut self, reply: &mut Reply<'_>) -> Result<(), A2aError> {
-        if !self.sees_responses() {
-            return Ok(());
-        }
-        let values = self
-            .values
-            .get_mut()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        respond_on((&self.activated, self.spans), self.hooks, values, reply)
+        let on = Responding { request, ctx };
+        respond_on(entries, self.hooks, &mut self.lock_values(), reply, on)
     }
 
     /// Runs every activated extension's `handle_event`, in declaration order.

@@ -191,7 +191,22 @@ impl ExtensionSet {
                     dependency: missing.to_owned(),
                 });
             }
-            match in_span_if(spans, e.uri, "activate", || e.ext.activate(&requested, ctx)) {
+            // An extension of the extended card is for the callers who can read that card.
+            let admitted = (!e.extended_only || ctx.principal.authenticated)
+                && e.policy.as_ref().is_none_or(|p| p.admits(ctx));
+            let outcome = if admitted {
+                in_span_if(spans, e.uri, "activate", || e.ext.activate(&requested, ctx))
+            } else {
+                e.counters.denials.fetch_add(1, Ordering::Relaxed);
+                if e.ext.required() {
+                    return Err(A2aError::PermissionDenied(format!(
+                        "extension {} is required and this caller may not activate it",
+                        e.uri
+                    )));
+                }
+                Ok(None)
+            };
+            match outcome {
                 Ok(Some(value)) => {
                     e.counters.activations.fetch_add(1, Ordering::Relaxed);
                     hooks |= e.ext.hooks();
@@ -201,7 +216,9 @@ impl ExtensionSet {
                     }
                 }
                 Ok(None) => {
-                    e.counters.skips.fetch_add(1, Ordering::Relaxed);
+                    if admitted {
+                        e.counters.skips.fetch_add(1, Ordering::Relaxed);
+                    }
                     if partial.is_none() {
                         partial = Some(plan.all.get(..step).unwrap_or_default().to_vec());
                     }

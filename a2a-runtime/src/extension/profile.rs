@@ -40,7 +40,7 @@
 //!         Ok(())
 //!     }
 //!
-//!     fn handle_response(&self, reply: &mut Reply<'_>, chosen: &mut Option<String>) -> Result<(), A2aError> {
+//!     fn handle_response(&self, reply: &mut Reply<'_>, chosen: &mut Option<String>, _: &a2a_runtime::protocol::A2aRequest, _: &a2a_runtime::extension::RequestContext) -> Result<(), A2aError> {
 //!         if let (Reply::SendMessage(SendMessageResponse::Task(task)), Some(code)) = (reply, chosen.as_ref()) {
 //!             task.set_metadata_of::<Currency>(code);
 //!         }

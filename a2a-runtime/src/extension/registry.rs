@@ -10,10 +10,12 @@ use std::sync::{Arc, Mutex};
 use super::dependencies::Dependencies;
 use super::entry::{Counters, Entry};
 use super::method_entry::MethodEntry;
+use super::options::ExtensionOptions;
+use super::policy::ActivationPolicy;
 use super::set::{ExtensionSet, RECENT_VALUES, SetInner};
 use super::traits::{DynExtension, Extension};
 use crate::error::A2aError;
-use crate::protocol::Operation;
+use crate::protocol::{Operation, Side};
 
 /// One `#[a2a_extension]` type linked into the binary: the record the attribute's output
 /// submits to `inventory` (not a public API; exported from `__private` only).
@@ -98,6 +100,17 @@ pub enum RegistryError {
         /// The second extension.
         second: String,
     },
+    /// A data-only extension (no `ExtensionHooks`) is declared required: clients that do not
+    /// activate it would be refused although it changes nothing the server does.
+    #[error(
+        "extension {uri} ({type_name}) is data-only and declared required; the extensions guide asks agents not to require data-only extensions: declare it required = false, or add allow_required_data_only = true to its #[a2a_extension] if clients really must activate it"
+    )]
+    RequiredDataOnly {
+        /// The URI.
+        uri: String,
+        /// The type.
+        type_name: String,
+    },
     /// An extension's `init` failed.
     #[error("extension {uri} failed to initialize: {error}")]
     Init {
@@ -173,6 +186,12 @@ pub(crate) struct ExtensionConfig {
     pub(crate) only: Option<Vec<String>>,
     pub(crate) exclude: Vec<String>,
     pub(crate) linked: bool,
+    /// The operator's options, by extension URI (handed to `init`; the others get none).
+    pub(crate) options: Vec<(&'static str, ExtensionOptions)>,
+    /// The operator's activation policies, by extension URI.
+    pub(crate) policies: Vec<(&'static str, ActivationPolicy)>,
+    /// The URIs of the extensions declared on the extended card only.
+    pub(crate) extended_only: Vec<&'static str>,
     /// Refuse a set that lacks a required dependency (servers); clients only send its URI.
     pub(crate) require_dependencies: bool,
 }
@@ -188,6 +207,28 @@ impl ExtensionConfig {
 
     pub(crate) fn add<E: Extension>(&mut self, value: E) {
         self.explicit.push(value.__into_dyn());
+    }
+
+    /// Sets who may activate extension `E` (replacing any policy set before).
+    #[cfg_attr(not(feature = "server"), allow(dead_code))]
+    pub(crate) fn set_policy<E: Extension>(&mut self, policy: ActivationPolicy) {
+        self.policies.retain(|(uri, _)| *uri != E::URI);
+        self.policies.push((E::URI, policy));
+    }
+
+    /// Declares extension `E` on the extended card only.
+    #[cfg_attr(not(feature = "server"), allow(dead_code))]
+    pub(crate) fn set_extended_only<E: Extension>(&mut self) {
+        if !self.extended_only.contains(&E::URI) {
+            self.extended_only.push(E::URI);
+        }
+    }
+
+    /// Gives extension `E` these options for its `init` (replacing any given before).
+    #[cfg_attr(not(feature = "server"), allow(dead_code))]
+    pub(crate) fn set_options<E: Extension>(&mut self, options: ExtensionOptions) {
+        self.options.retain(|(uri, _)| *uri != E::URI);
+        self.options.push((E::URI, options));
     }
 
     /// Resolves the final, ordered set: explicit extensions in the order given, then linked
@@ -261,13 +302,42 @@ impl ExtensionConfig {
                 .is_none_or(|only| only.iter().any(|u| u == e.uri()))
                 && !self.exclude.iter().any(|u| u == e.uri())
         });
-        for ext in &mut chosen {
-            ext.init().map_err(|error| RegistryError::Init {
+        // Servers serve what is required; clients only name it.
+        if self.require_dependencies
+            && let Some(ext) = chosen
+                .iter()
+                .find(|e| e.required() && !e.has_hooks() && !e.allow_required_data_only())
+        {
+            return Err(RegistryError::RequiredDataOnly {
                 uri: ext.uri().to_owned(),
-                error,
-            })?;
+                type_name: ext.type_name().to_owned(),
+            });
         }
-        let set = ExtensionSet::from_parts(chosen, self.require_dependencies)?;
+        // Servers check dependencies; clients only name them.
+        let side = if self.require_dependencies {
+            Side::Server
+        } else {
+            Side::Client
+        };
+        let mut options = self.options;
+        for ext in &mut chosen {
+            let given = options
+                .iter()
+                .position(|(uri, _)| *uri == ext.uri())
+                .map(|i| options.swap_remove(i).1)
+                .unwrap_or_default();
+            ext.init(&given.on(side))
+                .map_err(|error| RegistryError::Init {
+                    uri: ext.uri().to_owned(),
+                    error,
+                })?;
+        }
+        let set = ExtensionSet::from_parts(
+            chosen,
+            self.require_dependencies,
+            self.policies,
+            &self.extended_only,
+        )?;
         set.log_enabled();
         Ok(set)
     }
@@ -278,6 +348,8 @@ impl ExtensionSet {
     fn from_parts(
         exts: Vec<Box<dyn DynExtension>>,
         require_dependencies: bool,
+        mut policies: Vec<(&'static str, ActivationPolicy)>,
+        extended_only: &[&'static str],
     ) -> Result<Self, RegistryError> {
         let dependencies: Vec<Dependencies> = exts.iter().map(|e| e.dependencies()).collect();
         for (ext, deps) in exts
@@ -338,11 +410,18 @@ impl ExtensionSet {
             .into_iter()
             .zip(dependencies)
             .map(|(ext, dependencies)| {
+                let policy = policies
+                    .iter()
+                    .position(|(uri, _)| *uri == ext.uri())
+                    .map(|i| policies.swap_remove(i).1);
+                let uri = ext.uri();
                 Arc::new(Entry {
-                    uri: ext.uri(),
+                    uri,
                     ext,
                     counters: Counters::default(),
                     dependencies,
+                    policy,
+                    extended_only: extended_only.contains(&uri),
                 })
             })
             .collect();

@@ -33,6 +33,9 @@ pub struct ExtensionMetrics {
     pub refusals: u64,
     /// Hook calls that returned an error.
     pub hook_errors: u64,
+    /// Requests that asked for it and that its [`ActivationPolicy`](super::ActivationPolicy)
+    /// refused (skipped when optional, refused when required).
+    pub denials: u64,
 }
 
 /// The configured extensions of a server (or client), in declaration order. Cheap to clone
@@ -96,6 +99,15 @@ impl ExtensionSet {
             .collect()
     }
 
+    /// True when the extension with `uri` is declared on the extended card only (and so
+    /// activated only for authenticated callers).
+    pub fn is_extended_card_only(&self, uri: &str) -> bool {
+        self.inner
+            .entries
+            .iter()
+            .any(|e| e.extended_only && e.uri == uri)
+    }
+
     /// The counters of every extension, in declaration order.
     pub fn metrics(&self) -> Vec<ExtensionMetrics> {
         self.inner
@@ -107,6 +119,7 @@ impl ExtensionSet {
                 skips: e.counters.skips.load(Ordering::Relaxed),
                 refusals: e.counters.refusals.load(Ordering::Relaxed),
                 hook_errors: e.counters.hook_errors.load(Ordering::Relaxed),
+                denials: e.counters.denials.load(Ordering::Relaxed),
             })
             .collect()
     }

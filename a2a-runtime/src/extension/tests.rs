@@ -64,7 +64,11 @@ struct A {}
 struct B {}
 
 /// A required extension.
-#[crate::a2a_extension(uri = "https://example.com/test/r/v1", required = true)]
+#[crate::a2a_extension(
+    uri = "https://example.com/test/r/v1",
+    required = true,
+    allow_required_data_only = true
+)]
 #[derive(Default, serde::Serialize, serde::Deserialize)]
 struct R {}
 
@@ -230,7 +234,8 @@ fn every_hook_of_an_extension_with_hooks_is_called_and_none_of_a_data_only_one()
         assert_eq!(n.hooks, HOOK_ALL, "round {round}");
         n.handle_request(&mut req, &ctx).unwrap();
         n.handle_event(&mut event).unwrap();
-        n.handle_response(&mut Reply::Task(&mut task)).unwrap();
+        n.handle_response(&mut Reply::Task(&mut task), &req, &ctx)
+            .unwrap();
         assert_eq!(n.extension::<Counted>(), Some(1), "round {round}");
     }
     assert_eq!(COUNTED_REQUESTS.load(Ordering::SeqCst) - before, 3);
@@ -245,7 +250,13 @@ struct Replies {}
 impl crate::extension::ExtensionHooks for Replies {
     type Activation = u32;
 
-    fn handle_response(&self, _: &mut Reply<'_>, seen: &mut u32) -> Result<(), A2aError> {
+    fn handle_response(
+        &self,
+        _: &mut Reply<'_>,
+        seen: &mut u32,
+        _: &crate::protocol::A2aRequest,
+        _: &crate::extension::RequestContext,
+    ) -> Result<(), A2aError> {
         *seen += 1;
         Ok(())
     }
@@ -259,7 +270,13 @@ struct Observer {}
 impl crate::extension::ExtensionHooks for Observer {
     type Activation = String;
 
-    fn observe_response(&self, reply: &Reply<'_>, seen: &mut String) -> Result<(), A2aError> {
+    fn observe_response(
+        &self,
+        reply: &Reply<'_>,
+        seen: &mut String,
+        _: &crate::protocol::A2aRequest,
+        _: &crate::extension::RequestContext,
+    ) -> Result<(), A2aError> {
         if let Reply::Task(task) = reply {
             seen.push_str(task.id.as_str());
         }
@@ -275,7 +292,13 @@ struct Renamer {}
 impl crate::extension::ExtensionHooks for Renamer {
     type Activation = ();
 
-    fn handle_response(&self, reply: &mut Reply<'_>, _: &mut ()) -> Result<(), A2aError> {
+    fn handle_response(
+        &self,
+        reply: &mut Reply<'_>,
+        _: &mut (),
+        _: &crate::protocol::A2aRequest,
+        _: &crate::extension::RequestContext,
+    ) -> Result<(), A2aError> {
         if let Reply::Task(task) = reply {
             task.id = format!("renamed-{}", task.id.as_str()).into();
         }
@@ -424,7 +447,13 @@ struct Failing {}
 impl crate::extension::ExtensionHooks for Failing {
     type Activation = ();
 
-    fn handle_response(&self, _: &mut Reply<'_>, _: &mut ()) -> Result<(), A2aError> {
+    fn handle_response(
+        &self,
+        _: &mut Reply<'_>,
+        _: &mut (),
+        _: &crate::protocol::A2aRequest,
+        _: &crate::extension::RequestContext,
+    ) -> Result<(), A2aError> {
         Err(A2aError::invalid_field(
             "reply",
             "refused by the failing extension",
@@ -437,7 +466,10 @@ fn a_hook_error_stops_the_phase_and_is_counted_on_its_extension() {
     let set = set_of(vec![Failing {}.__into_dyn(), Replies {}.__into_dyn()]);
     let mut task = crate::types::Task::default();
     let n = negotiate(&set, &[Failing::URI, Replies::URI]).unwrap();
-    let err = n.handle_response(&mut Reply::Task(&mut task)).unwrap_err();
+    let (req, ctx) = answering();
+    let err = n
+        .handle_response(&mut Reply::Task(&mut task), &req, &ctx)
+        .unwrap_err();
     assert!(
         err.to_string().contains("refused by the failing extension"),
         "{err}"
@@ -449,17 +481,15 @@ fn a_hook_error_stops_the_phase_and_is_counted_on_its_extension() {
 }
 
 #[test]
-fn response_hooks_change_the_activation_value_alike_with_and_without_the_lock() {
+fn response_hooks_change_the_activation_value_of_each_call() {
     let set = set_of(vec![Replies {}.__into_dyn(), Counted {}.__into_dyn()]);
     let mut task = crate::types::Task::default();
-    let mut n = negotiate(&set, &[Replies::URI, Counted::URI]).unwrap();
-    // Shared (locked), then exclusive (`Mutex::get_mut`), then shared again.
-    n.handle_response(&mut Reply::Task(&mut task)).unwrap();
-    Arc::get_mut(&mut n)
-        .unwrap()
-        .handle_response_mut(&mut Reply::Task(&mut task))
-        .unwrap();
-    n.handle_response(&mut Reply::Task(&mut task)).unwrap();
+    let n = negotiate(&set, &[Replies::URI, Counted::URI]).unwrap();
+    let (req, ctx) = answering();
+    for _ in 0..3 {
+        n.handle_response(&mut Reply::Task(&mut task), &req, &ctx)
+            .unwrap();
+    }
     assert_eq!(n.extension::<Replies>(), Some(3));
     // Counted leaves handle_response at its default: called, its value untouched.
     assert_eq!(n.extension::<Counted>(), Some(0));
@@ -469,18 +499,18 @@ fn response_hooks_change_the_activation_value_alike_with_and_without_the_lock() 
 fn observers_see_the_result_after_every_response_hook() {
     // The observer is declared first, yet sees what the renamer made of the task.
     let set = set_of(vec![Observer {}.__into_dyn(), Renamer {}.__into_dyn()]);
-    let mut n = negotiate(&set, &[Observer::URI, Renamer::URI]).unwrap();
+    let n = negotiate(&set, &[Observer::URI, Renamer::URI]).unwrap();
     assert!(n.hooks_responses() && n.sees_responses());
     let mut task = crate::types::Task {
         id: "t".into(),
         ..Default::default()
     };
-    n.handle_response(&mut Reply::Task(&mut task)).unwrap();
+    let (req, ctx) = answering();
+    n.handle_response(&mut Reply::Task(&mut task), &req, &ctx)
+        .unwrap();
     assert_eq!(task.id, "renamed-t");
     task.id = "u".into();
-    Arc::get_mut(&mut n)
-        .unwrap()
-        .handle_response_mut(&mut Reply::Task(&mut task))
+    n.handle_response(&mut Reply::Task(&mut task), &req, &ctx)
         .unwrap();
     assert_eq!(
         n.extension::<Observer>().as_deref(),
@@ -491,4 +521,84 @@ fn observers_see_the_result_after_every_response_hook() {
     let only = negotiate(&set, &[Observer::URI]).unwrap();
     assert!(only.sees_responses());
     assert!(only.hooks_responses());
+}
+
+/// A request and its context, for calling the response hooks.
+fn answering() -> (A2aRequest, RequestContext) {
+    let req = A2aRequest::GetTask(crate::types::GetTaskRequest::default());
+    (req, RequestContext::v1())
+}
+
+#[test]
+fn an_extension_of_the_extended_card_is_activated_for_authenticated_callers_only() {
+    let mut config = ExtensionConfig::new();
+    config.linked = false;
+    config.add(A {});
+    config.add(R {});
+    config.set_extended_only::<A>();
+    config.set_extended_only::<R>();
+    let set = config.resolve().unwrap();
+    assert!(set.is_extended_card_only(A::URI));
+    let begun = set.begin([format!("{}, {}", A::URI, R::URI).as_str()]);
+    let begun = begun.unwrap().unwrap();
+    let alice = RequestContext {
+        principal: crate::protocol::Principal::authenticated("alice"),
+        ..RequestContext::v1()
+    };
+    let n = set.activate_begun(&begun, &alice).unwrap();
+    assert_eq!(uris(&n), [A::URI, R::URI]);
+    // Anonymous: the optional one would be skipped, the required one refuses the request.
+    let err = set
+        .activate_begun(&begun, &RequestContext::v1())
+        .unwrap_err();
+    assert!(matches!(err, A2aError::PermissionDenied(_)), "{err:?}");
+    let only_a = set.begin([A::URI]);
+    assert!(only_a.is_err(), "R is required");
+    let metrics = set.metrics();
+    assert_eq!((metrics[0].activations, metrics[0].denials), (1, 1));
+    assert_eq!((metrics[1].activations, metrics[1].denials), (1, 1));
+}
+
+#[test]
+fn an_optional_extension_of_the_extended_card_is_skipped_for_anonymous_callers() {
+    let mut config = ExtensionConfig::new();
+    config.linked = false;
+    config.add(A {});
+    config.set_extended_only::<A>();
+    let set = config.resolve().unwrap();
+    let begun = set.begin([A::URI]).unwrap().unwrap();
+    let n = set.activate_begun(&begun, &RequestContext::v1()).unwrap();
+    assert!(uris(&n).is_empty());
+    let alice = RequestContext {
+        principal: crate::protocol::Principal::authenticated("alice"),
+        ..RequestContext::v1()
+    };
+    assert_eq!(uris(&set.activate_begun(&begun, &alice).unwrap()), [A::URI]);
+}
+
+/// Required, data-only, and not allowed to be.
+#[crate::a2a_extension(uri = "https://example.com/test/required-data/v1", required = true)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
+struct RequiredData {}
+
+#[test]
+fn a_required_data_only_extension_needs_the_authors_permission_on_a_server() {
+    let mut config = ExtensionConfig::new();
+    config.linked = false;
+    config.add(RequiredData {});
+    let err = config.resolve().unwrap_err();
+    assert!(
+        matches!(&err, super::RegistryError::RequiredDataOnly { uri, .. } if uri == RequiredData::URI),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("allow_required_data_only"),
+        "{err}"
+    );
+    // `R` says `allow_required_data_only = true`.
+    assert!(set_of(vec![R {}.__into_dyn()]).uris().eq([R::URI]));
+    // A client only names it.
+    let mut client = ExtensionConfig::default();
+    client.add(RequiredData {});
+    assert!(client.resolve().is_ok());
 }

@@ -10,6 +10,7 @@ use super::activation_value::ActivationValue;
 use super::dependencies::Dependencies;
 use super::implemented::HookOutcome;
 use super::method_entry::MethodEntry;
+use super::options::ExtensionOptions;
 use crate::error::A2aError;
 use crate::protocol::A2aRequest;
 use crate::types::{
@@ -37,6 +38,11 @@ pub trait Extension: Serialize + DeserializeOwned + Send + Sync + 'static {
     const METADATA_KEY: &'static str;
     /// The type of its data in `metadata`.
     type Metadata: Serialize + DeserializeOwned;
+    /// A server may require it although it has no [`ExtensionHooks`] (data only). Off by
+    /// default: a data-only extension changes nothing a server does, and the extensions guide
+    /// asks agents not to require one, so a server refuses to build with it required. Set with
+    /// the attribute's `allow_required_data_only = true`.
+    const ALLOW_REQUIRED_DATA_ONLY: bool = false;
 
     /// Boxes the extension with its hooks, if it has any. Implemented by the attribute.
     #[doc(hidden)]
@@ -114,6 +120,15 @@ pub enum Reply<'a> {
 ///         }
 ///         Ok(())
 ///     }
+///
+///     // The response hooks see the request they answer and its context.
+///     fn handle_response(&self, reply: &mut Reply<'_>, locale: &mut Option<String>, request: &A2aRequest, ctx: &RequestContext) -> Result<(), A2aError> {
+///         if let (Reply::Task(task), Some(locale)) = (reply, locale.as_ref()) {
+///             let asked = request.operation();
+///             task.set_metadata_of::<Locale>(&format!("{locale} ({asked}, tenant {:?})", ctx.tenant));
+///         }
+///         Ok(())
+///     }
 /// }
 /// ```
 pub trait ExtensionHooks: Extension {
@@ -127,8 +142,12 @@ pub trait ExtensionHooks: Extension {
     /// names the extension in `A2A-Extensions`.
     const RUNS_IN_CLIENT: bool = false;
 
-    /// Called once when the server (or client) is built.
-    fn init(&mut self) -> Result<(), A2aError> {
+    /// Called once when the server (or client) is built, with the options the operator gave
+    /// ([`ExtensionOptions`]; empty when none were given). An error stops the build: the
+    /// builder fails with [`RegistryError::Init`](super::RegistryError::Init) naming this
+    /// extension. What `init` sets on `self` is what every request's hooks see.
+    fn init(&mut self, options: &ExtensionOptions) -> Result<(), A2aError> {
+        let _ = options;
         Ok(())
     }
 
@@ -153,6 +172,11 @@ pub trait ExtensionHooks: Extension {
     /// Runs on every result and every streamed event, in declaration order, before encoding;
     /// may change it. An error replaces the result.
     ///
+    /// `request` is the request as the operation received it (after every `handle_request`);
+    /// `ctx` is its context: tenant, principal, headers, and the negotiation
+    /// ([`RequestContext::is_active`] tells which other extensions are active; there,
+    /// [`RequestContext::extension`] is `None`: each hook has its own `activation`).
+    ///
     /// A hook that only reads results (metrics, logs, audit) belongs in
     /// [`observe_response`](Self::observe_response), which costs less: a result no activated
     /// extension may change is encoded once, for the store and the reply.
@@ -160,20 +184,25 @@ pub trait ExtensionHooks: Extension {
         &self,
         reply: &mut Reply<'_>,
         activation: &mut Self::Activation,
+        request: &A2aRequest,
+        ctx: &RequestContext,
     ) -> Result<(), A2aError> {
-        let _ = (reply, activation);
+        let _ = (reply, activation, request, ctx);
         Ok(())
     }
 
     /// Reads every result and every streamed event, in declaration order, after every
     /// activated extension's [`handle_response`](Self::handle_response): it sees what the client
     /// gets. It cannot change the result (which may already be encoded); an error replaces it.
+    /// It gets the request and its context as [`handle_response`](Self::handle_response) does.
     fn observe_response(
         &self,
         reply: &Reply<'_>,
         activation: &mut Self::Activation,
+        request: &A2aRequest,
+        ctx: &RequestContext,
     ) -> Result<(), A2aError> {
-        let _ = (reply, activation);
+        let _ = (reply, activation, request, ctx);
         Ok(())
     }
 
@@ -213,6 +242,17 @@ pub trait ExtensionHooks: Extension {
     }
 }
 
+/// The request a response answers and its context, as the response hooks get them (not a
+/// public API).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct Responding<'a> {
+    /// The request, as the operation received it.
+    pub request: &'a A2aRequest,
+    /// Its context.
+    pub ctx: &'a RequestContext,
+}
+
 /// Object-safe form of an extension (not a public API). A hook is called with the activation
 /// value of its extension for the request.
 #[doc(hidden)]
@@ -227,8 +267,10 @@ pub trait DynExtension: Send + Sync + 'static {
     fn runs_in_client(&self) -> bool;
     /// [`Extension::declaration`].
     fn declaration(&self) -> AgentExtension;
+    /// [`Extension::METADATA_KEY`].
+    fn metadata_key(&self) -> &'static str;
     /// [`ExtensionHooks::init`].
-    fn init(&mut self) -> Result<(), A2aError>;
+    fn init(&mut self, options: &ExtensionOptions) -> Result<(), A2aError>;
     /// [`ExtensionHooks::activate`]: `None` to skip.
     fn activate(
         &self,
@@ -243,9 +285,19 @@ pub trait DynExtension: Send + Sync + 'static {
         ctx: &RequestContext,
     ) -> HookOutcome;
     /// [`ExtensionHooks::handle_response`].
-    fn handle_response(&self, reply: &mut Reply<'_>, act: &mut ActivationValue) -> HookOutcome;
+    fn handle_response(
+        &self,
+        reply: &mut Reply<'_>,
+        act: &mut ActivationValue,
+        responding: Responding<'_>,
+    ) -> HookOutcome;
     /// [`ExtensionHooks::observe_response`].
-    fn observe_response(&self, reply: &Reply<'_>, act: &mut ActivationValue) -> HookOutcome;
+    fn observe_response(
+        &self,
+        reply: &Reply<'_>,
+        act: &mut ActivationValue,
+        responding: Responding<'_>,
+    ) -> HookOutcome;
     /// [`ExtensionHooks::handle_event`].
     fn handle_event(&self, event: &mut StreamResponse, act: &mut ActivationValue) -> HookOutcome;
     /// [`ExtensionHooks::check_transition`].
@@ -261,6 +313,8 @@ pub trait DynExtension: Send + Sync + 'static {
     fn methods(&self) -> Vec<MethodEntry>;
     /// True when it implements [`ExtensionHooks`].
     fn has_hooks(&self) -> bool;
+    /// [`Extension::ALLOW_REQUIRED_DATA_ONLY`].
+    fn allow_required_data_only(&self) -> bool;
     /// The hooks that may do something (`HOOK_*` bits): a phase none of a request's
     /// extensions may hook is skipped.
     fn hooks(&self) -> u8;

@@ -100,6 +100,7 @@ pub struct A2aServerBuilder {
     workers: Option<usize>,
     extensions: ExtensionConfig,
     echo_extensions: bool,
+    metadata_hygiene: crate::extension::MetadataHygiene,
     internal_error_causes: bool,
     retain_finished: usize,
     max_tasks: usize,
@@ -157,6 +158,7 @@ impl A2aServerBuilder {
             workers: None,
             extensions: ExtensionConfig::new(),
             echo_extensions: true,
+            metadata_hygiene: crate::extension::MetadataHygiene::Off,
             internal_error_causes: false,
             retain_finished: 10_000,
             max_tasks: crate::store::DEFAULT_MAX_TASKS,
@@ -441,6 +443,72 @@ impl A2aServerBuilder {
         self
     }
 
+    /// Enables an extension with this value, and gives its
+    /// [`init`](crate::extension::ExtensionHooks::init) these options (configuration that is
+    /// not published on the card: keys, paths, limits). An `init` that fails stops
+    /// [`build`](Self::build) with [`RegistryError::Init`] naming the extension.
+    ///
+    /// ```
+    /// use a2a_runtime::extension::TimestampExtension;
+    /// # use a2a_runtime::server::A2aServer;
+    /// # use a2a_runtime::types::AgentCard;
+    /// # struct Echo;
+    /// # impl a2a_runtime::core::AgentExecutor for Echo {
+    /// #     async fn execute(&self, _: a2a_runtime::core::AgentContext, e: a2a_runtime::core::EventSink) -> Result<(), a2a_runtime::A2aError> { e.complete().await }
+    /// # }
+    /// # let card = AgentCard { name: "n".into(), description: "d".into(), version: "1".into(), ..Default::default() };
+    /// // Timestamp takes no options: whatever is given is ignored.
+    /// let server = A2aServer::builder()
+    ///     .card(card)
+    ///     .executor(Echo)
+    ///     .extension_with(TimestampExtension::default(), "unused")
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = server;
+    /// ```
+    pub fn extension_with<E: Extension, O: std::any::Any + Send + Sync>(
+        mut self,
+        value: E,
+        options: O,
+    ) -> Self {
+        self.extensions.add(value);
+        self.extensions
+            .set_options::<E>(crate::extension::ExtensionOptions::new(options));
+        self
+    }
+
+    /// Sets who may activate extension `E`: checked on every request that asks for it, before
+    /// its `activate`. A refused optional extension is skipped; a refused required one refuses
+    /// the request with PermissionDenied. See [`ActivationPolicy`](crate::extension::ActivationPolicy).
+    ///
+    /// ```
+    /// use a2a_runtime::extension::{ActivationPolicy, Caller, TimestampExtension};
+    /// # use a2a_runtime::server::A2aServer;
+    /// let builder = A2aServer::builder()
+    ///     .extension(TimestampExtension::default())
+    ///     .activation_policy::<TimestampExtension>(
+    ///         ActivationPolicy::new().allow(Caller::Tenant("t1".into())),
+    ///     );
+    /// # let _ = builder;
+    /// ```
+    pub fn activation_policy<E: Extension>(
+        mut self,
+        policy: crate::extension::ActivationPolicy,
+    ) -> Self {
+        self.extensions.set_policy::<E>(policy);
+        self
+    }
+
+    /// Enables an extension declared on the authenticated extended card only: it is not on the
+    /// public card, and it is activated only for authenticated callers (those who can read the
+    /// extended card); for others it is skipped, or refused with PermissionDenied when it is
+    /// required. Needs [`extended_card`](Self::extended_card) (else the build fails).
+    pub fn extension_on_extended_card<E: Extension>(mut self, value: E) -> Self {
+        self.extensions.add(value);
+        self.extensions.set_extended_only::<E>();
+        self
+    }
+
     /// Keeps only the extensions with these URIs.
     pub fn only<I: IntoIterator<Item = S>, S: Into<String>>(mut self, uris: I) -> Self {
         self.extensions.only = Some(uris.into_iter().map(Into::into).collect());
@@ -468,6 +536,19 @@ impl A2aServerBuilder {
     /// Whether responses echo the activated extensions in `A2A-Extensions` (default: true).
     pub fn echo_extensions(mut self, enabled: bool) -> Self {
         self.echo_extensions = enabled;
+        self
+    }
+
+    /// Which extension metadata answers carry (default: [`MetadataHygiene::Off`], all of it):
+    /// with [`MetadataHygiene::Inactive`], a caller gets the metadata of the server's
+    /// extensions only when they are active on its request, on every binding and in streamed
+    /// events. See [`MetadataHygiene`].
+    ///
+    /// [`MetadataHygiene`]: crate::extension::MetadataHygiene
+    /// [`MetadataHygiene::Off`]: crate::extension::MetadataHygiene::Off
+    /// [`MetadataHygiene::Inactive`]: crate::extension::MetadataHygiene::Inactive
+    pub fn metadata_hygiene(mut self, mode: crate::extension::MetadataHygiene) -> Self {
+        self.metadata_hygiene = mode;
         self
     }
 
@@ -617,12 +698,25 @@ impl A2aServerBuilder {
     pub fn build(self) -> Result<A2aServer, BuildError> {
         let extensions = self.extensions.resolve()?;
         let mut card = self.card;
+        let mut extended_only = Vec::new();
         for decl in extensions.declarations() {
+            if extensions.is_extended_card_only(&decl.uri) {
+                extended_only.push(decl);
+                continue;
+            }
             card.capabilities.extensions.retain(|e| e.uri != decl.uri);
             card.capabilities.extensions.push(decl);
         }
         if card.capabilities.streaming.is_none() {
             card.capabilities.streaming = Some(true);
+        }
+        if let Some(decl) = extended_only.first()
+            && (self.extended_card.is_none() || self.handler.is_some())
+        {
+            return Err(BuildError::InvalidCard(format!(
+                "extension {} is declared on the extended card only, but the server serves no extended card: set .extended_card(..) with .executor(..)",
+                decl.uri
+            )));
         }
         if self.extended_card.is_some() {
             card.capabilities.extended_agent_card = Some(true);
@@ -737,7 +831,11 @@ impl A2aServerBuilder {
                     handler = handler.with_push(s.clone());
                     sender = Some(s);
                 }
-                if let Some(ext) = self.extended_card {
+                if let Some(mut ext) = self.extended_card {
+                    for decl in extended_only {
+                        ext.capabilities.extensions.retain(|e| e.uri != decl.uri);
+                        ext.capabilities.extensions.push(decl);
+                    }
                     handler = handler.with_extended_card(Arc::new(extended(ext, &card)));
                 }
                 if let Some(cluster) = self.cluster {
@@ -789,7 +887,8 @@ impl A2aServerBuilder {
             Some(default) => A2aService::of_default(default, self.limits),
             None => A2aService::new(handler.clone(), self.limits),
         }
-        .with_extensions(extensions);
+        .with_extensions(extensions)
+        .with_metadata_hygiene(self.metadata_hygiene);
         let mut pipeline = Pipeline::new(service)
             .with_versions(self.versions)
             .with_echo(self.echo_extensions)

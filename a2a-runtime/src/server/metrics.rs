@@ -262,6 +262,7 @@ impl A2aServer {
             metrics::counter!("a2a_extension_refusals_total", "uri" => uri).absolute(m.refusals);
             metrics::counter!("a2a_extension_hook_errors_total", "uri" => uri)
                 .absolute(m.hook_errors);
+            metrics::counter!("a2a_extension_denials_total", "uri" => uri).absolute(m.denials);
         }
     }
 }

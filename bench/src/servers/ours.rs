@@ -84,6 +84,8 @@ impl ExtensionHooks for Trace {
         &self,
         reply: &mut Reply<'_>,
         trace: &mut Option<String>,
+        _: &a2a_runtime::protocol::A2aRequest,
+        _: &a2a_runtime::extension::RequestContext,
     ) -> Result<(), A2aError> {
         if let Reply::SendMessage(SendMessageResponse::Task(t)) = reply {
             t.set_metadata_of::<Self>(&trace.clone().unwrap_or_else(|| "untraced".into()));
@@ -118,7 +120,7 @@ macro_rules! noop_extensions {
                     Ok(())
                 }
 
-                fn observe_response(&self, _reply: &Reply<'_>, seen: &mut u32) -> Result<(), A2aError> {
+                fn observe_response(&self, _reply: &Reply<'_>, seen: &mut u32, _: &a2a_runtime::protocol::A2aRequest, _: &a2a_runtime::extension::RequestContext) -> Result<(), A2aError> {
                     *seen += 1;
                     Ok(())
                 }

@@ -28,7 +28,11 @@ use futures::StreamExt as _;
 use serde::{Deserialize, Serialize};
 
 /// Requests must be signed (a required extension, for the fail-fast tests).
-#[a2a_extension(uri = "https://example.com/ext/signed/v1", required = true)]
+#[a2a_extension(
+    uri = "https://example.com/ext/signed/v1",
+    required = true,
+    allow_required_data_only = true
+)]
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 struct Signed {}
 
@@ -654,6 +658,8 @@ impl a2a_runtime::extension::ExtensionHooks for Watcher {
         &self,
         reply: &a2a_runtime::extension::Reply<'_>,
         _: &mut (),
+        _: &a2a_runtime::protocol::A2aRequest,
+        _: &a2a_runtime::extension::RequestContext,
     ) -> Result<(), A2aError> {
         use a2a_runtime::extension::Reply;
         use a2a_runtime::types::SendMessageResponse;

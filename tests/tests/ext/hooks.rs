@@ -369,6 +369,8 @@ impl a2a_runtime::extension::ExtensionHooks for Tally {
         &self,
         reply: &mut a2a_runtime::extension::Reply<'_>,
         tally: &mut u32,
+        _: &a2a_runtime::protocol::A2aRequest,
+        _: &a2a_runtime::extension::RequestContext,
     ) -> Result<(), a2a_runtime::A2aError> {
         if let a2a_runtime::extension::Reply::SendMessage(
             a2a_runtime::types::SendMessageResponse::Task(task),
@@ -427,6 +429,8 @@ impl a2a_runtime::extension::ExtensionHooks for Observer {
         &self,
         reply: &a2a_runtime::extension::Reply<'_>,
         _: &mut (),
+        _: &a2a_runtime::protocol::A2aRequest,
+        _: &a2a_runtime::extension::RequestContext,
     ) -> Result<(), a2a_runtime::A2aError> {
         let stamp = match reply {
             a2a_runtime::extension::Reply::SendMessage(
@@ -459,6 +463,8 @@ impl a2a_runtime::extension::ExtensionHooks for Stamper {
         &self,
         reply: &mut a2a_runtime::extension::Reply<'_>,
         _: &mut (),
+        _: &a2a_runtime::protocol::A2aRequest,
+        _: &a2a_runtime::extension::RequestContext,
     ) -> Result<(), a2a_runtime::A2aError> {
         self.log.push(format!("S.stamp:{}", reply_name(reply)));
         if let a2a_runtime::extension::Reply::SendMessage(

@@ -202,6 +202,8 @@ macro_rules! recorder {
                 &self,
                 reply: &mut Reply<'_>,
                 act: &mut Vec<String>,
+                _: &a2a_runtime::protocol::A2aRequest,
+                _: &a2a_runtime::extension::RequestContext,
             ) -> Result<(), A2aError> {
                 assert_eq!(act.first().map(String::as_str), Some($label));
                 self.log
@@ -234,7 +236,11 @@ pub(crate) const B: &str = "https://test.example/ext/b/v1";
 pub(crate) const C: &str = "https://test.example/ext/c/v1";
 
 /// A data-only extension that clients must activate.
-#[a2a_extension(uri = "https://test.example/ext/required/v1", required = true)]
+#[a2a_extension(
+    uri = "https://test.example/ext/required/v1",
+    required = true,
+    allow_required_data_only = true
+)]
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct Contract {
     /// The terms' version.

@@ -37,6 +37,7 @@ mod operations;
 mod options;
 mod response;
 mod resume;
+mod retry;
 mod route;
 mod sse;
 mod stream;
@@ -360,7 +361,11 @@ impl A2aClient {
         negotiated
             .handle_request(&mut req, &ctx)
             .map_err(ClientError::Local)?;
-        let (mut body, meta): (T, Meta) = self.transport.unary(&req, call).await?;
+        let policy = self.transport.options.reconnect;
+        let (mut body, meta): (T, Meta) = retry::repeating(policy, &req, || async {
+            Ok(self.transport.unary(&req, call).await?)
+        })
+        .await?;
         if let Some(mut r) = reply(&mut body) {
             negotiated
                 .handle_response(&mut r, &req, &ctx)
@@ -379,7 +384,21 @@ impl A2aClient {
         negotiated
             .handle_request(&mut req, &ctx)
             .map_err(ClientError::Local)?;
-        let (source, meta) = self.transport.stream(&req, &call).await?;
+        let policy = self.transport.options.reconnect;
+        let (source, meta) = retry::repeating(policy, &req, || async {
+            let (mut source, meta) = self.transport.stream(&req, &call).await?;
+            // A connection that drops before its first event names no task to resume: a send
+            // goes again as a whole (the server answers a repeat with the first one's stream).
+            let first = match source.next().await {
+                Some(stream::Item::Dropped(e)) => return Err(retry::Failure::Lost(e)),
+                Some(first) => first,
+                None => return Ok((source, meta)),
+            };
+            let source: stream::Source =
+                Box::pin(futures::stream::once(async { first }).chain(source));
+            Ok((source, meta))
+        })
+        .await?;
         let mut events = Box::pin(resume::resuming(
             self.transport.clone(),
             &req,

@@ -45,7 +45,9 @@ impl A2aClient {
     }
 
     /// SendMessage: the task (when it is terminal or interrupted, unless `returnImmediately`)
-    /// or the agent's direct reply.
+    /// or the agent's direct reply. An answer lost on the way (a dropped connection, a timeout,
+    /// a proxy's 502/503/504) is asked for again with the same `messageId`, as
+    /// [`Reconnect`](super::Reconnect) says.
     pub async fn send_message(
         &self,
         input: impl Into<MessageInput>,
@@ -59,9 +61,9 @@ impl A2aClient {
     }
 
     /// SendStreamingMessage: the events as they happen (the task first, then updates). A
-    /// dropped connection is resumed once the first event named the task (see
-    /// [`Reconnect`](super::Reconnect)); one dropped before that ends the call (or the stream)
-    /// with the connection's error.
+    /// dropped connection is resumed once the first event named the task; one dropped before
+    /// that sends the request again with the same `messageId` (see
+    /// [`Reconnect`](super::Reconnect)).
     pub async fn stream_message(
         &self,
         input: impl Into<MessageInput>,

@@ -83,7 +83,8 @@ pub struct ClientOptions {
     /// GRPC interface given as `host:port` is dialed over TLS; without, over h2c (HTTPS URLs
     /// are verified against the system's roots).
     pub tls: Option<ClientTls>,
-    /// How a stream whose connection drops reconnects and resumes.
+    /// How a call whose connection drops reconnects: a stream resumes, a send whose answer
+    /// was lost goes again with the same `messageId`.
     pub reconnect: Reconnect,
     /// The most a server can make the client hold.
     pub limits: ClientLimits,
@@ -94,8 +95,8 @@ pub struct ClientOptions {
     pub card_verifier: Option<crate::auth::signing::CardVerifier>,
 }
 
-/// How a streaming call (SendStreamingMessage, SubscribeToTask) survives a dropped connection
-/// (see [`ClientOptions::reconnect`]).
+/// How a call survives a dropped connection (see [`ClientOptions::reconnect`]): a stream
+/// resumes after its last event, a send whose answer was lost goes again.
 ///
 /// When the connection breaks (reset, cut in the middle of an event, closed before a final
 /// event, silent longer than the idle timeout) and the server gave the events ids (the SSE
@@ -105,10 +106,21 @@ pub struct ClientOptions {
 /// attempt, doubling up to `max_backoff`, and gives up after `max_attempts` attempts in a row
 /// without an event: the stream then ends with the error of the last attempt.
 ///
-/// A stream that broke before any event named its task (a SendStreamingMessage cut before its
-/// first event), or whose server gives no ids, cannot resume: it ends with the error of the
-/// broken connection, as with `Reconnect::never()`. An error the agent answered (an
-/// `event: error`, a gRPC status with details) ends the stream without reconnecting.
+/// A stream whose server gives no ids cannot resume: it ends with the error of the broken
+/// connection, as with `Reconnect::never()`. An error the agent answered (an `event: error`,
+/// a gRPC status with details) ends the stream without reconnecting.
+///
+/// A send whose answer was lost — a blocking SendMessage, or a SendStreamingMessage whose
+/// connection broke before its first event (nothing names its task yet) — is sent again,
+/// the same request with the same `messageId`, so a server that keeps sends exactly once
+/// (ours: README "Repeated sends") answers with the task the first one started and the agent
+/// runs once. The answer is lost when the connection is refused, reset or closed before the
+/// answer, when the call's timeout runs out (the timeout holds for each attempt), when a
+/// proxy answers HTTP 502, 503 or 504 without an A2A error, and on a gRPC `UNAVAILABLE`
+/// without details. An answer of the server (an A2A error, any other HTTP status) is never
+/// sent again, nor a message without a `messageId` (every [`MessageInput`](super::MessageInput)
+/// has one, fixed before the first attempt). The waits and the limit are the ones above:
+/// `max_attempts` sends after the first, the last one's error when all are lost.
 ///
 /// ```
 /// use std::time::Duration;

@@ -7,7 +7,7 @@
 use std::time::{Duration, Instant};
 
 use a2a_runtime::A2aError;
-use a2a_runtime::client::{A2aClient, ClientError, ClientOptions, SendOptions, Target};
+use a2a_runtime::client::{A2aClient, ClientError, ClientOptions, Reconnect, SendOptions, Target};
 use a2a_runtime::types::{AgentInterface, ProtocolBinding, StreamResponse};
 use a2a_tests::client::*;
 use futures::StreamExt as _;
@@ -23,6 +23,8 @@ fn opts() -> ClientOptions {
     ClientOptions {
         timeout: CONFIGURED,
         stream_idle_timeout: CONFIGURED,
+        // One answer, one error: a send is not sent again here (see the retry module).
+        reconnect: Reconnect::never(),
         ..ClientOptions::default()
     }
 }

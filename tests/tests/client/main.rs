@@ -10,3 +10,4 @@ mod extensions;
 mod ops;
 mod per_call;
 mod resume;
+mod retry;

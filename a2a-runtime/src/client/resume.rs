@@ -90,8 +90,11 @@ pub(super) fn resuming(
                         s.task_id = Some(task.to_owned());
                     }
                     let hooks = s.hooked.as_deref().map(|(req, ctx)| {
-                        s.negotiated
-                            .handle_response(&mut Reply::Event(&mut received.event), req, ctx)
+                        s.negotiated.handle_response(
+                            &mut Reply::Event(&mut received.event),
+                            req,
+                            ctx,
+                        )
                     });
                     if let Some(Err(e)) = hooks {
                         s.done = true;

@@ -8,6 +8,7 @@ use std::time::Duration;
 use actix_web::{HttpRequest, web};
 
 use super::A2aServer;
+use super::agent_label::AgentLabel;
 use super::builder::{A2aServerBuilder, BuildError};
 use super::catalog::{CatalogEntries, Listed, Listing};
 use super::running::RunningServer;
@@ -19,19 +20,6 @@ pub const AGENTS_PATH: &str = "/agents";
 
 /// The longest agent name.
 const MAX_NAME: usize = 64;
-
-/// The name of the agent a request's route belongs to (app data of its scope), for the
-/// `agent` label of its metrics.
-#[derive(Clone, Debug)]
-pub(crate) struct AgentLabel(Arc<str>);
-
-impl AgentLabel {
-    /// The name, as a metrics label value.
-    #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
-    pub(crate) fn name(&self) -> String {
-        self.0.to_string()
-    }
-}
 
 /// One agent of a [`MultiAgentServer`].
 pub(super) struct Agent {
@@ -172,7 +160,7 @@ impl MultiAgentServer {
             .agents
             .iter()
             .map(|a| {
-                let label = AgentLabel(a.name.clone());
+                let label = AgentLabel::new(a.name.clone());
                 (
                     format!("{AGENTS_PATH}/{}", a.name),
                     label,

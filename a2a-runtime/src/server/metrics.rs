@@ -270,7 +270,7 @@ impl A2aServer {
 /// Serves `fut` and records its request's metrics.
 pub(crate) async fn measure<F: Future<Output = HttpResponse>>(
     binding: &'static str,
-    agent: Option<super::agents::AgentLabel>,
+    agent: Option<super::agent_label::AgentLabel>,
     fut: F,
 ) -> HttpResponse {
     let start = Instant::now();

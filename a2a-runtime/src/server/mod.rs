@@ -27,6 +27,7 @@
 //! # Ok(()) }
 //! ```
 
+mod agent_label;
 mod agents;
 mod builder;
 mod card;

@@ -88,7 +88,7 @@ pub(crate) fn observe<F: Future<Output = HttpResponse>>(
     #[cfg(feature = "metrics")]
     let fut = super::metrics::measure(
         binding,
-        req.app_data::<super::agents::AgentLabel>().cloned(),
+        req.app_data::<super::agent_label::AgentLabel>().cloned(),
         fut,
     );
     let logging = tracing::enabled!(target: "a2a::access", tracing::Level::INFO);

@@ -48,7 +48,7 @@ pub async fn start(addr: &str, grpc_addr: &str, stores: Stores) -> std::io::Resu
             ..AgentSkill::default()
         },
     );
-    let server = MultiAgentServer::builder()
+    let builder = MultiAgentServer::builder()
         .agent(
             "echo",
             A2aServer::builder().card(echo).executor(crate::EchoAgent),
@@ -60,10 +60,12 @@ pub async fn start(addr: &str, grpc_addr: &str, stores: Stores) -> std::io::Resu
                 .executor(crate::MultiTurnAgent),
         )
         .task_store(stores.tasks)
-        .push_store(stores.push_configs)
-        .grpc_addr(grpc_addr)
-        .build()
-        .map_err(std::io::Error::other)?;
+        .push_store(stores.push_configs);
+    #[cfg(feature = "grpc")]
+    let builder = builder.grpc_addr(grpc_addr);
+    #[cfg(not(feature = "grpc"))]
+    let _ = grpc_addr;
+    let server = builder.build().map_err(std::io::Error::other)?;
     let running = server.start(addr).await?;
     let url = running.url();
     println!("Two A2A agents serving on {url}  (their catalog: {url}/.well-known/ai-catalog.json)");
@@ -72,6 +74,7 @@ pub async fn start(addr: &str, grpc_addr: &str, stores: Stores) -> std::io::Resu
             "  {name}: {url}/agents/{name}  (card: {url}/agents/{name}/.well-known/agent-card.json)"
         );
     }
+    #[cfg(feature = "grpc")]
     if let Some(grpc) = running.grpc_addr() {
         println!(
             "gRPC on {grpc}: set the request's tenant to the agent's name (\"echo\", \"greeter\")."
